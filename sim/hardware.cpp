@@ -1,0 +1,155 @@
+#include "sim/hardware.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/errors.h"
+
+namespace flashio::sim {
+namespace {
+
+Hardware a100_40gb() {
+  Hardware h;
+  h.name = "a100-40gb";
+  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), table 3 / CUDA C Programming
+  // Guide, compute capability 8.0: 164 KiB shared memory per SM, 163 KiB per block (opt-in).
+  h.sram_bytes = 163 * 1024;
+  h.smem_per_sm_bytes = 164 * 1024;
+  h.sm_count = 108;                 // whitepaper: 108 SMs on A100
+  h.l2_bytes = 40LL * 1024 * 1024;  // whitepaper: 40 MB L2
+  h.hbm_bytes_per_s = 1555e9;       // A100 40GB datasheet: 1,555 GB/s
+  h.tensor_flops_per_s = 312e12;    // datasheet: FP16 tensor core 312 TFLOPS dense
+  h.cuda_core_flops_per_s = 19.5e12;  // datasheet: FP32 19.5 TFLOPS
+  // 16 SFU results per clock per SM (CUDA Guide, arithmetic instruction throughput table,
+  // cc 8.0) × 108 SMs × 1.41 GHz boost clock.
+  h.exp_per_s = 16.0 * 108 * 1.41e9;
+  return h;
+}
+
+Hardware h100_sxm() {
+  Hardware h;
+  h.name = "h100-sxm";
+  // NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022) / CUDA C Programming Guide,
+  // compute capability 9.0: 228 KiB shared memory per SM, 227 KiB per block (opt-in).
+  h.sram_bytes = 227 * 1024;
+  h.smem_per_sm_bytes = 228 * 1024;
+  h.sm_count = 132;                 // H100 SXM5: 132 SMs
+  h.l2_bytes = 50LL * 1024 * 1024;  // whitepaper: 50 MB L2
+  h.hbm_bytes_per_s = 3.35e12;      // H100 SXM datasheet: 3.35 TB/s HBM3
+  h.tensor_flops_per_s = 989.4e12;  // datasheet: FP16 tensor core 1,979 TFLOPS with sparsity
+  h.cuda_core_flops_per_s = 66.9e12;  // datasheet: FP32 67 TFLOPS
+  // 16 SFU results per clock per SM (CUDA Guide, cc 9.0) × 132 SMs × 1.83 GHz boost.
+  h.exp_per_s = 16.0 * 132 * 1.83e9;
+  return h;
+}
+
+Hardware h200() {
+  Hardware h = h100_sxm();  // same GH100 die and SM configuration as H100 SXM
+  h.name = "h200";
+  // Read off the lent H200 with cudaGetDeviceProperties (shared/GPU.md, 2026-12-01):
+  // 132 SMs, L2 62,914,560 B, 232,448 B shared memory per block, 233,472 B per SM.
+  h.sram_bytes = 232448;
+  h.smem_per_sm_bytes = 233472;
+  h.l2_bytes = 62914560;
+  h.hbm_bytes_per_s = 4.8e12;  // H200 datasheet: 4.8 TB/s HBM3e
+  return h;
+}
+
+const std::map<std::string, Hardware (*)()>& presets() {
+  static const std::map<std::string, Hardware (*)()> table = {
+      {"a100-40gb", &a100_40gb}, {"h100-sxm", &h100_sxm}, {"h200", &h200}};
+  return table;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::vector<std::string> hardware_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, make] : presets()) names.push_back(name);
+  return names;
+}
+
+bool is_hardware_preset(const std::string& name) { return presets().count(name) > 0; }
+
+Hardware hardware_preset(const std::string& name) {
+  const auto it = presets().find(name);
+  if (it == presets().end())
+    throw InvalidInput("--hw '" + name +
+                       "' is not a preset or a readable file; presets: a100-40gb, h100-sxm, h200");
+  return it->second();
+}
+
+Hardware load_hardware_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InvalidInput("--hw: cannot read hardware file '" + path + "'");
+  Hardware h;
+  std::map<std::string, int64_t*> ints = {
+      {"sram_bytes", &h.sram_bytes},           {"smem_per_sm_bytes", &h.smem_per_sm_bytes},
+      {"sm_count", &h.sm_count},               {"max_threads_per_sm", &h.max_threads_per_sm},
+      {"max_blocks_per_sm", &h.max_blocks_per_sm}, {"l2_bytes", &h.l2_bytes},
+      {"l2_line_bytes", &h.l2_line_bytes},     {"l2_sector_bytes", &h.l2_sector_bytes},
+      {"l2_ways", &h.l2_ways}};
+  std::map<std::string, double*> reals = {{"hbm_bytes_per_s", &h.hbm_bytes_per_s},
+                                          {"tensor_flops_per_s", &h.tensor_flops_per_s},
+                                          {"cuda_core_flops_per_s", &h.cuda_core_flops_per_s},
+                                          {"exp_per_s", &h.exp_per_s}};
+  std::string line;
+  int line_no = 0;
+  auto fail = [&](const std::string& why) {
+    throw InvalidInput("--hw " + path + ":" + std::to_string(line_no) + ": " + why);
+  };
+  while (std::getline(in, line)) {
+    ++line_no;
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) fail("expected 'key = value'");
+    const std::string key = trim(line.substr(0, eq));
+    const std::string value = trim(line.substr(eq + 1));
+    try {
+      size_t used = 0;
+      if (key == "name") {
+        h.name = value;
+      } else if (auto it = ints.find(key); it != ints.end()) {
+        *it->second = std::stoll(value, &used);
+        if (used != value.size() || *it->second <= 0) fail(key + " must be a positive integer");
+      } else if (auto jt = reals.find(key); jt != reals.end()) {
+        *jt->second = std::stod(value, &used);
+        if (used != value.size() || !(*jt->second > 0)) fail(key + " must be a positive number");
+      } else {
+        fail("unknown key '" + key +
+             "'; allowed: name, sram_bytes, smem_per_sm_bytes, sm_count, max_threads_per_sm, "
+             "max_blocks_per_sm, l2_bytes, l2_line_bytes, l2_sector_bytes, l2_ways, "
+             "hbm_bytes_per_s, tensor_flops_per_s, cuda_core_flops_per_s, exp_per_s");
+      }
+    } catch (const std::logic_error&) {
+      fail("'" + value + "' is not a number for " + key);
+    }
+  }
+  line_no = 0;
+  if (h.name.empty()) fail("missing 'name'");
+  if (h.sram_bytes <= 0 || h.sm_count <= 0 || h.l2_bytes <= 0 || h.hbm_bytes_per_s <= 0 ||
+      h.tensor_flops_per_s <= 0 || h.cuda_core_flops_per_s <= 0 || h.exp_per_s <= 0)
+    fail("required keys: name, sram_bytes, sm_count, l2_bytes, hbm_bytes_per_s, "
+         "tensor_flops_per_s, cuda_core_flops_per_s, exp_per_s");
+  if (h.smem_per_sm_bytes <= 0) h.smem_per_sm_bytes = h.sram_bytes;
+  return h;
+}
+
+Hardware resolve_hardware(const std::string& name_or_path) {
+  if (is_hardware_preset(name_or_path)) return hardware_preset(name_or_path);
+  if (std::ifstream(name_or_path).good()) return load_hardware_file(name_or_path);
+  return hardware_preset(name_or_path);  // throws with the list of presets
+}
+
+}  // namespace flashio::sim

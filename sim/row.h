@@ -1,0 +1,61 @@
+// One row schema for everything (shared/DESIGN.md, "One row schema"): sim output, measured
+// rows, peers (shared/gpu/peers.py) and bounds all use these columns, so they join.
+// An empty cell (std::nullopt) means "not known", never 0.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace flashio::sim {
+
+struct SimResult;
+
+struct Row {
+  // Key columns.
+  std::string source;  // model, cache, measured, peer, bound
+  std::string algo;
+  std::string pass;
+  std::string kernel;  // a kernel name, or "total"
+  int64_t batch = 0, heads = 0, seqlen = 0, headdim = 0;
+  std::string dtype;
+  int causal = 0;
+  std::optional<int64_t> sram_bytes, block_r, block_c;  // peers have no tiling
+  std::string hw;
+  // Variant columns (added on purpose to DESIGN.md's list: sweeps over them must not collide).
+  int mask = 0;
+  double dropout = 0.0;
+  std::string block_mask;
+  // Value columns.
+  std::optional<double> flops, flops_tensor, flops_exp, flops_other;
+  std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;
+  std::optional<double> extra_memory_bytes, time_ms, tflops;
+
+  // The key as one string (joins in compare, the GUI's lookups).
+  std::string key() const;
+};
+
+// Column names in order: key columns, then value columns.
+const std::vector<std::string>& row_columns();
+const std::vector<std::string>& key_columns();
+
+// source=model rows: one per kernel, then kernel=total. source is overridable (e.g. "cache").
+std::vector<Row> rows_from_result(const SimResult& result, const std::string& source = "model");
+
+std::string csv_header();
+std::string to_csv_line(const Row& row);
+nlohmann::json to_json(const Row& row);
+
+// Cell access by column name (empty string when unknown); used by writers, the GUI's table.
+std::string cell(const Row& row, const std::string& column);
+
+// Reads rows written by to_csv_line or by peers.py: a header line, columns in any order, a
+// subset allowed (missing key columns stay empty/0). Throws InvalidInput naming `name`, the line
+// number and the problem for a malformed line or an unknown column.
+std::vector<Row> read_rows_csv(std::istream& in, const std::string& name);
+std::vector<Row> read_rows_csv_file(const std::string& path);
+
+}  // namespace flashio::sim

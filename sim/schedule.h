@@ -1,0 +1,85 @@
+// Schedule: what each thread block of each kernel does, in order (shared/DESIGN.md,
+// "Schedule"). Transfers name a tensor tile in (batch·head, row, col) coordinates so that the
+// walk can add bytes and the L2 model can turn them into addresses; compute steps carry FLOPs.
+//
+// Launch order: a kernel's grid is heads × blocks_per_head thread blocks; linear launch index
+// = block_in_head + blocks_per_head · bh, with bh = b·H + h (layout (B, H, N, d)). The kernels
+// in kernels/ launch their grids in this order. Every head runs the same schedule (only the
+// base address differs), which is what lets the walk visit one head and multiply by B·H.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+#include "sim/counts.h"
+
+namespace flashio::sim {
+
+struct Transfer {
+  Tensor tensor;
+  Dir dir;
+  int64_t bh = 0;    // batch·heads index
+  int64_t row0 = 0;  // first row of the tile within the head
+  int64_t rows = 0;
+  int64_t col0 = 0;
+  int64_t cols = 0;
+  // Atomic reduction (flash2's dQ): a write that the L2 performs as read-modify-write.
+  bool atomic = false;
+};
+
+class ScheduleSink {
+ public:
+  virtual ~ScheduleSink() = default;
+  virtual void transfer(const Transfer& t) = 0;
+  virtual void compute(const Flops& f) = 0;
+};
+
+struct KernelSchedule {
+  std::string name;             // e.g. "flash2_fwd", "gemm_qk" (the row's `kernel` column)
+  int64_t heads = 0;            // B·H
+  int64_t blocks_per_head = 0;  // thread blocks per (b, h)
+  int64_t threads_per_block = 128;
+  int64_t smem_bytes = 0;       // shared memory per block (occupancy in the L2 model)
+  // Emits the steps of one thread block in program order.
+  std::function<void(int64_t bh, int64_t block_in_head, ScheduleSink&)> emit;
+
+  int64_t grid_blocks() const { return heads * blocks_per_head; }
+};
+
+// The kernels of the configuration's pass, in launch order (forward kernels, then backward).
+std::vector<KernelSchedule> build_schedule(const Config& config);
+
+// Per-algorithm builders (schedule_standard.cpp, schedule_flash1.cpp, schedule_flash2.cpp);
+// blocksparse is flash2's order over the mask's nonzero tiles.
+std::vector<KernelSchedule> standard_schedule(const Config& config);
+std::vector<KernelSchedule> flash1_schedule(const Config& config);
+std::vector<KernelSchedule> flash2_schedule(const Config& config);
+
+// Tile grid helpers shared by the schedules, the closed forms and execute.
+struct TileGrid {
+  int64_t n = 0, br = 0, bc = 0, tr = 0, tc = 0;
+  int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
+  int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
+  // Causal: tile (i, j) is skipped when its first column lies beyond its last row.
+  bool above_diagonal(int64_t i, int64_t j) const { return j * bc > i * br + rows_in(i) - 1; }
+};
+TileGrid tile_grid(const Config& config);
+
+// Whether the schedule visits tile (i, j): causal skips tiles wholly above the diagonal;
+// blocksparse skips zero tiles of the block mask.
+class TileFilter {
+ public:
+  explicit TileFilter(const Config& config);
+  bool visits(int64_t i, int64_t j) const;
+  const TileGrid& grid() const { return grid_; }
+
+ private:
+  TileGrid grid_;
+  bool causal_;
+  std::vector<unsigned char> mask_;  // empty when dense
+};
+
+}  // namespace flashio::sim

@@ -1,0 +1,47 @@
+// simulate(): counts for one configuration, per kernel and in total, by one of the counting
+// methods of shared/DESIGN.md ("Ways to count"): closed form, walk or execute.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+#include "sim/counts.h"
+
+namespace flashio::sim {
+
+enum class CountMethod { formula, walk, execute };
+std::string to_string(CountMethod method);
+
+struct KernelCounts {
+  std::string name;
+  Counts counts;
+  int64_t grid_blocks = 0;
+  int64_t threads_per_block = 0;
+  int64_t smem_bytes = 0;
+  bool operator==(const KernelCounts&) const = default;
+};
+
+struct SimResult {
+  Config config;
+  CountMethod method = CountMethod::formula;
+  std::vector<KernelCounts> kernels;
+  Counts total;
+  int64_t extra_memory_bytes = 0;  // HBM beyond inputs and outputs (Theorem 1)
+  std::vector<double> kernel_time_ms;  // roofline estimate per kernel (sim/roofline.h)
+  double time_ms = 0;                  // sum over kernels
+  double convention_flops = 0;         // sim/problem.h convention_flops
+};
+
+// Per-kernel counts by closed form (closed_form.cpp) and by walking the schedule (walk.cpp).
+std::vector<KernelCounts> closed_form_counts(const Config& config);
+std::vector<KernelCounts> walk_counts(const Config& config);
+
+// Extra HBM memory the algorithm allocates beyond its inputs and outputs (Theorem 1).
+int64_t extra_memory_bytes(const Config& config);
+
+// Validates, counts by the method, adds the total, the extra memory and the roofline time.
+// execute is limited to small shapes (sim/execute.h) and throws InvalidInput beyond them.
+SimResult simulate(const Config& config, CountMethod method);
+
+}  // namespace flashio::sim

@@ -1,0 +1,36 @@
+// The tensors an attention pass moves, and the type each is stored in (shared/DESIGN.md,
+// "Storage types"). Every tensor is laid out per (batch, head) as rows × cols, row-major.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "sim/problem.h"
+
+namespace flashio::sim {
+
+enum class Tensor : int {
+  Q, K, V, O, dO, dQ, dK, dV,   // inputs and outputs, element type, N × d
+  S, P, P_drop, dP, dS,         // standard's materialised N × N matrices, element type
+  stat_l, stat_m,               // flash1's row sum ℓ and row max m, fp32, N × 1
+  lse,                          // flash2's log-sum-exp L = m + log ℓ, fp32, N × 1
+  delta,                        // D = rowsum(dO ∘ O), fp32, N × 1
+  o_accum,                      // flash1's running output, fp32, N × d (kept in fp32 in HBM)
+  dq_accum,                     // dQ accumulator, fp32, N × d (flash1 RMW, flash2 atomics)
+  count
+};
+constexpr int kTensorCount = static_cast<int>(Tensor::count);
+
+std::string to_string(Tensor tensor);
+
+struct TensorShape {
+  int64_t rows = 0;  // per (batch, head)
+  int64_t cols = 0;
+  int64_t element_bytes = 0;
+};
+TensorShape tensor_shape(Tensor tensor, const Problem& problem);
+
+// Which tensors are inputs or outputs of the pass (not "extra memory", Theorem 1).
+bool is_input_or_output(Tensor tensor, Pass pass);
+
+}  // namespace flashio::sim
