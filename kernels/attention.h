@@ -1,0 +1,142 @@
+// Public interface of flashio_kernels: the CUDA attention kernels (standard, flash1, flash2),
+// forward and backward, for host-only C++ callers (the profiler, `flashio bench`, the tests).
+// Includers need no CUDA headers: cudaStream_t is declared below exactly as the runtime does.
+//
+// What each kernel reads and writes is the contract in docs/schedules.md; how the kernels are
+// built (tiles, warps, shared memory) is docs/kernels.md.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// Same declaration as in <driver_types.h>; repeating an identical typedef is legal C++.
+typedef struct CUstream_st* cudaStream_t;
+
+namespace flashio::kernels {
+
+// The names match flashio::sim's to_string()/parse_*() spellings ("fp16", "flash2", "fwdbwd"),
+// so callers convert through the strings; kernels/ depends on nothing else of ours.
+enum class DType { fp16, bf16 };
+enum class Algo { standard, flash1, flash2 };
+enum class Pass { fwd, bwd, fwdbwd };
+
+std::string to_string(DType dtype);
+std::string to_string(Algo algo);
+std::string to_string(Pass pass);
+// Throw std::invalid_argument naming what is allowed for an unknown spelling.
+DType parse_dtype(const std::string& text);
+Algo parse_algo(const std::string& text);
+Pass parse_pass(const std::string& text);
+
+// One compiled tiled kernel. pass is fwd or bwd (fwdbwd runs one of each).
+// flash2 bwd also launches flash2_bwd_preprocess and flash2_bwd_convert_dq, which take the
+// entry's block_r as their row tile; they are not listed separately.
+struct KernelEntry {
+  Algo algo = Algo::flash2;
+  Pass pass = Pass::fwd;
+  int headdim = 0;
+  DType dtype = DType::fp16;
+  int block_r = 0;     // Br: query rows per tile
+  int block_c = 0;     // Bc: key/value rows per tile
+  int threads = 0;     // threads per block
+  int smem_bytes = 0;  // dynamic shared memory per block
+};
+
+// Every tiled kernel built, in a fixed order. standard has no entries (cuBLAS + row kernels;
+// any head dimension that is a multiple of 8).
+const std::vector<KernelEntry>& registry();
+// The entry used when a configuration asks for block_r = block_c = 0 (the fastest measured).
+// Throws std::invalid_argument listing what is built when there is none.
+const KernelEntry& default_entry(Algo algo, Pass pass, int headdim, DType dtype);
+// Human-readable list of what is built for (algo, pass): "d=64 fp16: 64x64 64x128 ...".
+std::string supported_tilings(Algo algo, Pass pass);
+
+struct AttentionConfig {
+  int64_t batch = 1, heads = 1, seqlen = 128, headdim = 64;  // layout (B, H, N, d) contiguous
+  DType dtype = DType::fp16;
+  Algo algo = Algo::flash2;
+  bool causal = false;
+  // standard only (as in sim::Problem): a key-padding mask pass (--mask) with per-batch key
+  // lengths len_b = N − ⌊b·N / (2B)⌋ (no mask tensor), and a dropout pass with probability p.
+  bool mask = false;
+  double dropout = 0.0;
+  // Tiling of the forward kernel; 0 × 0 = default_entry(). The backward uses the same tiling
+  // unless bwd_block_r/bwd_block_c are set (the model assumes one tiling for both passes).
+  int block_r = 0, block_c = 0;
+  int bwd_block_r = 0, bwd_block_c = 0;
+};
+
+// Outputs copied back to the host as float (16-bit values widened exactly). Empty when the
+// pass that writes them has not run. lse is (B, H, N) natural-log log-sum-exp of scale·QKᵀ;
+// flash1 stores ℓ and m instead, so its lse is m + log ℓ; standard writes none.
+struct HostOutputs {
+  std::vector<float> o, lse, dq, dk, dv;
+};
+struct HostInputs {
+  std::vector<float> q, k, v, dout;  // the 16-bit values the kernels saw, widened
+};
+
+// Owns the device buffers of one configuration. Throws std::invalid_argument (one line naming
+// the field and what is supported) for an unsupported configuration, std::runtime_error for a
+// CUDA failure. Not copyable. Uses the current CUDA device.
+class AttentionRun {
+ public:
+  explicit AttentionRun(const AttentionConfig& config);
+  ~AttentionRun();
+  AttentionRun(const AttentionRun&) = delete;
+  AttentionRun& operator=(const AttentionRun&) = delete;
+
+  const AttentionConfig& config() const;
+  // The tiled kernels in use (algo standard: none).
+  const KernelEntry* forward_entry() const;
+  const KernelEntry* backward_entry() const;
+
+  // Q, K, V, dO ← independent N(0, 1) draws from a counter-based generator keyed by seed
+  // (synchronous). Forgets earlier forward outputs.
+  void fill_inputs(uint64_t seed);
+  // Fills the outputs of `pass` (O, LSE / ℓ, m for fwd; dQ, dK, dV for bwd) with NaN, so an
+  // element a kernel fails to write shows up (synchronous).
+  void poison_outputs(Pass pass);
+  // Enqueues the kernels of `pass` on `stream`, in docs/schedules.md's order, and returns their
+  // sim kernel names in launch order (one name per kernel launch of ours; a cuBLAS GEMM is one
+  // name although cuBLAS may launch more than one kernel for it). bwd needs a forward enqueued
+  // since fill_inputs (throws std::logic_error otherwise). Checks every launch.
+  std::vector<std::string> enqueue(Pass pass, cudaStream_t stream = nullptr);
+  // The names enqueue(pass) would return, without launching anything.
+  std::vector<std::string> kernel_names(Pass pass) const;
+
+  HostOutputs copy_outputs() const;  // synchronous
+  HostInputs copy_inputs() const;    // synchronous
+  // Device bytes this object holds (inputs, outputs, statistics, accumulators, N² buffers).
+  int64_t device_bytes() const;
+
+  struct State;  // defined in the .cu files
+
+ private:
+  State* state_;
+};
+
+// One way to time (used by `flashio bench` and the tests): CUDA events around each run,
+// `warmup` untimed runs, then `repeats` timed runs (≥ 10), each preceded by a write of a
+// buffer ≥ 2× the L2 (cudaMemsetAsync), so no run starts with its inputs in the L2.
+// For Pass::bwd a forward is enqueued once first and only the backward is timed.
+struct TimingOptions {
+  int warmup = 3;
+  int repeats = 20;
+  cudaStream_t stream = nullptr;
+};
+struct Timing {
+  double time_ms = 0.0;  // median
+  double min_ms = 0.0, max_ms = 0.0;
+  int repeats = 0;
+};
+Timing time_pass(AttentionRun& run, Pass pass, const TimingOptions& options = {});
+
+// The field's FLOP convention (4·B·H·N²·d forward, ×2.5 bwd, ×3.5 fwdbwd, ×0.5 causal), the
+// same formula as sim::convention_flops, for TFLOP/s.
+double convention_flops(const AttentionConfig& config, Pass pass);
+
+// True when a CUDA device is present and usable (tests exit 77 otherwise).
+bool gpu_available();
+
+}  // namespace flashio::kernels
