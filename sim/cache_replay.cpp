@@ -1,0 +1,197 @@
+#include "sim/cache_replay.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "sim/errors.h"
+#include "sim/roofline.h"
+#include "sim/row.h"
+#include "sim/simulate.h"
+
+namespace flashio::sim {
+namespace {
+
+// cudaMalloc hands out large allocations on 2 MiB boundaries.
+constexpr uint64_t kAllocationAlignBytes = 2ull << 20;
+// CUDA C Programming Guide, "Shared Memory" (compute capability 8.x and 9.0): the driver
+// reserves 1 KB of shared memory per thread block.
+constexpr int64_t kSmemReservedPerBlockBytes = 1024;
+
+// One transfer, already turned into addresses: `rows` runs of `row_bytes`, `stride_bytes`
+// apart. 24 bytes, because a resident block's whole list is held while blocks interleave.
+struct Run {
+  uint64_t address;
+  uint32_t row_bytes;
+  uint32_t rows;
+  uint32_t stride_bytes;
+  Access kind;
+};
+
+// Records one thread block's transfers as runs and adds its bytes and FLOPs to the counts.
+class BlockRecorder : public ScheduleSink {
+ public:
+  BlockRecorder(const TensorAddresses& addresses, std::vector<Run>& runs, Counts& counts)
+      : addresses_(addresses), runs_(runs), counts_(counts) {}
+  void transfer(const Transfer& t) override {
+    const TensorShape& shape = addresses_.shape(t.tensor);
+    const int64_t row_bytes = t.cols * shape.element_bytes;
+    counts_.add_transfer(t.tensor, t.dir, t.rows * row_bytes);
+    if (t.rows <= 0 || t.cols <= 0) return;
+    const Access kind = t.atomic ? Access::atomic : (t.dir == Dir::read ? Access::read : Access::write);
+    runs_.push_back(Run{addresses_.address(t.tensor, t.bh, t.row0, t.col0),
+                        static_cast<uint32_t>(row_bytes), static_cast<uint32_t>(t.rows),
+                        static_cast<uint32_t>(shape.cols * shape.element_bytes), kind});
+  }
+  void compute(const Flops& f) override { counts_.flops += f; }
+
+ private:
+  const TensorAddresses& addresses_;
+  std::vector<Run>& runs_;
+  Counts& counts_;
+};
+
+struct Slot {
+  std::vector<Run> runs;
+  size_t next = 0;
+  bool active = false;
+};
+
+L2Geometry geometry_of(const Hardware& hw, const CacheOptions& options) {
+  L2Geometry g;
+  g.capacity_bytes = options.l2_bytes > 0 ? options.l2_bytes : hw.l2_bytes;
+  g.line_bytes = hw.l2_line_bytes;
+  g.sector_bytes = hw.l2_sector_bytes;
+  g.ways = options.l2_ways > 0 ? options.l2_ways : hw.l2_ways;
+  // A capacity that is not a whole number of sets (a hardware file's odd figure) is rounded
+  // down to one: the model needs equal sets.
+  const int64_t set_bytes = g.line_bytes * g.ways;
+  if (set_bytes > 0 && g.capacity_bytes >= set_bytes) g.capacity_bytes -= g.capacity_bytes % set_bytes;
+  return g;
+}
+
+}  // namespace
+
+TensorAddresses::TensorAddresses(const Problem& problem) {
+  uint64_t next = kAllocationAlignBytes;  // address 0 is never an allocation
+  for (int i = 0; i < kTensorCount; ++i) {
+    shape_[i] = tensor_shape(static_cast<Tensor>(i), problem);
+    base_[i] = next;
+    const uint64_t bytes = static_cast<uint64_t>(problem.batch_heads()) *
+                           static_cast<uint64_t>(shape_[i].rows) *
+                           static_cast<uint64_t>(shape_[i].cols) *
+                           static_cast<uint64_t>(shape_[i].element_bytes);
+    next += (bytes + kAllocationAlignBytes - 1) / kAllocationAlignBytes * kAllocationAlignBytes;
+  }
+}
+
+uint64_t TensorAddresses::address(Tensor t, int64_t bh, int64_t row, int64_t col) const {
+  const TensorShape& s = shape_[static_cast<int>(t)];
+  return base_[static_cast<int>(t)] +
+         static_cast<uint64_t>((bh * s.rows + row) * s.cols + col) *
+             static_cast<uint64_t>(s.element_bytes);
+}
+
+int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
+  int64_t blocks = hw.max_blocks_per_sm > 0 ? hw.max_blocks_per_sm : 32;
+  if (kernel.threads_per_block > 0 && hw.max_threads_per_sm > 0)
+    blocks = std::min(blocks, hw.max_threads_per_sm / kernel.threads_per_block);
+  if (kernel.smem_bytes > 0 && hw.smem_per_sm_bytes > 0)
+    blocks = std::min(blocks, hw.smem_per_sm_bytes / (kernel.smem_bytes + kSmemReservedPerBlockBytes));
+  return std::max<int64_t>(blocks, 1);
+}
+
+CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Problem& problem,
+                           const Hardware& hw, const CacheOptions& options) {
+  L2Cache cache(geometry_of(hw, options));
+  const TensorAddresses addresses(problem);
+  CacheResult result;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const KernelSchedule& kernel = kernels[k];
+    KernelCacheResult kr;
+    kr.name = kernel.name;
+    kr.grid_blocks = kernel.grid_blocks();
+    kr.threads_per_block = kernel.threads_per_block;
+    kr.smem_bytes = kernel.smem_bytes;
+    const auto over = options.blocks_per_sm.find(kernel.name);
+    kr.blocks_per_sm = over != options.blocks_per_sm.end() ? std::max<int64_t>(over->second, 1)
+                                                           : blocks_per_sm(kernel, hw);
+    kr.resident_blocks = std::min(kr.grid_blocks, std::max<int64_t>(hw.sm_count, 1) * kr.blocks_per_sm);
+
+    // Resident blocks take turns one transfer at a time; a finished block's slot takes the
+    // next block in launch order (the hardware's block scheduler fills freed SM slots in
+    // launch order).
+    std::vector<Slot> slots(static_cast<size_t>(kr.resident_blocks));
+    int64_t next_block = 0;
+    auto refill = [&](Slot& slot) {
+      slot.runs.clear();
+      slot.next = 0;
+      slot.active = false;
+      while (next_block < kr.grid_blocks) {
+        const int64_t index = next_block++;
+        BlockRecorder recorder(addresses, slot.runs, kr.counts);
+        kernel.emit(index / kernel.blocks_per_head, index % kernel.blocks_per_head, recorder);
+        if (!slot.runs.empty()) {
+          slot.active = true;
+          return;
+        }
+      }
+    };
+    for (auto& slot : slots) refill(slot);
+    bool any_active = true;
+    while (any_active) {
+      any_active = false;
+      for (auto& slot : slots) {
+        if (!slot.active) continue;
+        const Run& run = slot.runs[slot.next++];
+        cache.access_rows(run.address, run.row_bytes, run.rows, run.stride_bytes, run.kind);
+        if (slot.next == slot.runs.size()) refill(slot);
+        any_active = any_active || slot.active;
+      }
+    }
+
+    const bool last = k + 1 == kernels.size();
+    if (options.boundary == KernelBoundary::cold)
+      cache.flush_and_invalidate();
+    else if (last)
+      cache.write_back_all();
+    kr.l2 = cache.take_stats();
+    result.total_counts += kr.counts;
+    result.total_l2 += kr.l2;
+    result.kernels.push_back(std::move(kr));
+  }
+  return result;
+}
+
+CacheResult replay_cache(const Config& config, const CacheOptions& options) {
+  validate(config);
+  CacheResult result = replay_kernels(build_schedule(config), config.problem, config.hw, options);
+  result.config = config;
+  return result;
+}
+
+std::vector<Row> cache_rows(const CacheResult& cache) {
+  SimResult sim;
+  sim.config = cache.config;
+  sim.method = CountMethod::walk;  // the replay walks the schedule; rows carry source=cache
+  for (const auto& k : cache.kernels) {
+    sim.kernels.push_back(KernelCounts{k.name, k.counts, k.grid_blocks, k.threads_per_block, k.smem_bytes});
+    const double dram = static_cast<double>(k.l2.dram_read_bytes + k.l2.dram_write_bytes);
+    sim.kernel_time_ms.push_back(roofline_time(k.counts, cache.config.hw, dram).time_ms);
+    sim.time_ms += sim.kernel_time_ms.back();
+  }
+  sim.total = cache.total_counts;
+  sim.extra_memory_bytes = extra_memory_bytes(cache.config);
+  sim.convention_flops = convention_flops(cache.config.problem);
+  std::vector<Row> rows = rows_from_result(sim, "cache");
+  // rows_from_result writes one row per kernel in order, then the total row.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Row& row = rows[i];
+    const bool kernel_row = i < cache.kernels.size() && row.kernel == cache.kernels[i].name;
+    const L2Stats* l2 = kernel_row ? &cache.kernels[i].l2 : &cache.total_l2;
+    row.dram_read_bytes = static_cast<double>(l2->dram_read_bytes);
+    row.dram_write_bytes = static_cast<double>(l2->dram_write_bytes);
+  }
+  return rows;
+}
+
+}  // namespace flashio::sim

@@ -1,0 +1,97 @@
+// replay_cache: the fourth way to count (shared/DESIGN.md, "Ways to count", 4). It replays the
+// schedules of the thread blocks that run at the same time through the L2 model (l2_cache.h)
+// and predicts the bytes that reach DRAM (dram_*), next to the schedule's own io_* counts.
+//
+// How blocks are fed to the cache (docs/l2_model.md has the reasons and the limits):
+// - launch order: linear index block_in_head + blocks_per_head · bh (docs/schedules.md);
+// - occupancy: blocks per SM limited by shared memory (plus the 1 KiB the driver reserves per
+//   block on sm_80/sm_90), threads, and the hardware's block limit; resident blocks =
+//   SMs × blocks per SM;
+// - interleaving: the resident blocks take turns, one transfer (one tile) each, round-robin;
+//   when a block finishes, the next block in launch order takes its place (waves, and the
+//   ragged waves of causal grids);
+// - addresses: every tensor has its own base (aligned to 2 MiB, as cudaMalloc's large
+//   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e;
+// - kernel boundaries: by default every kernel starts with a cold L2, and the dirty lines left
+//   at its end are written back and counted as that kernel's DRAM writes (what the profiler
+//   measures: it flushes the L2 before each kernel, and the counters of a whole kernel include
+//   its output's write-back; shared/GPU.md's 1 GiB copy wrote 1.08e9 B).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+#include "sim/counts.h"
+#include "sim/l2_cache.h"
+#include "sim/schedule.h"
+
+namespace flashio::sim {
+
+struct Row;
+
+enum class KernelBoundary {
+  cold,  // write back and invalidate at every kernel end (matches the profiler)
+  warm,  // keep the L2 across kernels; dirty lines are written back when evicted, and what is
+         // still dirty after the pass's last kernel is counted there
+};
+
+struct CacheOptions {
+  KernelBoundary boundary = KernelBoundary::cold;
+  // Blocks per SM by kernel name, where the kernels' registry knows it exactly (register use
+  // can limit occupancy below what shared memory and threads allow).
+  std::map<std::string, int64_t> blocks_per_sm;
+  // Hardware geometry overrides: 0 keeps the Hardware's figure.
+  int64_t l2_bytes = 0;
+  int64_t l2_ways = 0;
+};
+
+struct KernelCacheResult {
+  std::string name;
+  Counts counts;  // io and FLOPs as the replayed schedule emitted them (equal to the walk's)
+  int64_t grid_blocks = 0;
+  int64_t threads_per_block = 0;
+  int64_t smem_bytes = 0;
+  int64_t blocks_per_sm = 0;
+  int64_t resident_blocks = 0;  // blocks in flight at once: min(grid, SMs × blocks per SM)
+  L2Stats l2;                   // dram_read_bytes / dram_write_bytes are the prediction
+};
+
+struct CacheResult {
+  Config config;
+  std::vector<KernelCacheResult> kernels;
+  Counts total_counts;
+  L2Stats total_l2;
+};
+
+// Blocks of this kernel one SM holds at once (at least 1): shared memory with the driver's
+// 1 KiB per-block reserve, threads per SM, and the hardware's blocks-per-SM limit.
+int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw);
+
+// Replays every kernel of the configuration's pass. Throws InvalidInput for an invalid config.
+CacheResult replay_cache(const Config& config, const CacheOptions& options = {});
+
+// Replays one list of kernels (the schedules need not come from build_schedule: tests feed
+// hand-made ones). `problem` gives the tensors' shapes and element size.
+CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Problem& problem,
+                           const Hardware& hw, const CacheOptions& options = {});
+
+// Byte address of element (bh, row, col) of a tensor in the replay's layout.
+class TensorAddresses {
+ public:
+  TensorAddresses(const Problem& problem);
+  uint64_t base(Tensor t) const { return base_[static_cast<int>(t)]; }
+  uint64_t address(Tensor t, int64_t bh, int64_t row, int64_t col) const;
+  const TensorShape& shape(Tensor t) const { return shape_[static_cast<int>(t)]; }
+
+ private:
+  uint64_t base_[kTensorCount] = {};
+  TensorShape shape_[kTensorCount] = {};
+};
+
+// source=cache rows (one per kernel, then total): io and FLOPs from the schedule, dram from
+// the L2 model, time from the roofline over the predicted DRAM bytes.
+std::vector<Row> cache_rows(const CacheResult& result);
+
+}  // namespace flashio::sim
