@@ -1,0 +1,84 @@
+#include "sim/bounds.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/row.h"
+
+namespace flashio::sim {
+namespace {
+
+struct Split {
+  double read = 0, write = 0;  // elements per head
+};
+
+}  // namespace
+
+std::vector<Bound> bounds(const Config& c) {
+  const Problem& p = c.problem;
+  const double n = static_cast<double>(p.seqlen), d = static_cast<double>(p.headdim);
+  const double m = static_cast<double>(sram_elements(p, c.sram_bytes));  // M in elements
+  const double scale = static_cast<double>(p.batch_heads() * element_bytes(p.dtype));
+  const bool fwd = has_forward(p.pass), bwd = has_backward(p.pass);
+  std::vector<Bound> out;
+  auto add = [&](std::string name, std::string formula, Split s) {
+    out.push_back({std::move(name), std::move(formula), s.read * scale, s.write * scale});
+  };
+
+  // Compulsory traffic: every input read once, every output written once.
+  Split comp;
+  if (fwd) { comp.read += 3 * n * d; comp.write += n * d; }
+  if (bwd) { comp.read += 5 * n * d; comp.write += 3 * n * d; }
+  add("compulsory", "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w",
+      comp);
+
+  // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading
+  // Q_i and O_i and writing O_i (Nd each): 8N²d²/M read, 4N²d²/M written. Algorithm 4's
+  // passes read Q, O, dO, dQ and write dQ: 16N²d²/M read, 4N²d²/M written.
+  const double t2 = n * n * d * d / m;
+  Split th;
+  if (fwd) { th.read += 8 * t2; th.write += 4 * t2; }
+  if (bwd) { th.read += 16 * t2; th.write += 4 * t2; }
+  add("theorem2", "Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
+      "bwd 16N²d²/M r + 4N²d²/M w (M in elements)", th);
+
+  // Saha & Ye: Θ(min(N²d²/M, N²d/√M)); the branches cross at M = d². A shape (constant 1),
+  // carried as a total in the read column.
+  const double passes = (fwd ? 1.0 : 0.0) + (bwd ? 1.0 : 0.0);
+  add("saha_ye", "lower-bound shape min(N²d²/M, N²d/sqrt(M)) per pass, total (constant 1)",
+      {passes * std::min(t2, n * n * d / std::sqrt(m)), 0});
+
+  // Standard attention, Θ(Nd + N²) (the paper's Algorithms 0 and 3).
+  Split st;
+  if (fwd) { st.read += 3 * n * d + 2 * n * n; st.write += n * d + 2 * n * n; }
+  if (bwd) { st.read += 5 * n * d + 5 * n * n; st.write += 3 * n * d + 2 * n * n; }
+  add("standard_theta", "Algorithms 0/3: fwd 3Nd+2N² r, Nd+2N² w; bwd 5Nd+5N² r, 3Nd+2N² w", st);
+  return out;
+}
+
+std::vector<Row> bound_rows(const Config& c) {
+  std::vector<Row> rows;
+  for (const Bound& b : bounds(c)) {
+    Row r;
+    r.source = "bound";
+    r.algo = b.name;
+    r.pass = to_string(c.problem.pass);
+    r.kernel = "total";
+    r.batch = c.problem.batch;
+    r.heads = c.problem.heads;
+    r.seqlen = c.problem.seqlen;
+    r.headdim = c.problem.headdim;
+    r.dtype = to_string(c.problem.dtype);
+    r.causal = c.problem.causal;
+    r.sram_bytes = c.sram_bytes;
+    r.block_r = c.tiling.block_r;
+    r.block_c = c.tiling.block_c;
+    r.hw = c.hw.name;
+    r.io_read_bytes = b.read_bytes;
+    r.io_write_bytes = b.write_bytes;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace flashio::sim

@@ -1,0 +1,113 @@
+// FlashAttention as the paper writes it (Algorithms 1 and 4: K/V outside, Q/O inside):
+// docs/schedules.md, "flash1". One thread block per (b, h).
+#include <memory>
+
+#include "sim/flops_model.h"
+#include "sim/schedule.h"
+
+namespace flashio::sim {
+namespace {
+
+// For each row tile i, the first and last column tile the schedule visits: the first step
+// starts from the initial O = 0, ℓ = 0, m = −∞ (Algorithm 1 line 2) without reading them, and
+// the last writes the final output instead of the running one.
+struct RowSpan {
+  TileFilter filter;
+  std::vector<int64_t> first_j, last_j;
+  explicit RowSpan(const Config& c) : filter(c) {
+    const TileGrid& g = filter.grid();
+    first_j.assign(static_cast<size_t>(g.tr), -1);
+    last_j.assign(static_cast<size_t>(g.tr), -1);
+    for (int64_t i = 0; i < g.tr; ++i)
+      for (int64_t j = 0; j < g.tc; ++j)
+        if (filter.visits(i, j)) {
+          if (first_j[i] < 0) first_j[i] = j;
+          last_j[i] = j;
+        }
+  }
+};
+
+}  // namespace
+
+std::vector<KernelSchedule> flash1_schedule(const Config& c) {
+  const auto span = std::make_shared<RowSpan>(c);
+  const TileGrid g = span->filter.grid();
+  const int64_t d = c.problem.headdim;
+  const int64_t heads = c.problem.batch_heads();
+  const int64_t e = element_bytes(c.problem.dtype);
+  std::vector<KernelSchedule> kernels;
+
+  if (has_forward(c.problem.pass)) {
+    KernelSchedule k;
+    k.name = "flash1_fwd";
+    k.heads = heads;
+    k.blocks_per_head = 1;
+    k.threads_per_block = 128;
+    k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
+    k.emit = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+      for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 1 line 5
+        const int64_t cj = g.cols_in(j);
+        s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});  // line 6
+        s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+        for (int64_t i = 0; i < g.tr; ++i) {  // line 7
+          if (!span->filter.visits(i, j)) continue;
+          const int64_t r = g.rows_in(i);
+          const int64_t row0 = i * g.br;
+          s.transfer({Tensor::Q, Dir::read, bh, row0, r, 0, d});  // line 8
+          if (j != span->first_j[i]) {
+            s.transfer({Tensor::o_accum, Dir::read, bh, row0, r, 0, d});
+            s.transfer({Tensor::stat_l, Dir::read, bh, row0, r, 0, 1});
+            s.transfer({Tensor::stat_m, Dir::read, bh, row0, r, 0, 1});
+          }
+          s.compute(flops_model::flash1_fwd_tile(g.br, g.bc, d));  // lines 9-11
+          if (j == span->last_j[i])  // line 12, final step: the output in the element type
+            s.transfer({Tensor::O, Dir::write, bh, row0, r, 0, d});
+          else
+            s.transfer({Tensor::o_accum, Dir::write, bh, row0, r, 0, d});
+          s.transfer({Tensor::stat_l, Dir::write, bh, row0, r, 0, 1});  // line 13
+          s.transfer({Tensor::stat_m, Dir::write, bh, row0, r, 0, 1});
+        }
+      }
+    };
+    kernels.push_back(std::move(k));
+  }
+
+  if (has_backward(c.problem.pass)) {
+    KernelSchedule k;
+    k.name = "flash1_bwd";
+    k.heads = heads;
+    k.blocks_per_head = 1;
+    k.threads_per_block = 256;
+    k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
+    k.emit = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+      for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 4 line 6
+        const int64_t cj = g.cols_in(j);
+        s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});  // line 7
+        s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+        for (int64_t i = 0; i < g.tr; ++i) {  // line 9
+          if (!span->filter.visits(i, j)) continue;
+          const int64_t r = g.rows_in(i);
+          const int64_t row0 = i * g.br;
+          s.transfer({Tensor::Q, Dir::read, bh, row0, r, 0, d});  // line 10
+          s.transfer({Tensor::O, Dir::read, bh, row0, r, 0, d});
+          s.transfer({Tensor::dO, Dir::read, bh, row0, r, 0, d});
+          s.transfer({Tensor::stat_l, Dir::read, bh, row0, r, 0, 1});
+          s.transfer({Tensor::stat_m, Dir::read, bh, row0, r, 0, 1});
+          if (j != span->first_j[i])
+            s.transfer({Tensor::dq_accum, Dir::read, bh, row0, r, 0, d});
+          s.compute(flops_model::flash1_bwd_tile(g.br, g.bc, d));  // lines 11-20
+          if (j == span->last_j[i])  // line 21, final step: dQ in the element type
+            s.transfer({Tensor::dQ, Dir::write, bh, row0, r, 0, d});
+          else
+            s.transfer({Tensor::dq_accum, Dir::write, bh, row0, r, 0, d});
+        }
+        s.transfer({Tensor::dK, Dir::write, bh, j * g.bc, cj, 0, d});  // line 24
+        s.transfer({Tensor::dV, Dir::write, bh, j * g.bc, cj, 0, d});
+      }
+    };
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+}  // namespace flashio::sim

@@ -1,0 +1,102 @@
+// FlashAttention-2's order (Q outside) and block-sparse over it: docs/schedules.md, "flash2".
+#include <memory>
+
+#include "sim/flops_model.h"
+#include "sim/schedule.h"
+
+namespace flashio::sim {
+
+std::vector<KernelSchedule> flash2_schedule(const Config& c) {
+  const auto filter = std::make_shared<TileFilter>(c);
+  const TileGrid g = filter->grid();
+  const int64_t d = c.problem.headdim;
+  const int64_t heads = c.problem.batch_heads();
+  const int64_t e = element_bytes(c.problem.dtype);
+  const std::string prefix = c.algo == Algo::blocksparse ? "blocksparse" : "flash2";
+  std::vector<KernelSchedule> kernels;
+
+  if (has_forward(c.problem.pass)) {
+    KernelSchedule k;
+    k.name = prefix + "_fwd";
+    k.heads = heads;
+    k.blocks_per_head = g.tr;
+    k.threads_per_block = 128;
+    k.smem_bytes = (g.br + 2 * g.bc) * d * e;  // Q tile + one K and one V tile
+    k.emit = [filter, g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+      const int64_t r = g.rows_in(i);
+      s.transfer({Tensor::Q, Dir::read, bh, i * g.br, r, 0, d});  // Q_i once, stays on chip
+      for (int64_t j = 0; j < g.tc; ++j) {
+        if (!filter->visits(i, j)) continue;
+        const int64_t cj = g.cols_in(j);
+        s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+        s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
+      }
+      s.compute(flops_model::flash2_fwd_finish(g.br, d));
+      s.transfer({Tensor::O, Dir::write, bh, i * g.br, r, 0, d});  // written once, normalised
+      s.transfer({Tensor::lse, Dir::write, bh, i * g.br, r, 0, 1});
+    };
+    kernels.push_back(std::move(k));
+  }
+
+  if (has_backward(c.problem.pass)) {
+    KernelSchedule pre;
+    pre.name = prefix + "_bwd_preprocess";
+    pre.heads = heads;
+    pre.blocks_per_head = g.tr;
+    pre.threads_per_block = 128;
+    pre.smem_bytes = 0;
+    pre.emit = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+      const int64_t r = g.rows_in(i);
+      s.transfer({Tensor::O, Dir::read, bh, i * g.br, r, 0, d});
+      s.transfer({Tensor::dO, Dir::read, bh, i * g.br, r, 0, d});
+      s.compute(flops_model::rowsum_rows(r, d));
+      s.transfer({Tensor::delta, Dir::write, bh, i * g.br, r, 0, 1});
+      s.transfer({Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d});  // zeroed for atomics
+    };
+    kernels.push_back(std::move(pre));
+
+    KernelSchedule k;
+    k.name = prefix + "_bwd";
+    k.heads = heads;
+    k.blocks_per_head = g.tc;
+    k.threads_per_block = 256;
+    k.smem_bytes = (2 * g.br + 2 * g.bc) * d * e;  // K, V resident; Q, dO streamed
+    k.emit = [filter, g, d](int64_t bh, int64_t j, ScheduleSink& s) {
+      const int64_t cj = g.cols_in(j);
+      s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});
+      s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+      for (int64_t i = 0; i < g.tr; ++i) {
+        if (!filter->visits(i, j)) continue;
+        const int64_t r = g.rows_in(i);
+        s.transfer({Tensor::Q, Dir::read, bh, i * g.br, r, 0, d});
+        s.transfer({Tensor::dO, Dir::read, bh, i * g.br, r, 0, d});
+        s.transfer({Tensor::lse, Dir::read, bh, i * g.br, r, 0, 1});
+        s.transfer({Tensor::delta, Dir::read, bh, i * g.br, r, 0, 1});
+        s.compute(flops_model::flash2_bwd_tile(g.br, g.bc, d));
+        Transfer dq{Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d};
+        dq.atomic = true;  // FA2: dQ accumulated with fp32 atomic adds
+        s.transfer(dq);
+      }
+      s.transfer({Tensor::dK, Dir::write, bh, j * g.bc, cj, 0, d});
+      s.transfer({Tensor::dV, Dir::write, bh, j * g.bc, cj, 0, d});
+    };
+    kernels.push_back(std::move(k));
+
+    KernelSchedule conv;
+    conv.name = prefix + "_bwd_convert_dq";
+    conv.heads = heads;
+    conv.blocks_per_head = g.tr;
+    conv.threads_per_block = 128;
+    conv.smem_bytes = 0;
+    conv.emit = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+      const int64_t r = g.rows_in(i);
+      s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
+      s.transfer({Tensor::dQ, Dir::write, bh, i * g.br, r, 0, d});
+    };
+    kernels.push_back(std::move(conv));
+  }
+  return kernels;
+}
+
+}  // namespace flashio::sim

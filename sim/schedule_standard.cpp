@@ -1,0 +1,127 @@
+// Standard attention (the paper's Algorithm 0): each step its own kernel, every N × N result
+// materialised in HBM. docs/schedules.md, "standard", states the approximation used for
+// cuBLAS's GEMMs (128 × 128 output tiles streaming the whole inner dimension).
+#include "sim/flops_model.h"
+#include "sim/schedule.h"
+
+namespace flashio::sim {
+namespace {
+
+constexpr int64_t kGemmTile = 128;  // modelled cuBLAS output tile (an approximation)
+
+struct Shape {
+  int64_t n, d, heads, e;
+  int64_t tiles_n() const { return ceil_div(n, kGemmTile); }
+  int64_t tiles_d() const { return ceil_div(d, kGemmTile); }
+  int64_t rows(int64_t a, int64_t extent) const { return std::min(kGemmTile, extent - a * kGemmTile); }
+};
+
+// C (N × N) = A (N × d) · Bᵀ (B: N × d): gemm_qk, gemm_dp. Block (a, b), b fastest.
+KernelSchedule gemm_nt(const std::string& name, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
+  KernelSchedule k;
+  k.name = name;
+  k.heads = sh.heads;
+  k.blocks_per_head = sh.tiles_n() * sh.tiles_n();
+  k.threads_per_block = 256;
+  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;  // two stages of 128×64 A and B panels
+  k.emit = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
+    const int64_t a = blk / sh.tiles_n(), b = blk % sh.tiles_n();
+    const int64_t ra = sh.rows(a, sh.n), rb = sh.rows(b, sh.n);
+    s.transfer({a_t, Dir::read, bh, a * kGemmTile, ra, 0, sh.d});
+    s.transfer({b_t, Dir::read, bh, b * kGemmTile, rb, 0, sh.d});
+    s.compute(flops_model::gemm(ra, rb, sh.d));
+    s.transfer({c_t, Dir::write, bh, a * kGemmTile, ra, b * kGemmTile, rb});
+  };
+  return k;
+}
+
+// C (N × d) = A (N × N) · B (N × d) when a_transposed is false (gemm_pv, gemm_dq),
+// or Aᵀ · B when true (gemm_dv, gemm_dk): output row tile a reads A's rows [a] (or its
+// columns [a], all N rows) and all of B's rows for column tile b.
+KernelSchedule gemm_nn(const std::string& name, const Shape& sh, Tensor a_t, bool a_transposed,
+                       Tensor b_t, Tensor c_t) {
+  KernelSchedule k;
+  k.name = name;
+  k.heads = sh.heads;
+  k.blocks_per_head = sh.tiles_n() * sh.tiles_d();
+  k.threads_per_block = 256;
+  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
+  k.emit = [sh, a_t, a_transposed, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
+    const int64_t a = blk / sh.tiles_d(), b = blk % sh.tiles_d();
+    const int64_t ra = sh.rows(a, sh.n), cb = sh.rows(b, sh.d);
+    if (a_transposed)
+      s.transfer({a_t, Dir::read, bh, 0, sh.n, a * kGemmTile, ra});
+    else
+      s.transfer({a_t, Dir::read, bh, a * kGemmTile, ra, 0, sh.n});
+    s.transfer({b_t, Dir::read, bh, 0, sh.n, b * kGemmTile, cb});
+    s.compute(flops_model::gemm(ra, cb, sh.n));
+    s.transfer({c_t, Dir::write, bh, a * kGemmTile, ra, b * kGemmTile, cb});
+  };
+  return k;
+}
+
+// An element-wise pass over the N × N matrix, one row per block: reads `in` rows (and
+// `in2` when given), writes `out`.
+KernelSchedule rowwise(const std::string& name, const Shape& sh, std::vector<Tensor> reads,
+                       bool reads_delta, Tensor out, Flops (*row_flops)(int64_t)) {
+  KernelSchedule k;
+  k.name = name;
+  k.heads = sh.heads;
+  k.blocks_per_head = sh.n;
+  k.threads_per_block = 256;
+  k.smem_bytes = 0;
+  k.emit = [sh, reads, reads_delta, out, row_flops](int64_t bh, int64_t row, ScheduleSink& s) {
+    for (Tensor t : reads) s.transfer({t, Dir::read, bh, row, 1, 0, sh.n});
+    if (reads_delta) s.transfer({Tensor::delta, Dir::read, bh, row, 1, 0, 1});
+    s.compute(row_flops(sh.n));
+    s.transfer({out, Dir::write, bh, row, 1, 0, sh.n});
+  };
+  return k;
+}
+
+}  // namespace
+
+std::vector<KernelSchedule> standard_schedule(const Config& c) {
+  const Problem& p = c.problem;
+  const Shape sh{p.seqlen, p.headdim, p.batch_heads(), element_bytes(p.dtype)};
+  const bool dropout = p.dropout > 0.0;
+  const Tensor p_used = dropout ? Tensor::P_drop : Tensor::P;  // what multiplies V
+  std::vector<KernelSchedule> kernels;
+
+  if (has_forward(p.pass)) {
+    kernels.push_back(gemm_nt("gemm_qk", sh, Tensor::Q, Tensor::K, Tensor::S));
+    if (p.mask) kernels.push_back(rowwise("mask", sh, {Tensor::S}, false, Tensor::S, &flops_model::mask_row));
+    kernels.push_back(rowwise("softmax", sh, {Tensor::S}, false, Tensor::P, &flops_model::softmax_row));
+    if (dropout)
+      kernels.push_back(rowwise("dropout", sh, {Tensor::P}, false, Tensor::P_drop, &flops_model::dropout_row));
+    kernels.push_back(gemm_nn("gemm_pv", sh, p_used, false, Tensor::V, Tensor::O));
+  }
+  if (has_backward(p.pass)) {
+    kernels.push_back(gemm_nn("gemm_dv", sh, p_used, true, Tensor::dO, Tensor::dV));
+    kernels.push_back(gemm_nt("gemm_dp", sh, Tensor::dO, Tensor::V, Tensor::dP));
+    if (dropout)
+      kernels.push_back(rowwise("dropout_bwd", sh, {Tensor::dP}, false, Tensor::dP, &flops_model::dropout_row));
+    {
+      KernelSchedule k;  // D = rowsum(dO ∘ O), 128 rows per block
+      k.name = "rowsum_do_o";
+      k.heads = sh.heads;
+      k.blocks_per_head = sh.tiles_n();
+      k.threads_per_block = 256;
+      k.emit = [sh](int64_t bh, int64_t a, ScheduleSink& s) {
+        const int64_t r = sh.rows(a, sh.n);
+        s.transfer({Tensor::dO, Dir::read, bh, a * kGemmTile, r, 0, sh.d});
+        s.transfer({Tensor::O, Dir::read, bh, a * kGemmTile, r, 0, sh.d});
+        s.compute(flops_model::rowsum_rows(r, sh.d));
+        s.transfer({Tensor::delta, Dir::write, bh, a * kGemmTile, r, 0, 1});
+      };
+      kernels.push_back(std::move(k));
+    }
+    kernels.push_back(rowwise("softmax_bwd", sh, {Tensor::P, Tensor::dP}, true, Tensor::dS,
+                              &flops_model::softmax_bwd_row));
+    kernels.push_back(gemm_nn("gemm_dq", sh, Tensor::dS, false, Tensor::K, Tensor::dQ));
+    kernels.push_back(gemm_nn("gemm_dk", sh, Tensor::dS, true, Tensor::Q, Tensor::dK));
+  }
+  return kernels;
+}
+
+}  // namespace flashio::sim

@@ -1,0 +1,87 @@
+// The closed form equals the walk over the schedule exactly (shared/DESIGN.md, "Ways to count"),
+// for every algorithm and pass, including N not divisible by the blocks, Br ≠ Bc and causal.
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "sim/config.h"
+#include "sim/hardware.h"
+#include "sim/simulate.h"
+
+using namespace flashio::sim;
+
+namespace {
+
+Config config(Algo algo, Pass pass, int64_t b, int64_t h, int64_t n, int64_t d, int64_t br,
+              int64_t bc, bool causal) {
+  Problem p;
+  p.batch = b;
+  p.heads = h;
+  p.seqlen = n;
+  p.headdim = d;
+  p.causal = causal;
+  p.pass = pass;
+  Config c = make_config(algo, p, hardware_preset("h200"));
+  c.tiling = {br, bc};
+  return c;
+}
+
+void require_equal(const Config& c) {
+  const auto formula = closed_form_counts(c);
+  const auto walk = walk_counts(c);
+  REQUIRE(formula.size() == walk.size());
+  for (size_t k = 0; k < formula.size(); ++k) {
+    INFO(to_string(c.algo) << " " << to_string(c.problem.pass) << " N=" << c.problem.seqlen
+         << " d=" << c.problem.headdim << " Br=" << c.tiling.block_r << " Bc="
+         << c.tiling.block_c << " causal=" << c.problem.causal << " kernel " << formula[k].name
+         << "\nformula: " << describe(formula[k].counts) << "\nwalk:    "
+         << describe(walk[k].counts));
+    REQUIRE(formula[k] == walk[k]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("walk equals closed form on hundreds of random shapes, ragged and causal") {
+  std::mt19937_64 rng(2022);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const Algo algos[] = {Algo::standard, Algo::flash1, Algo::flash2};
+  const Pass passes[] = {Pass::fwd, Pass::bwd, Pass::fwdbwd};
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t n = pick(1, 700), d = pick(1, 160);
+    const int64_t br = pick(1, 200), bc = pick(1, 200);
+    require_equal(config(algos[trial % 3], passes[(trial / 3) % 3], pick(1, 3), pick(1, 3), n,
+                         d, br, bc, trial % 2 == 1));
+  }
+}
+
+TEST_CASE("walk equals closed form for N not divisible by the blocks (N = 97, 1025)") {
+  for (int64_t n : {97, 1025})
+    for (bool causal : {false, true})
+      for (Algo a : {Algo::flash1, Algo::flash2})
+        require_equal(config(a, Pass::fwdbwd, 2, 3, n, 64, 64, 32, causal));
+}
+
+TEST_CASE("walk equals closed form for blocksparse masks, causal and not") {
+  for (const char* spec : {"banded:1", "random:0.3:7", "random:1"})
+    for (bool causal : {false, true}) {
+      Config c = config(Algo::blocksparse, Pass::fwdbwd, 1, 2, 333, 40, 32, 48, causal);
+      c.block_mask.text = spec;
+      require_equal(c);
+    }
+}
+
+TEST_CASE("standard with mask and dropout adds their passes and walk still equals closed form") {
+  Config c = config(Algo::standard, Pass::fwdbwd, 2, 2, 300, 72, 64, 64, false);
+  c.problem.mask = true;
+  c.problem.dropout = 0.1;
+  require_equal(c);
+  const auto ks = closed_form_counts(c);
+  std::vector<std::string> names;
+  for (const auto& k : ks) names.push_back(k.name);
+  CHECK(names == std::vector<std::string>{"gemm_qk", "mask", "softmax", "dropout", "gemm_pv",
+                                          "gemm_dv", "gemm_dp", "dropout_bwd", "rowsum_do_o",
+                                          "softmax_bwd", "gemm_dq", "gemm_dk"});
+}
