@@ -95,7 +95,7 @@ std::string Row::key() const {
 std::vector<Row> rows_from_result(const SimResult& res, const std::string& source) {
   const Config& c = res.config;
   Row base;
-  base.source = source;
+  base.source = source.empty() ? (res.method == CountMethod::cache ? "cache" : "model") : source;
   base.algo = to_string(c.algo);
   base.pass = to_string(c.problem.pass);
   base.batch = c.problem.batch;
@@ -113,6 +113,8 @@ std::vector<Row> rows_from_result(const SimResult& res, const std::string& sourc
   base.block_mask = c.block_mask.text;
 
   auto fill = [](Row& row, const Counts& counts, double time_ms) {
+    row.dram_read_bytes.reset();
+    row.dram_write_bytes.reset();
     row.flops_tensor = static_cast<double>(counts.flops.tensor);
     row.flops_exp = static_cast<double>(counts.flops.exp);
     row.flops_other = static_cast<double>(counts.flops.other);
@@ -125,11 +127,19 @@ std::vector<Row> rows_from_result(const SimResult& res, const std::string& sourc
     Row r = base;
     r.kernel = res.kernels[i].name;
     fill(r, res.kernels[i].counts, i < res.kernel_time_ms.size() ? res.kernel_time_ms[i] : 0.0);
+    if (i < res.kernel_dram.size()) {
+      r.dram_read_bytes = static_cast<double>(res.kernel_dram[i].read_bytes);
+      r.dram_write_bytes = static_cast<double>(res.kernel_dram[i].write_bytes);
+    }
     rows.push_back(std::move(r));
   }
   Row total = base;
   total.kernel = "total";
   fill(total, res.total, res.time_ms);
+  if (!res.kernel_dram.empty()) {
+    total.dram_read_bytes = static_cast<double>(res.total_dram.read_bytes);
+    total.dram_write_bytes = static_cast<double>(res.total_dram.write_bytes);
+  }
   total.flops = res.convention_flops;
   total.extra_memory_bytes = static_cast<double>(res.extra_memory_bytes);
   if (res.time_ms > 0) total.tflops = res.convention_flops / (res.time_ms * 1e-3) / 1e12;

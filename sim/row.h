@@ -42,8 +42,9 @@ struct Row {
 const std::vector<std::string>& row_columns();
 const std::vector<std::string>& key_columns();
 
-// source=model rows: one per kernel, then kernel=total. source is overridable (e.g. "cache").
-std::vector<Row> rows_from_result(const SimResult& result, const std::string& source = "model");
+// Rows of a result: one per kernel, then kernel=total. source defaults to "model" (closed form,
+// walk, execute) or "cache" (the L2 model, which fills dram_*); a non-empty source overrides.
+std::vector<Row> rows_from_result(const SimResult& result, const std::string& source = "");
 
 std::string csv_header();
 std::string to_csv_line(const Row& row);

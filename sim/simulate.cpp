@@ -1,5 +1,8 @@
 #include "sim/simulate.h"
 
+#include <optional>
+
+#include "sim/cache_replay.h"
 #include "sim/errors.h"
 #include "sim/execute.h"
 #include "sim/roofline.h"
@@ -11,6 +14,7 @@ std::string to_string(CountMethod m) {
     case CountMethod::formula: return "formula";
     case CountMethod::walk: return "walk";
     case CountMethod::execute: return "execute";
+    case CountMethod::cache: return "cache";
   }
   return "?";
 }
@@ -42,10 +46,25 @@ SimResult simulate(const Config& config, CountMethod method) {
     case CountMethod::formula: r.kernels = closed_form_counts(config); break;
     case CountMethod::walk: r.kernels = walk_counts(config); break;
     case CountMethod::execute: r.kernels = execute(config).kernels; break;
+    case CountMethod::cache: {
+      const CacheResult cache = replay_cache(config);
+      for (const auto& k : cache.kernels) {
+        r.kernels.push_back({k.name, k.counts, k.grid_blocks, k.threads_per_block, k.smem_bytes});
+        r.kernel_dram.push_back({k.l2.dram_read_bytes, k.l2.dram_write_bytes});
+        r.total_dram.read_bytes += k.l2.dram_read_bytes;
+        r.total_dram.write_bytes += k.l2.dram_write_bytes;
+      }
+      break;
+    }
   }
-  for (const auto& k : r.kernels) {
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const auto& k = r.kernels[i];
     r.total += k.counts;
-    const double t = roofline_time(k.counts, config.hw).time_ms;
+    // With the L2 model, the memory term of the roofline uses the bytes that reach DRAM.
+    std::optional<double> dram;
+    if (!r.kernel_dram.empty())
+      dram = static_cast<double>(r.kernel_dram[i].read_bytes + r.kernel_dram[i].write_bytes);
+    const double t = roofline_time(k.counts, config.hw, dram).time_ms;
     r.kernel_time_ms.push_back(t);
     r.time_ms += t;
   }

@@ -10,7 +10,8 @@
 
 namespace flashio::sim {
 
-enum class CountMethod { formula, walk, execute };
+// cache: the walk's io plus the L2 model's dram prediction (sim/cache_replay.h).
+enum class CountMethod { formula, walk, execute, cache };
 std::string to_string(CountMethod method);
 
 struct KernelCounts {
@@ -28,6 +29,13 @@ struct SimResult {
   std::vector<KernelCounts> kernels;
   Counts total;
   int64_t extra_memory_bytes = 0;  // HBM beyond inputs and outputs (Theorem 1)
+  // Bytes that reach DRAM per kernel, predicted by the L2 model (method cache only).
+  struct Dram {
+    int64_t read_bytes = 0;
+    int64_t write_bytes = 0;
+  };
+  std::vector<Dram> kernel_dram;       // empty unless method == cache
+  Dram total_dram;
   std::vector<double> kernel_time_ms;  // roofline estimate per kernel (sim/roofline.h)
   double time_ms = 0;                  // sum over kernels
   double convention_flops = 0;         // sim/problem.h convention_flops

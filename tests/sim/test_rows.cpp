@@ -87,3 +87,19 @@ TEST_CASE("bounds: flash1's io sits between the lower-bound shape and Theorem 2'
   CHECK(io <= 2.2 * theorem2 + compulsory);
   CHECK(bound_rows(c).size() == bounds(c).size());
 }
+
+TEST_CASE("count=cache rows are source=cache, fill dram, and keep the walk's io") {
+  Problem p;
+  p.batch = 2; p.heads = 2; p.seqlen = 256; p.headdim = 64;
+  const Config c = make_config(Algo::flash2, p, hardware_preset("h200"));
+  const auto cached = rows_from_result(simulate(c, CountMethod::cache));
+  const auto model = rows_from_result(simulate(c, CountMethod::formula));
+  REQUIRE(cached.size() == model.size());
+  CHECK(cached.back().source == "cache");
+  CHECK(model.back().source == "model");
+  CHECK(*cached.back().io_read_bytes == *model.back().io_read_bytes);
+  REQUIRE(cached.back().dram_read_bytes.has_value());
+  // A cold L2 much larger than the problem: every input is read from DRAM once, no more.
+  const double inputs = 3.0 * 2 * 2 * 256 * 64 * 2;
+  CHECK(*cached.back().dram_read_bytes == inputs);
+}
