@@ -2,6 +2,23 @@
 // shapes, tile by tile with the online softmax, counting every tile it loads and stores. Its
 // outputs must equal the dense reference softmax(QKᵀ/√d)V (and its gradients) to rounding, and
 // its counts must equal the walk's (shared/DESIGN.md, "Ways to count", 3).
+//
+// execute is a second, independent implementation of the loop nests of docs/schedules.md: it
+// does not call build_schedule or the closed form. Each head's "HBM" is a set of plain
+// matrices, and every tile is read from or written to them through one accessor that also
+// counts its bytes (rows · cols · bytes of the tensor's storage type), so a tile cannot be used
+// without being counted. FLOPs come from sim/flops_model.h at the same steps as the schedule.
+//
+// Numbers are doubles throughout; "fp32" tensors (ℓ, m, LSE, D, o_accum, dq_accum) are counted
+// at 4 bytes but hold doubles. What each algorithm keeps between steps is what its kernels
+// keep: flash1 stores its normalised running output (o_accum), ℓ and m in HBM between steps;
+// flash2 keeps u, ℓ, m on chip and writes O and L once; both backwards recompute P from S and
+// the saved statistics. A pass `bwd` first runs the forward uncounted (its outputs are the
+// backward's inputs, as when a training step calls the two separately).
+//
+// Conventions: causal keeps score (r, c) when c ≤ r; scores are scaled by 1/√d; a row with no
+// kept score has O = 0, LSE = −∞ and zero gradients. standard stores no log-sum-exp (its
+// HeadTensors::lse is empty).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -14,6 +31,8 @@
 namespace flashio::sim {
 
 using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+// Which scores take part (N × N, true = kept): causal, key padding, zero blocks.
+using ScoreMask = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // One head's inputs and outputs (N × d; lse N × 1).
 struct HeadTensors {
@@ -31,11 +50,42 @@ struct ExecuteResult {
 };
 
 // Inputs drawn from N(0, 1) with the given seed. Throws InvalidInput beyond kExecuteMaxWork.
+// The seed also keys standard's dropout (dropout_scale below).
 ExecuteResult execute(const Config& config, uint64_t seed = 1);
+
+// The inputs execute(config, seed) uses: per (b, h) in bh order, Q, K, V and dO of N × d drawn
+// from N(0, 1) by one generator seeded with `seed` (Q, K, V, dO of head 0, then head 1, ...).
+// `heads` < B·H draws only the first ones (they are the same as in the full draw).
+std::vector<HeadTensors> random_inputs(const Problem& problem, uint64_t seed, int64_t heads);
+
+// The same on given inputs: one HeadTensors per (b, h) in bh order with q, k, v (and d_o for a
+// backward pass) of N × d filled; the outputs are ignored and recomputed. Throws InvalidInput
+// for a wrong count or shape.
+ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inputs,
+                      uint64_t seed = 1);
 
 // Dense double-precision reference for one head: O, LSE and (given dO) dQ, dK, dV;
 // applies causal when asked. (Standard attention without the tiles.)
 HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
                             bool causal);
+
+// The same with any set of kept scores (null: all kept) and dropout multipliers on P (null:
+// none; else N × N, 0 where dropped and 1/(1 − p) where kept): O = (P ∘ Z)V.
+HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
+                            const ScoreMask* keep, const Matrix* dropout_multipliers);
+
+// standard's key-padding mask (--mask): batch b keeps its first
+// len_b = N − ⌊b·N / (2B)⌋ keys (the rule of kernels/attention.h; always at least N/2 + 1 of
+// them, so no row is wholly masked).
+int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen);
+
+// standard's dropout (--dropout p) for head bh: element (r, c) is kept when a counter-based hash
+// of (seed, bh, r, c) mapped to [0, 1) is ≥ p. Returns the multipliers Z (0 or 1/(1 − p)),
+// regenerated from the counter in the backward instead of stored (docs/schedules.md).
+Matrix dropout_multipliers(const Problem& problem, int64_t bh, uint64_t seed);
+
+// The scores the configuration keeps for head bh: causal, standard's key padding, and, for
+// blocksparse, the nonzero blocks of its block mask.
+ScoreMask kept_scores(const Config& config, int64_t bh);
 
 }  // namespace flashio::sim

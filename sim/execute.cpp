@@ -1,0 +1,648 @@
+// execute (sim/execute.h): the loop nests of docs/schedules.md run on plain matrices, counting
+// every tile moved. Written from the contract, not from sim/schedule_*.cpp, so that the tests'
+// "execute counts what the walk counts" compares two implementations.
+#include "sim/execute.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "sim/errors.h"
+#include "sim/flops_model.h"
+#include "sim/online_softmax.h"
+
+namespace flashio::sim {
+namespace {
+
+constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
+// docs/schedules.md, "standard": cuBLAS's GEMMs are modelled as 128 × 128 output tiles.
+constexpr int64_t kGemmTile = 128;
+
+// ---------------------------------------------------------------------------------------------
+// One head's off-chip memory, and the one door to it: load, store and atomic_add count the
+// bytes of the tile they move (rows · cols · bytes of the tensor's storage type) into the
+// running kernel's Counts. `at` is the uncounted access for inputs and results.
+class HeadMemory {
+ public:
+  explicit HeadMemory(const Problem& p) : problem_(p) {}
+
+  Matrix& at(Tensor t) {
+    Matrix& m = tensors_[static_cast<int>(t)];
+    if (m.size() == 0) {
+      const TensorShape s = tensor_shape(t, problem_);
+      m = Matrix::Zero(s.rows, s.cols);
+    }
+    return m;
+  }
+  Matrix load(Tensor t, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+    count(t, Dir::read, rows, cols);
+    return at(t).block(row0, col0, rows, cols);
+  }
+  void store(Tensor t, int64_t row0, int64_t col0, const Matrix& tile) {
+    count(t, Dir::write, tile.rows(), tile.cols());
+    at(t).block(row0, col0, tile.rows(), tile.cols()) = tile;
+  }
+  // flash2's dQ: fp32 atomic adds, counted as the write of the tile (docs/schedules.md).
+  void atomic_add(Tensor t, int64_t row0, int64_t col0, const Matrix& tile) {
+    count(t, Dir::write, tile.rows(), tile.cols());
+    at(t).block(row0, col0, tile.rows(), tile.cols()) += tile;
+  }
+  void compute(const Flops& f) {
+    if (counts) counts->flops += f;
+  }
+
+  Counts* counts = nullptr;  // the running kernel's; null while running uncounted
+
+ private:
+  void count(Tensor t, Dir dir, int64_t rows, int64_t cols) {
+    if (counts)
+      counts->add_transfer(t, dir, rows * cols * tensor_shape(t, problem_).element_bytes);
+  }
+  Problem problem_;
+  std::array<Matrix, kTensorCount> tensors_;
+};
+
+// A kernel launch: its name and geometry as docs/schedules.md (and the kernels) give them.
+struct Launch {
+  std::string name;
+  int64_t blocks_per_head = 0;
+  int64_t threads_per_block = 0;
+  int64_t smem_bytes = 0;
+};
+using BlockBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t block)>;
+
+// Runs the kernels in launch order: every block of every head (linear launch index
+// block + blocks_per_head · bh) before the next kernel starts.
+class Launcher {
+ public:
+  Launcher(std::vector<HeadMemory>& heads, bool counting) : heads_(heads), counting_(counting) {}
+  void launch(const Launch& l, const BlockBody& body) {
+    const auto n_heads = static_cast<int64_t>(heads_.size());
+    KernelCounts k{l.name, {}, n_heads * l.blocks_per_head, l.threads_per_block, l.smem_bytes};
+    for (int64_t bh = 0; bh < n_heads; ++bh) {
+      HeadMemory& mem = heads_[bh];
+      mem.counts = counting_ ? &k.counts : nullptr;
+      for (int64_t b = 0; b < l.blocks_per_head; ++b) body(mem, bh, b);
+      mem.counts = nullptr;
+    }
+    if (counting_) kernels.push_back(std::move(k));
+  }
+  std::vector<KernelCounts> kernels;
+
+ private:
+  std::vector<HeadMemory>& heads_;
+  bool counting_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The tiled algorithms' shared facts: tile sizes, which tiles are visited, and scores of a tile.
+struct Tiles {
+  int64_t n, d, br, bc, tr, tc, e;
+  double scale;  // 1/√d
+  bool causal;
+  std::vector<unsigned char> visited;  // tr × tc
+  std::vector<int64_t> first_j, last_j;  // per row tile; −1 when it visits nothing
+
+  int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
+  int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
+  bool visits(int64_t i, int64_t j) const { return visited[i * tc + j] != 0; }
+};
+
+Tiles make_tiles(const Config& c) {
+  Tiles t;
+  t.n = c.problem.seqlen;
+  t.d = c.problem.headdim;
+  t.br = c.tiling.block_r;
+  t.bc = c.tiling.block_c;
+  t.tr = (t.n + t.br - 1) / t.br;
+  t.tc = (t.n + t.bc - 1) / t.bc;
+  t.e = element_bytes(c.problem.dtype);
+  t.scale = 1.0 / std::sqrt(static_cast<double>(t.d));
+  t.causal = c.problem.causal;
+  const bool sparse = c.algo == Algo::blocksparse && !c.block_mask.text.empty();
+  std::optional<BlockMask> mask;
+  if (sparse) mask.emplace(c.block_mask, t.tr, t.tc);
+  t.visited.assign(static_cast<size_t>(t.tr * t.tc), 0);
+  t.first_j.assign(static_cast<size_t>(t.tr), -1);
+  t.last_j.assign(static_cast<size_t>(t.tr), -1);
+  for (int64_t i = 0; i < t.tr; ++i)
+    for (int64_t j = 0; j < t.tc; ++j) {
+      // A tile is skipped when it holds no kept score: under causal, when its first key
+      // comes after its last query; for blocksparse, when its block is zero (Proposition 4).
+      const bool any_causal_score = j * t.bc <= i * t.br + t.rows_in(i) - 1;
+      const bool kept = (!t.causal || any_causal_score) && (!mask || mask->nonzero(i, j));
+      if (!kept) continue;
+      t.visited[i * t.tc + j] = 1;
+      if (t.first_j[i] < 0) t.first_j[i] = j;
+      t.last_j[i] = j;
+    }
+  return t;
+}
+
+// S_ij = scale · Q_i K_jᵀ, with the causal mask applied inside the tile (−∞ where key > query).
+Matrix tile_scores(const Tiles& t, const Matrix& qi, const Matrix& kj, int64_t i, int64_t j) {
+  Matrix s = t.scale * (qi * kj.transpose());
+  if (t.causal)
+    for (Eigen::Index r = 0; r < s.rows(); ++r)
+      for (Eigen::Index c = 0; c < s.cols(); ++c)
+        if (j * t.bc + c > i * t.br + r) s(r, c) = kMinusInf;
+  return s;
+}
+
+// P = e^(S − L) per row (backward recomputation); rows with L = −∞ (no kept score) give 0.
+Matrix probabilities_from_lse(const Matrix& s, const Matrix& lse) {
+  Matrix p(s.rows(), s.cols());
+  for (Eigen::Index r = 0; r < s.rows(); ++r)
+    for (Eigen::Index c = 0; c < s.cols(); ++c)
+      p(r, c) = lse(r, 0) == kMinusInf ? 0.0 : exp_difference(s(r, c), lse(r, 0), 0.0);
+  return p;
+}
+
+Matrix column(const Eigen::VectorXd& v) { return Matrix(v); }
+
+// ---------------------------------------------------------------------------------------------
+// flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
+void flash2_forward(Launcher& run, const Tiles& t, const std::string& prefix) {
+  run.launch({prefix + "_fwd", t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
+             [&t](HeadMemory& mem, int64_t, int64_t i) {
+               const int64_t r = t.rows_in(i);
+               const Matrix qi = mem.load(Tensor::Q, i * t.br, r, 0, t.d);  // stays on chip
+               OnlineSoftmax state = online_softmax_start(r, t.d);       // u, ℓ, m on chip
+               for (int64_t j = 0; j < t.tc; ++j) {
+                 if (!t.visits(i, j)) continue;
+                 const int64_t cj = t.cols_in(j);
+                 const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);
+                 const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+                 online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
+                 mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
+               }
+               mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
+               // Normalised once, written once, with L = m + log ℓ for the backward.
+               mem.store(Tensor::O, i * t.br, 0, online_softmax_output(state));
+               mem.store(Tensor::lse, i * t.br, 0, column(online_softmax_lse(state)));
+             });
+}
+
+void flash2_backward(Launcher& run, const Tiles& t, const std::string& prefix) {
+  run.launch({prefix + "_bwd_preprocess", t.tr, 128, 0},
+             [&t](HeadMemory& mem, int64_t, int64_t i) {
+               const int64_t r = t.rows_in(i);
+               const Matrix oi = mem.load(Tensor::O, i * t.br, r, 0, t.d);
+               const Matrix doi = mem.load(Tensor::dO, i * t.br, r, 0, t.d);
+               mem.compute(flops_model::rowsum_rows(r, t.d));
+               mem.store(Tensor::delta, i * t.br, 0, oi.cwiseProduct(doi).rowwise().sum());
+               mem.store(Tensor::dq_accum, i * t.br, 0, Matrix::Zero(r, t.d));  // for atomics
+             });
+  run.launch({prefix + "_bwd", t.tc, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
+             [&t](HeadMemory& mem, int64_t, int64_t j) {
+               const int64_t cj = t.cols_in(j);
+               const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);
+               const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+               Matrix dkj = Matrix::Zero(cj, t.d), dvj = Matrix::Zero(cj, t.d);  // on chip
+               for (int64_t i = 0; i < t.tr; ++i) {
+                 if (!t.visits(i, j)) continue;
+                 const int64_t r = t.rows_in(i);
+                 const Matrix qi = mem.load(Tensor::Q, i * t.br, r, 0, t.d);
+                 const Matrix doi = mem.load(Tensor::dO, i * t.br, r, 0, t.d);
+                 const Matrix lse = mem.load(Tensor::lse, i * t.br, r, 0, 1);
+                 const Matrix delta = mem.load(Tensor::delta, i * t.br, r, 0, 1);
+                 // P recomputed from S and L instead of stored (Theorem 5).
+                 const Matrix p = probabilities_from_lse(tile_scores(t, qi, kj, i, j), lse);
+                 dvj.noalias() += p.transpose() * doi;
+                 const Matrix dp = doi * vj.transpose();
+                 const Matrix ds = p.cwiseProduct(dp.colwise() - delta.col(0));
+                 mem.compute(flops_model::flash2_bwd_tile(t.br, t.bc, t.d));
+                 mem.atomic_add(Tensor::dq_accum, i * t.br, 0, t.scale * (ds * kj));
+                 dkj.noalias() += t.scale * (ds.transpose() * qi);
+               }
+               mem.store(Tensor::dK, j * t.bc, 0, dkj);
+               mem.store(Tensor::dV, j * t.bc, 0, dvj);
+             });
+  run.launch({prefix + "_bwd_convert_dq", t.tr, 128, 0},
+             [&t](HeadMemory& mem, int64_t, int64_t i) {
+               const int64_t r = t.rows_in(i);
+               mem.store(Tensor::dQ, i * t.br, 0, mem.load(Tensor::dq_accum, i * t.br, r, 0, t.d));
+             });
+}
+
+// ---------------------------------------------------------------------------------------------
+// flash1: the paper's Algorithms 1 and 4 (K/V outside), one thread block per head.
+void flash1_forward(Launcher& run, const Tiles& t) {
+  run.launch({"flash1_fwd", 1, 128, (2 * t.br + 2 * t.bc) * t.d * t.e},
+             [&t](HeadMemory& mem, int64_t, int64_t) {
+               for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 1 line 5
+                 const int64_t cj = t.cols_in(j);
+                 const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);  // line 6
+                 const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+                 for (int64_t i = 0; i < t.tr; ++i) {  // line 7
+                   if (!t.visits(i, j)) continue;
+                   const int64_t r = t.rows_in(i), row0 = i * t.br;
+                   const Matrix qi = mem.load(Tensor::Q, row0, r, 0, t.d);  // line 8
+                   // The first visit starts from O = 0, ℓ = 0, m = −∞ (line 2) without reading.
+                   Matrix oi = Matrix::Zero(r, t.d);
+                   Eigen::VectorXd li = Eigen::VectorXd::Zero(r);
+                   Eigen::VectorXd mi = Eigen::VectorXd::Constant(r, kMinusInf);
+                   if (j != t.first_j[i]) {
+                     oi = mem.load(Tensor::o_accum, row0, r, 0, t.d);
+                     li = mem.load(Tensor::stat_l, row0, r, 0, 1).col(0);
+                     mi = mem.load(Tensor::stat_m, row0, r, 0, 1).col(0);
+                   }
+                   online_softmax_merge_normalised(oi, li, mi, tile_scores(t, qi, kj, i, j), vj);
+                   mem.compute(flops_model::flash1_fwd_tile(t.br, t.bc, t.d));  // lines 9-11
+                   // Line 12: the running output in fp32, the last step the final O.
+                   mem.store(j == t.last_j[i] ? Tensor::O : Tensor::o_accum, row0, 0, oi);
+                   mem.store(Tensor::stat_l, row0, 0, column(li));  // line 13
+                   mem.store(Tensor::stat_m, row0, 0, column(mi));
+                 }
+               }
+             });
+}
+
+void flash1_backward(Launcher& run, const Tiles& t) {
+  run.launch({"flash1_bwd", 1, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
+             [&t](HeadMemory& mem, int64_t, int64_t) {
+               for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 4 line 6
+                 const int64_t cj = t.cols_in(j);
+                 const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);  // line 7
+                 const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+                 Matrix dkj = Matrix::Zero(cj, t.d), dvj = Matrix::Zero(cj, t.d);  // line 8
+                 for (int64_t i = 0; i < t.tr; ++i) {  // line 9
+                   if (!t.visits(i, j)) continue;
+                   const int64_t r = t.rows_in(i), row0 = i * t.br;
+                   const Matrix qi = mem.load(Tensor::Q, row0, r, 0, t.d);  // line 10
+                   const Matrix oi = mem.load(Tensor::O, row0, r, 0, t.d);
+                   const Matrix doi = mem.load(Tensor::dO, row0, r, 0, t.d);
+                   const Matrix li = mem.load(Tensor::stat_l, row0, r, 0, 1);
+                   const Matrix mi = mem.load(Tensor::stat_m, row0, r, 0, 1);
+                   Matrix dqi = Matrix::Zero(r, t.d);
+                   if (j != t.first_j[i]) dqi = mem.load(Tensor::dq_accum, row0, r, 0, t.d);
+                   // Lines 11-13: P = diag(ℓ)⁻¹ e^(S − m), recomputed.
+                   const Matrix s = tile_scores(t, qi, kj, i, j);
+                   Matrix p(r, cj);
+                   for (int64_t a = 0; a < r; ++a)
+                     for (int64_t b = 0; b < cj; ++b)
+                       p(a, b) = li(a, 0) > 0 ? exp_difference(s(a, b), mi(a, 0), 0.0) / li(a, 0)
+                                              : 0.0;
+                   dvj.noalias() += p.transpose() * doi;           // line 16
+                   const Matrix dp = doi * vj.transpose();         // line 17
+                   const Eigen::VectorXd d_i = doi.cwiseProduct(oi).rowwise().sum();  // line 19
+                   const Matrix ds = p.cwiseProduct(dp.colwise() - d_i);              // line 20
+                   dqi.noalias() += t.scale * (ds * kj);           // line 21
+                   dkj.noalias() += t.scale * (ds.transpose() * qi);  // line 22
+                   mem.compute(flops_model::flash1_bwd_tile(t.br, t.bc, t.d));
+                   mem.store(j == t.last_j[i] ? Tensor::dQ : Tensor::dq_accum, row0, 0, dqi);
+                 }
+                 mem.store(Tensor::dK, j * t.bc, 0, dkj);  // line 24
+                 mem.store(Tensor::dV, j * t.bc, 0, dvj);
+               }
+             });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The splitmix64 finaliser (Steele, Lea and Flood, 2014): a bijective 64-bit mix, enough to
+// turn a counter into independent-looking bits.
+uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+// One row of dropout multipliers (sim/execute.h, dropout_multipliers): the counter is the
+// element's index (bh, r, c), so the forward and the backward regenerate the same mask.
+Matrix dropout_row(const Problem& p, int64_t bh, int64_t r, uint64_t seed) {
+  const int64_t n = p.seqlen;
+  const double keep_scale = 1.0 / (1.0 - p.dropout);
+  const uint64_t key = mix64(seed ^ 0x64726f706f7574ULL);  // "dropout"
+  Matrix z(1, n);
+  for (int64_t c = 0; c < n; ++c) {
+    const uint64_t counter = (static_cast<uint64_t>(bh) * n + r) * n + c;
+    const double u = static_cast<double>(mix64(key + counter) >> 11) * 0x1p-53;  // [0, 1)
+    z(0, c) = u >= p.dropout ? keep_scale : 0.0;
+  }
+  return z;
+}
+
+// standard: each step its own kernel, every N × N result in HBM. docs/schedules.md, "standard".
+struct Standard {
+  int64_t n, d, e;
+  double scale;
+  bool causal, mask, dropout;
+  int64_t batch, heads;
+  uint64_t seed;
+  const Problem* problem;
+
+  int64_t tiles(int64_t extent) const { return (extent + kGemmTile - 1) / kGemmTile; }
+  int64_t extent_of(int64_t a, int64_t extent) const {
+    return std::min(kGemmTile, extent - a * kGemmTile);
+  }
+  int64_t gemm_smem() const { return 2 * kGemmTile * 64 * e * 2; }  // two stages of A, B panels
+  Tensor p_used() const { return dropout ? Tensor::P_drop : Tensor::P; }
+};
+
+// C (N × N) = scale · A Bᵀ, A and B N × d, one 128 × 128 output tile per block (b fastest).
+void gemm_nt(Launcher& run, const Standard& s, const std::string& name, Tensor a_t, Tensor b_t,
+             Tensor c_t, double scale) {
+  const int64_t tn = s.tiles(s.n);
+  run.launch({name, tn * tn, 256, s.gemm_smem()},
+             [&s, tn, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+               const int64_t a = blk / tn, b = blk % tn;
+               const int64_t ra = s.extent_of(a, s.n), rb = s.extent_of(b, s.n);
+               const Matrix at = mem.load(a_t, a * kGemmTile, ra, 0, s.d);
+               const Matrix bt = mem.load(b_t, b * kGemmTile, rb, 0, s.d);
+               mem.compute(flops_model::gemm(ra, rb, s.d));
+               mem.store(c_t, a * kGemmTile, b * kGemmTile, scale * (at * bt.transpose()));
+             });
+}
+
+// C (N × d) = scale · A B (A N × N; or Aᵀ B when transposed), B N × d: output tile (a, b)
+// reads A's rows [a] (or columns [a]) across all N and B's columns [b] across all N.
+void gemm_nn(Launcher& run, const Standard& s, const std::string& name, Tensor a_t,
+             bool transposed, Tensor b_t, Tensor c_t, double scale) {
+  const int64_t tn = s.tiles(s.n), td = s.tiles(s.d);
+  run.launch({name, tn * td, 256, s.gemm_smem()},
+             [&s, td, a_t, transposed, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+               const int64_t a = blk / td, b = blk % td;
+               const int64_t ra = s.extent_of(a, s.n), cb = s.extent_of(b, s.d);
+               const Matrix at = transposed
+                                     ? Matrix(mem.load(a_t, 0, s.n, a * kGemmTile, ra).transpose())
+                                     : mem.load(a_t, a * kGemmTile, ra, 0, s.n);
+               const Matrix bt = mem.load(b_t, 0, s.n, b * kGemmTile, cb);
+               mem.compute(flops_model::gemm(ra, cb, s.n));
+               mem.store(c_t, a * kGemmTile, b * kGemmTile, scale * (at * bt));
+             });
+}
+
+using RowBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t row)>;
+void rowwise(Launcher& run, const Standard& s, const std::string& name, const RowBody& body) {
+  run.launch({name, s.n, 256, 0}, body);
+}
+
+void standard_forward(Launcher& run, const Standard& s) {
+  gemm_nt(run, s, "gemm_qk", Tensor::Q, Tensor::K, Tensor::S, s.scale);  // scale folded in
+  if (s.mask)
+    rowwise(run, s, "mask", [&s](HeadMemory& mem, int64_t bh, int64_t row) {
+      Matrix sr = mem.load(Tensor::S, row, 1, 0, s.n);
+      const int64_t len = key_padding_length(bh / s.heads, s.batch, s.n);
+      for (int64_t c = len; c < s.n; ++c) sr(0, c) = kMinusInf;
+      mem.compute(flops_model::mask_row(s.n));
+      mem.store(Tensor::S, row, 0, sr);
+    });
+  rowwise(run, s, "softmax", [&s](HeadMemory& mem, int64_t, int64_t row) {
+    Matrix sr = mem.load(Tensor::S, row, 1, 0, s.n);
+    if (s.causal)  // applied here, no extra pass
+      for (int64_t c = row + 1; c < s.n; ++c) sr(0, c) = kMinusInf;
+    const double m = sr.maxCoeff();
+    Matrix p(1, s.n);
+    for (int64_t c = 0; c < s.n; ++c) p(0, c) = exp_difference(sr(0, c), m, 0.0);
+    const double l = p.sum();
+    if (l > 0) p /= l;
+    mem.compute(flops_model::softmax_row(s.n));
+    mem.store(Tensor::P, row, 0, p);
+  });
+  if (s.dropout)
+    rowwise(run, s, "dropout", [&s](HeadMemory& mem, int64_t bh, int64_t row) {
+      const Matrix p = mem.load(Tensor::P, row, 1, 0, s.n);
+      const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
+      mem.compute(flops_model::dropout_row(s.n));
+      mem.store(Tensor::P_drop, row, 0, p.cwiseProduct(z));
+    });
+  gemm_nn(run, s, "gemm_pv", s.p_used(), false, Tensor::V, Tensor::O, 1.0);
+}
+
+void standard_backward(Launcher& run, const Standard& s) {
+  gemm_nn(run, s, "gemm_dv", s.p_used(), true, Tensor::dO, Tensor::dV, 1.0);
+  gemm_nt(run, s, "gemm_dp", Tensor::dO, Tensor::V, Tensor::dP, 1.0);
+  if (s.dropout)  // dP of P_drop → dP of P: the same multipliers, regenerated
+    rowwise(run, s, "dropout_bwd", [&s](HeadMemory& mem, int64_t bh, int64_t row) {
+      const Matrix dp = mem.load(Tensor::dP, row, 1, 0, s.n);
+      const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
+      mem.compute(flops_model::dropout_row(s.n));
+      mem.store(Tensor::dP, row, 0, dp.cwiseProduct(z));
+    });
+  run.launch({"rowsum_do_o", s.tiles(s.n), 256, 0}, [&s](HeadMemory& mem, int64_t, int64_t a) {
+    const int64_t r = s.extent_of(a, s.n);
+    const Matrix doa = mem.load(Tensor::dO, a * kGemmTile, r, 0, s.d);
+    const Matrix oa = mem.load(Tensor::O, a * kGemmTile, r, 0, s.d);
+    mem.compute(flops_model::rowsum_rows(r, s.d));
+    // D = rowsum(dO ∘ O) equals rowsum(P ∘ dP) even with dropout, since O = (P ∘ Z)V.
+    mem.store(Tensor::delta, a * kGemmTile, 0, doa.cwiseProduct(oa).rowwise().sum());
+  });
+  rowwise(run, s, "softmax_bwd", [&s](HeadMemory& mem, int64_t, int64_t row) {
+    const Matrix p = mem.load(Tensor::P, row, 1, 0, s.n);
+    const Matrix dp = mem.load(Tensor::dP, row, 1, 0, s.n);
+    const double delta = mem.load(Tensor::delta, row, 1, 0, 1)(0, 0);
+    mem.compute(flops_model::softmax_bwd_row(s.n));
+    mem.store(Tensor::dS, row, 0, p.cwiseProduct((dp.array() - delta).matrix()));
+  });
+  gemm_nn(run, s, "gemm_dq", Tensor::dS, false, Tensor::K, Tensor::dQ, s.scale);
+  gemm_nn(run, s, "gemm_dk", Tensor::dS, true, Tensor::Q, Tensor::dK, s.scale);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs the forward (counted when the pass has one; uncounted for `bwd`, whose inputs it makes)
+// and then the backward.
+std::vector<KernelCounts> run_algorithm(const Config& c, std::vector<HeadMemory>& heads,
+                                        uint64_t seed) {
+  const Pass pass = c.problem.pass;
+  Launcher counted(heads, true), uncounted(heads, false);
+  Launcher& fwd = has_forward(pass) ? counted : uncounted;
+  if (c.algo == Algo::standard) {
+    const Problem& p = c.problem;
+    const Standard s{p.seqlen, p.headdim, element_bytes(p.dtype),
+                     1.0 / std::sqrt(static_cast<double>(p.headdim)), p.causal, p.mask,
+                     p.dropout > 0.0, p.batch, p.heads, seed, &c.problem};
+    standard_forward(fwd, s);
+    if (has_backward(pass)) standard_backward(counted, s);
+    return counted.kernels;
+  }
+  const Tiles t = make_tiles(c);
+  if (c.algo == Algo::flash1) {
+    flash1_forward(fwd, t);
+    if (has_backward(pass)) flash1_backward(counted, t);
+  } else {
+    const std::string prefix = c.algo == Algo::blocksparse ? "blocksparse" : "flash2";
+    flash2_forward(fwd, t, prefix);
+    if (has_backward(pass)) flash2_backward(counted, t, prefix);
+  }
+  return counted.kernels;
+}
+
+void check_size(const Config& c) {
+  const Problem& p = c.problem;
+  const double work = static_cast<double>(p.batch_heads()) * static_cast<double>(p.seqlen) *
+                      static_cast<double>(p.seqlen) * static_cast<double>(p.headdim);
+  if (work > kExecuteMaxWork)
+    throw InvalidInput("--count execute runs the algorithm on the CPU and allows B·H·N²·d <= " +
+                       std::to_string(static_cast<int64_t>(kExecuteMaxWork)) + " (got " +
+                       std::to_string(static_cast<int64_t>(work)) +
+                       "); use --count walk or formula for larger problems");
+}
+
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen) {
+  return seqlen - (batch_index * seqlen) / (2 * batch);
+}
+
+Matrix dropout_multipliers(const Problem& p, int64_t bh, uint64_t seed) {
+  Matrix z(p.seqlen, p.seqlen);
+  for (int64_t r = 0; r < p.seqlen; ++r) z.row(r) = dropout_row(p, bh, r, seed);
+  return z;
+}
+
+ScoreMask kept_scores(const Config& c, int64_t bh) {
+  const int64_t n = c.problem.seqlen;
+  ScoreMask keep = ScoreMask::Constant(n, n, true);
+  if (c.problem.causal)
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t col = r + 1; col < n; ++col) keep(r, col) = false;
+  if (c.algo == Algo::standard && c.problem.mask) {
+    const int64_t len = key_padding_length(bh / c.problem.heads, c.problem.batch, n);
+    keep.rightCols(n - len).setConstant(false);
+  }
+  if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
+    const int64_t br = c.tiling.block_r, bc = c.tiling.block_c;
+    const BlockMask mask(c.block_mask, (n + br - 1) / br, (n + bc - 1) / bc);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t col = 0; col < n; ++col)
+        if (!mask.nonzero(r / br, col / bc)) keep(r, col) = false;
+  }
+  return keep;
+}
+
+HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
+                            const ScoreMask* keep, const Matrix* z) {
+  const Eigen::Index n = q.rows();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.cols()));
+  Matrix s = scale * (q * k.transpose());
+  if (keep)
+    for (Eigen::Index r = 0; r < n; ++r)
+      for (Eigen::Index c = 0; c < n; ++c)
+        if (!(*keep)(r, c)) s(r, c) = kMinusInf;
+  Matrix p = Matrix::Zero(n, n);
+  HeadTensors h;
+  h.lse.resize(n, 1);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const double m = s.row(r).maxCoeff();
+    if (m == kMinusInf) {  // no kept score: O = 0, LSE = −∞
+      h.lse(r, 0) = kMinusInf;
+      continue;
+    }
+    p.row(r) = (s.row(r).array() - m).exp().matrix();
+    const double l = p.row(r).sum();
+    p.row(r) /= l;
+    h.lse(r, 0) = m + std::log(l);
+  }
+  const Matrix p_used = z ? Matrix(p.cwiseProduct(*z)) : p;
+  h.o = p_used * v;
+  if (d_o) {
+    h.dv = p_used.transpose() * *d_o;
+    Matrix dp = *d_o * v.transpose();
+    if (z) dp = dp.cwiseProduct(*z);
+    const Eigen::VectorXd delta = d_o->cwiseProduct(h.o).rowwise().sum();
+    const Matrix ds = p.cwiseProduct(dp.colwise() - delta);
+    h.dq = scale * (ds * k);
+    h.dk = scale * (ds.transpose() * q);
+  }
+  return h;
+}
+
+HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
+                            bool causal) {
+  if (!causal) return dense_reference(q, k, v, d_o, nullptr, nullptr);
+  const Eigen::Index n = q.rows();
+  ScoreMask keep(n, n);
+  for (Eigen::Index r = 0; r < n; ++r)
+    for (Eigen::Index c = 0; c < n; ++c) keep(r, c) = c <= r;
+  return dense_reference(q, k, v, d_o, &keep, nullptr);
+}
+
+ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inputs,
+                      uint64_t seed) {
+  validate(config);
+  check_size(config);
+  const Problem& p = config.problem;
+  const int64_t n = p.seqlen, d = p.headdim;
+  if (static_cast<int64_t>(inputs.size()) != p.batch_heads())
+    throw InvalidInput("execute: expected " + std::to_string(p.batch_heads()) +
+                       " heads of inputs (B·H), got " + std::to_string(inputs.size()));
+  std::vector<HeadMemory> heads;
+  heads.reserve(inputs.size());
+  for (const HeadTensors& in : inputs) {
+    auto shaped = [n, d](const Matrix& m) { return m.rows() == n && m.cols() == d; };
+    if (!shaped(in.q) || !shaped(in.k) || !shaped(in.v) ||
+        (has_backward(p.pass) && !shaped(in.d_o)))
+      throw InvalidInput("execute: inputs must be N × d (" + std::to_string(n) + " × " +
+                         std::to_string(d) + ")");
+    HeadMemory mem(p);
+    mem.at(Tensor::Q) = in.q;
+    mem.at(Tensor::K) = in.k;
+    mem.at(Tensor::V) = in.v;
+    if (has_backward(p.pass)) mem.at(Tensor::dO) = in.d_o;
+    heads.push_back(std::move(mem));
+  }
+
+  ExecuteResult result;
+  result.kernels = run_algorithm(config, heads, seed);
+  for (size_t bh = 0; bh < heads.size(); ++bh) {
+    HeadMemory& mem = heads[bh];
+    HeadTensors h;
+    h.q = inputs[bh].q;
+    h.k = inputs[bh].k;
+    h.v = inputs[bh].v;
+    h.d_o = inputs[bh].d_o;
+    h.o = mem.at(Tensor::O);
+    if (config.algo == Algo::flash1) {  // flash1 keeps ℓ and m; L = m + log ℓ
+      const Matrix& l = mem.at(Tensor::stat_l);
+      const Matrix& m = mem.at(Tensor::stat_m);
+      h.lse.resize(n, 1);
+      for (int64_t r = 0; r < n; ++r)
+        h.lse(r, 0) = l(r, 0) > 0 ? m(r, 0) + std::log(l(r, 0)) : kMinusInf;
+    } else if (config.algo != Algo::standard) {
+      h.lse = mem.at(Tensor::lse);
+    }
+    if (has_backward(p.pass)) {
+      h.dq = mem.at(Tensor::dQ);
+      h.dk = mem.at(Tensor::dK);
+      h.dv = mem.at(Tensor::dV);
+    }
+    result.heads.push_back(std::move(h));
+  }
+  return result;
+}
+
+std::vector<HeadTensors> random_inputs(const Problem& p, uint64_t seed, int64_t heads) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  auto draw = [&](int64_t rows, int64_t cols) {
+    Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+    return m;
+  };
+  std::vector<HeadTensors> inputs(static_cast<size_t>(std::max<int64_t>(heads, 0)));
+  for (HeadTensors& h : inputs) {  // dO drawn for every pass, so Q, K, V do not depend on it
+    h.q = draw(p.seqlen, p.headdim);
+    h.k = draw(p.seqlen, p.headdim);
+    h.v = draw(p.seqlen, p.headdim);
+    h.d_o = draw(p.seqlen, p.headdim);
+  }
+  return inputs;
+}
+
+ExecuteResult execute(const Config& config, uint64_t seed) {
+  validate(config);
+  check_size(config);  // before drawing B·H inputs
+  return execute(config, random_inputs(config.problem, seed, config.problem.batch_heads()), seed);
+}
+
+}  // namespace flashio::sim
