@@ -1,0 +1,88 @@
+// flashio-gui-bench: the speed figures of docs/gui.md (issue 5, "Speed"), measured, not
+// asserted. (1) window open: from constructing the window to its first frame with the
+// closed-form curves drawn; (2) parameter change: from setting N in the panel to the
+// closed-form curves redrawn and painted, over a series of N values (median and worst).
+// Run offscreen: QT_QPA_PLATFORM=offscreen ./flashio-gui-bench [--with-cache] [--repeats K]
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QSpinBox>
+#include <QTimer>
+
+#include "gui/block_size_view.h"
+#include "gui/main_window.h"
+#include "gui/parameter_panel.h"
+
+namespace {
+
+bool wait_data(flashio::gui::MainWindow& window, int timeout_ms) {
+  QEventLoop loop;
+  bool fired = false;
+  QObject::connect(&window, &flashio::gui::MainWindow::data_ready, &loop, [&] {
+    fired = true;
+    loop.quit();
+  });
+  QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+  loop.exec();
+  return fired;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool with_cache = false;
+  int repeats = 20;
+  for (int k = 1; k < argc; ++k) {
+    if (std::strcmp(argv[k], "--with-cache") == 0) with_cache = true;
+    else if (std::strcmp(argv[k], "--repeats") == 0 && k + 1 < argc) repeats = std::atoi(argv[++k]);
+  }
+  QElapsedTimer process;
+  process.start();
+  QApplication app(argc, argv);
+  const double app_ms = static_cast<double>(process.nsecsElapsed()) / 1e6;
+
+  flashio::gui::WindowOptions options;
+  options.use_settings = false;
+  options.cache_curves = with_cache;
+  QElapsedTimer open;
+  open.start();
+  flashio::gui::MainWindow window(options);
+  window.resize(1500, 950);
+  window.show();
+  if (!window.data() && !wait_data(window, 10000)) {
+    std::fprintf(stderr, "flashio-gui-bench: the first data never arrived\n");
+    return 1;
+  }
+  window.repaint();
+  const double open_ms = static_cast<double>(open.nsecsElapsed()) / 1e6;
+
+  std::vector<double> change_ms;
+  QSpinBox* seqlen = window.panel()->seqlen_box();
+  const int values[] = {1025, 2048, 97, 4096, 1024};
+  for (int r = 0; r < repeats; ++r) {
+    QElapsedTimer change;
+    change.start();
+    seqlen->setValue(values[r % 5]);
+    if (!wait_data(window, 10000)) {
+      std::fprintf(stderr, "flashio-gui-bench: no redraw after a change\n");
+      return 1;
+    }
+    window.repaint();  // paint the redrawn charts now, inside the measured time
+    change_ms.push_back(static_cast<double>(change.nsecsElapsed()) / 1e6);
+  }
+  std::sort(change_ms.begin(), change_ms.end());
+  std::printf("platform %s, L2-model curves %s\n", qPrintable(QApplication::platformName()),
+              with_cache ? "computing in the background" : "off");
+  std::printf("QApplication start: %.1f ms\n", app_ms);
+  std::printf("window open (construct, show, closed-form curves drawn, painted): %.1f ms\n", open_ms);
+  std::printf("parameter change to repainted closed-form curves over %d changes: median %.1f ms, "
+              "worst %.1f ms (last compute %.1f ms, last redraw of all views %.1f ms)\n",
+              repeats, change_ms[change_ms.size() / 2], change_ms.back(), window.last_compute_ms(),
+              window.last_redraw_ms());
+  return 0;
+}

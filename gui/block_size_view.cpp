@@ -1,0 +1,176 @@
+#include "gui/block_size_view.h"
+
+#include <map>
+#include <set>
+
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "gui/row_text.h"
+
+namespace flashio::gui {
+namespace {
+
+using Value = std::optional<double> (*)(const sim::Row&);
+std::optional<double> tensor_flops(const sim::Row& r) { return r.flops_tensor; }
+std::optional<double> convention_flops(const sim::Row& r) { return r.flops; }
+std::optional<double> time_of(const sim::Row& r) { return r.time_ms; }
+
+std::vector<ChartPoint> points_of(const std::vector<PlotRow>& rows, const std::string& source,
+                                  const std::string& algo, Value value) {
+  std::vector<ChartPoint> points;
+  std::set<double> seen;
+  for (const auto& p : rows) {
+    if (p.row.source != source || p.row.algo != algo) continue;
+    const auto v = value(p.row);
+    if (!v || !seen.insert(p.x).second) continue;
+    points.push_back({p.x, *v, row_tooltip(p.row), p.row});
+  }
+  return points;
+}
+
+QString x_title(const WorkbenchParams& params) {
+  switch (params.shape) {
+    case SweepShape::outer: return "block size B (flash1: Bc = B; flash2: Br = B; other min(B, d))";
+    case SweepShape::square: return "block size B (Br = Bc = B)";
+    case SweepShape::block_c: return "block size Bc (Br fixed)";
+    case SweepShape::block_r: return "block size Br (Bc fixed)";
+  }
+  return "block size";
+}
+
+}  // namespace
+
+BlockSizeView::BlockSizeView(QWidget* parent) : WorkbenchView(parent) {
+  flops_ = new ChartPanel("FLOPs the schedule executes (tensor cores)");
+  bytes_ = new ChartPanel("Bytes moved: io (SRAM ↔ L2/HBM), dram (after the L2)");
+  time_ = new ChartPanel("Runtime: roofline estimate and measured");
+  note_ = new QLabel();
+  note_->setWordWrap(true);
+  note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(flops_);
+  split->addWidget(bytes_);
+  split->addWidget(time_);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split, 1);
+  layout->addWidget(note_);
+}
+
+std::vector<std::pair<QString, QWidget*>> BlockSizeView::charts() {
+  return {{"block-flops", flops_}, {"block-bytes", bytes_}, {"block-time", time_}};
+}
+
+std::vector<sim::Row> BlockSizeView::rows() const {
+  std::vector<sim::Row> rows;
+  for (const ChartPanel* c : {flops_, bytes_, time_})
+    for (auto& r : c->rows()) rows.push_back(r);
+  return rows;
+}
+
+void BlockSizeView::redraw(const ViewInputs& inputs) {
+  if (!inputs.data) return;
+  const WorkbenchData& data = *inputs.data;
+  const WorkbenchParams& params = data.params;
+  for (ChartPanel* c : {flops_, bytes_, time_}) c->clear();
+
+  const ProblemKey key{params.problem.batch,   params.problem.heads,
+                       params.problem.seqlen,  params.problem.headdim,
+                       sim::to_string(params.problem.dtype), sim::to_string(params.problem.pass),
+                       params.problem.causal ? 1 : 0};
+  // Measured rows of this problem, drawn at the x their tiling has under the sweep shape.
+  std::map<std::string, std::vector<PlotRow>> measured;
+  if (inputs.loaded_rows)
+    for (const sim::Row& row : *inputs.loaded_rows) {
+      const auto algo = sim::parse_algo(row.algo);
+      if (!algo || !params.shows(*algo) || !row_matches(row, key) || row.source == "model" ||
+          row.source == "bound" || !row.block_r || !row.block_c)
+        continue;
+      const double x = *algo == sim::Algo::standard
+                           ? 0.0
+                           : static_cast<double>(swept_block(params, *algo, {*row.block_r, *row.block_c}));
+      measured[row.algo].push_back({x, row});
+    }
+
+  bool first = true;
+  for (const sim::Algo algo : params.algos) {
+    const std::string name = sim::to_string(algo);
+    const QString qname = QString::fromStdString(name);
+    const QColor color = algo_color(name);
+    flops_->add_series("flops model " + qname, SeriesKind::line, color,
+                       points_of(data.block_rows, "model", name, &tensor_flops));
+    if (first) {
+      flops_->add_series("flops convention 4BHN²d", SeriesKind::dotted, QColor(90, 90, 90),
+                         points_of(data.block_rows, "model", name, &convention_flops));
+      first = false;
+    }
+    bytes_->add_series("io model " + qname, SeriesKind::line, color,
+                       points_of(data.block_rows, "model", name, &io_bytes));
+    time_->add_series("time model " + qname, SeriesKind::line, color,
+                      points_of(data.block_rows, "model", name, &time_of));
+    if (inputs.cache_rows) {
+      bytes_->add_series("dram L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
+                         points_of(*inputs.cache_rows, "cache", name, &dram_bytes));
+      time_->add_series("time L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
+                        points_of(*inputs.cache_rows, "cache", name, &time_of));
+    }
+    if (auto it = measured.find(name); it != measured.end()) {
+      // Standard ignores the tiling: its measured value is drawn across the whole sweep.
+      std::vector<PlotRow> at = it->second;
+      if (algo == sim::Algo::standard) {
+        std::vector<PlotRow> spread;
+        for (const auto& p : at)
+          for (const int64_t b : sweep_blocks(params)) spread.push_back({static_cast<double>(b), p.row});
+        at = spread;
+      }
+      auto pts = [&](Value v) {
+        std::vector<ChartPoint> out;
+        for (const auto& p : at)
+          if (auto y = v(p.row)) out.push_back({p.x, *y, row_tooltip(p.row), p.row});
+        return out;
+      };
+      flops_->add_series("flops measured " + qname, SeriesKind::points, color, pts(&tensor_flops));
+      bytes_->add_series("io measured " + qname, SeriesKind::points, color, pts(&io_bytes));
+      bytes_->add_series("dram measured " + qname, SeriesKind::squares, color.darker(130),
+                         pts(&dram_bytes));
+      time_->add_series("time measured " + qname, SeriesKind::points, color, pts(&time_of));
+    }
+  }
+  // Bounds depend on M, not on the tiling: flat dashed lines across the sweep.
+  std::set<std::string> bound_names;
+  for (const auto& p : data.block_rows)
+    if (p.row.source == "bound") bound_names.insert(p.row.algo);
+  const std::vector<QColor> bound_colors = {QColor(60, 60, 60), QColor(140, 140, 140),
+                                            QColor(180, 120, 40), QColor(200, 80, 80)};
+  size_t k = 0;
+  for (const auto& b : bound_names)
+    bytes_->add_series("bound " + QString::fromStdString(b), SeriesKind::dashed,
+                       bound_colors[k++ % bound_colors.size()],
+                       points_of(data.block_rows, "bound", b, &io_bytes));
+
+  const QString xt = x_title(params);
+  flops_->finish(xt, "FLOPs", true, true);
+  bytes_->finish(xt, "bytes", true, true);
+  time_->finish(xt, "time (ms)", true, true);
+
+  QStringList notes;
+  for (const auto& [algo, limit] : data.block_fit_limit)
+    if (algo != sim::Algo::standard)
+      notes << (limit > 0 ? QStringLiteral("%1 tiles fit in M up to B = %2")
+                                .arg(QString::fromStdString(sim::to_string(algo)))
+                                .arg(limit)
+                          : QStringLiteral("%1: no swept tiling fits in M")
+                                .arg(QString::fromStdString(sim::to_string(algo))));
+  notes << (inputs.cache_rows ? QStringLiteral("L2-model curves: shown (replay_cache)")
+                              : QStringLiteral("L2-model curves: computing…"));
+  if (!data.skipped.empty())
+    notes << QStringLiteral("left out: %1").arg(QString::fromStdString(data.skipped.front()));
+  note_->setText(notes.join(QStringLiteral(" · ")));
+  Q_EMIT rows_changed();
+}
+
+}  // namespace flashio::gui

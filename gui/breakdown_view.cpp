@@ -1,0 +1,133 @@
+#include "gui/breakdown_view.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QCursor>
+#include <QLegend>
+#include <QPercentBarSeries>
+#include <QStackedBarSeries>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include "gui/chart_panel.h"
+#include "gui/size_text.h"
+
+namespace flashio::gui {
+
+BreakdownView::BreakdownView(QWidget* parent) : WorkbenchView(parent) {
+  view_ = new QChartView(new QChart());
+  view_->setRenderHint(QPainter::Antialiasing);
+  percent_ = new QCheckBox("show each bar as shares of its total (%)");
+  connect(percent_, &QCheckBox::toggled, this, [this] { rebuild(); });
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(view_, 1);
+  layout->addWidget(percent_);
+}
+
+std::vector<std::pair<QString, QWidget*>> BreakdownView::charts() {
+  return {{"breakdown", view_}};
+}
+
+std::vector<sim::Row> BreakdownView::rows() const {
+  return inputs_.data ? inputs_.data->breakdown_rows : std::vector<sim::Row>{};
+}
+
+void BreakdownView::redraw(const ViewInputs& inputs) {
+  inputs_ = inputs;
+  rebuild();
+  Q_EMIT rows_changed();
+}
+
+void BreakdownView::rebuild() {
+  QChart* chart = view_->chart();
+  chart->removeAllSeries();
+  for (QAbstractAxis* axis : chart->axes()) {
+    chart->removeAxis(axis);
+    delete axis;
+  }
+  if (!inputs_.data) return;
+  const WorkbenchData& data = *inputs_.data;
+  const auto& p = data.params.problem;
+  chart->setTitle(QStringLiteral("Bytes per tensor, B=%1 H=%2 N=%3 d=%4 %5%6, %7 (read + write)")
+                      .arg(p.batch).arg(p.heads).arg(p.seqlen).arg(p.headdim)
+                      .arg(QString::fromStdString(sim::to_string(p.dtype)),
+                           p.causal ? " causal" : "",
+                           QString::fromStdString(sim::to_string(p.pass))));
+  QAbstractBarSeries* series = percent_->isChecked()
+                                   ? static_cast<QAbstractBarSeries*>(new QPercentBarSeries())
+                                   : static_cast<QAbstractBarSeries*>(new QStackedBarSeries());
+  QStringList categories;
+  for (const auto& bar : data.breakdown) {
+    const std::string algo = sim::to_string(bar.algo);
+    QString tiling = QStringLiteral("tiling ignored");
+    if (bar.algo != sim::Algo::standard)
+      for (const auto& row : data.breakdown_rows)
+        if (row.algo == algo && row.kernel == "total" && row.block_r && row.block_c) {
+          tiling = QStringLiteral("Br×Bc %1×%2").arg(*row.block_r).arg(*row.block_c);
+          break;
+        }
+    const auto& t = bar.counts;
+    categories << QStringLiteral("%1: %2 (%3)")
+                      .arg(QString::fromStdString(algo),
+                           format_bytes_decimal(static_cast<double>(t.io_read_bytes() + t.io_write_bytes())),
+                           tiling);
+  }
+  double max_total = 0;
+  for (int ti = 0; ti < sim::kTensorCount; ++ti) {
+    const auto tensor = static_cast<sim::Tensor>(ti);
+    bool any = false;
+    for (const auto& bar : data.breakdown) {
+      const auto& b = bar.counts.of(tensor);
+      any = any || b.read_bytes + b.write_bytes > 0;
+    }
+    if (!any) continue;
+    auto* set = new QBarSet(QString::fromStdString(sim::to_string(tensor)));
+    for (const auto& bar : data.breakdown) {
+      const auto& b = bar.counts.of(tensor);
+      set->append(static_cast<double>(b.read_bytes + b.write_bytes));
+    }
+    connect(set, &QBarSet::hovered, this, [this, set, tensor](bool on, int index) {
+      if (!on || !inputs_.data || index < 0 ||
+          index >= static_cast<int>(inputs_.data->breakdown.size())) {
+        QToolTip::hideText();
+        return;
+      }
+      const auto& bar = inputs_.data->breakdown[static_cast<size_t>(index)];
+      const auto& b = bar.counts.of(tensor);
+      QToolTip::showText(QCursor::pos(),
+                         QStringLiteral("%1, tensor %2\nread %3 B (%4)\nwrite %5 B (%6)")
+                             .arg(QString::fromStdString(sim::to_string(bar.algo)), set->label(),
+                                  format_exact(static_cast<double>(b.read_bytes)),
+                                  format_bytes_decimal(static_cast<double>(b.read_bytes)),
+                                  format_exact(static_cast<double>(b.write_bytes)),
+                                  format_bytes_decimal(static_cast<double>(b.write_bytes))),
+                         view_);
+    });
+    series->append(set);
+  }
+  for (const auto& bar : data.breakdown)
+    max_total = std::max(max_total, static_cast<double>(bar.counts.io_read_bytes() +
+                                                        bar.counts.io_write_bytes()));
+  chart->addSeries(series);
+  auto* x_axis = new QBarCategoryAxis();
+  x_axis->append(categories);
+  auto* y_axis = new QValueAxis();
+  if (percent_->isChecked()) {
+    y_axis->setRange(0, 100);
+    y_axis->setTitleText("share of the algorithm's bytes (%)");
+  } else {
+    y_axis->setRange(0, max_total > 0 ? max_total * 1.05 : 1);
+    y_axis->setTitleText("bytes");
+    y_axis->setLabelFormat("%.3g");
+  }
+  chart->addAxis(x_axis, Qt::AlignBottom);
+  chart->addAxis(y_axis, Qt::AlignLeft);
+  series->attachAxis(x_axis);
+  series->attachAxis(y_axis);
+  chart->legend()->setAlignment(Qt::AlignRight);
+}
+
+}  // namespace flashio::gui

@@ -1,0 +1,31 @@
+// Breakdown view: bytes per tensor (Q, K, V, O, S, P, ℓ/m or LSE, dO, dQ, ...) as stacked bars,
+// one bar per algorithm, at the panel's current configuration: standard attention's N×N
+// matrices against FlashAttention's re-read Q/O (flash1) or K/V (flash2) tiles.
+#pragma once
+#include <QChartView>
+#include <QCheckBox>
+
+#include "gui/workbench_view.h"
+
+namespace flashio::gui {
+
+class BreakdownView : public WorkbenchView {
+  Q_OBJECT
+ public:
+  explicit BreakdownView(QWidget* parent = nullptr);
+  QString view_name() const override { return QStringLiteral("breakdown"); }
+  std::vector<std::pair<QString, QWidget*>> charts() override;
+  std::vector<sim::Row> rows() const override;
+  void redraw(const ViewInputs& inputs) override;
+
+  QChartView* chart_view() const { return view_; }
+
+ private:
+  void rebuild();
+
+  QChartView* view_;
+  QCheckBox* percent_;
+  ViewInputs inputs_;
+};
+
+}  // namespace flashio::gui

@@ -1,0 +1,163 @@
+#include "gui/command_line.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "gui/size_text.h"
+#include "sim/errors.h"
+#include "sim/hardware.h"
+
+namespace flashio::gui {
+namespace {
+
+// Options that take a value, and the switches; names as the runner spells them.
+const std::vector<std::string> kValueOptions = {
+    "algo", "batch", "heads", "seqlen", "headdim", "dtype", "pass", "sram", "block-r",
+    "block-c", "hw", "results", "view", "screenshot", "block-mask", "sweep", "shape",
+    "tiling-step"};
+const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
+
+int64_t positive(const std::string& option, const std::string& text, int64_t max) {
+  size_t used = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || v <= 0 || v > max)
+    throw sim::InvalidInput("--" + option + " must be a positive integer up to " +
+                            std::to_string(max) + ", not '" + text + "'");
+  return v;
+}
+
+}  // namespace
+
+std::string usage_text() {
+  return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
+         "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
+         "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
+         "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
+         "  [--screenshot FILE.png] [--tiling-step K] [--no-cache]\n";
+}
+
+ParseResult parse_command_line(const QStringList& arguments) {
+  ParseResult result;
+  CommandLine& cl = result.line;
+  WorkbenchParams& p = cl.params;
+  try {
+    for (int k = 0; k < arguments.size(); ++k) {
+      std::string arg = arguments[k].toStdString();
+      if (arg.rfind("--", 0) != 0)
+        throw sim::InvalidInput("unexpected argument '" + arg + "'; options start with --");
+      std::string name = arg.substr(2), value;
+      bool has_value = false;
+      if (auto eq = name.find('='); eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        has_value = true;
+      }
+      const bool is_switch = std::find(kSwitches.begin(), kSwitches.end(), name) != kSwitches.end();
+      const bool takes_value =
+          std::find(kValueOptions.begin(), kValueOptions.end(), name) != kValueOptions.end();
+      if (!is_switch && !takes_value) {
+        std::string allowed;
+        for (const auto& o : kValueOptions) allowed += (allowed.empty() ? "--" : ", --") + o;
+        for (const auto& o : kSwitches) allowed += ", --" + o;
+        throw sim::InvalidInput("unknown option --" + name + "; allowed: " + allowed);
+      }
+      if (takes_value && !has_value) {
+        if (k + 1 >= arguments.size()) throw sim::InvalidInput("--" + name + " needs a value");
+        value = arguments[++k].toStdString();
+      }
+      if (name == "help") cl.help = true;
+      else if (name == "no-cache") cl.no_cache = true;
+      else if (name == "causal") {
+        if (has_value && value != "0" && value != "1")
+          throw sim::InvalidInput("--causal takes no value, or =0 / =1 (one configuration)");
+        p.problem.causal = !has_value || value == "1";
+        cl.params_given = true;
+      } else if (name == "algo") {
+        p.algos.clear();
+        std::stringstream ss(value);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+          auto algo = sim::parse_algo(item);
+          if (!algo)
+            throw sim::InvalidInput("--algo '" + item + "' is not one of " + sim::allowed_algos());
+          p.algos.push_back(*algo);
+        }
+        if (p.algos.empty()) throw sim::InvalidInput("--algo needs one or more of " + sim::allowed_algos());
+        cl.params_given = true;
+      } else if (name == "batch") { p.problem.batch = positive(name, value, 1 << 20); cl.params_given = true; }
+      else if (name == "heads") { p.problem.heads = positive(name, value, 1 << 16); cl.params_given = true; }
+      else if (name == "seqlen") { p.problem.seqlen = positive(name, value, 1 << 20); cl.params_given = true; }
+      else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }
+      else if (name == "block-r") { p.block_r = positive(name, value, 65536); cl.params_given = true; }
+      else if (name == "block-c") { p.block_c = positive(name, value, 65536); cl.params_given = true; }
+      else if (name == "tiling-step") cl.tiling_step = static_cast<int>(positive(name, value, 1 << 20)) - 1;
+      else if (name == "dtype") {
+        auto t = sim::parse_dtype(value);
+        if (!t) throw sim::InvalidInput("--dtype '" + value + "' is not one of " + sim::allowed_dtypes());
+        p.problem.dtype = *t;
+        cl.params_given = true;
+      } else if (name == "pass") {
+        auto t = sim::parse_pass(value);
+        if (!t) throw sim::InvalidInput("--pass '" + value + "' is not one of " + sim::allowed_passes());
+        p.problem.pass = *t;
+        cl.params_given = true;
+      } else if (name == "sram") {
+        auto bytes = parse_size_bytes(value);
+        if (!bytes || *bytes > (int64_t{1} << 30))
+          throw sim::InvalidInput("--sram '" + value +
+                                  "' is not a size up to 1 GiB: a number of bytes, or with KiB, "
+                                  "MiB (1024-based) or KB, MB (1000-based)");
+        p.sram_bytes = *bytes;
+        cl.params_given = true;
+      } else if (name == "hw") {
+        if (!sim::is_hardware_preset(value)) {
+          std::string names;
+          for (const auto& n : sim::hardware_preset_names()) names += (names.empty() ? "" : ", ") + n;
+          throw sim::InvalidInput("--hw '" + value + "' is not a preset: " + names);
+        }
+        p.hw_name = value;
+        cl.params_given = true;
+      } else if (name == "block-mask") {
+        p.block_mask = value;
+        sim::validate_block_mask_spec({value});
+        cl.params_given = true;
+      } else if (name == "sweep") {
+        const auto colon = value.find(':');
+        if (colon == std::string::npos)
+          throw sim::InvalidInput("--sweep takes MIN:MAX block sizes (e.g. 16:512), not '" + value + "'");
+        p.sweep_min = positive(name, value.substr(0, colon), 65536);
+        p.sweep_max = positive(name, value.substr(colon + 1), 65536);
+        if (p.sweep_max < p.sweep_min)
+          throw sim::InvalidInput("--sweep MIN:MAX needs MIN <= MAX, not '" + value + "'");
+        cl.params_given = true;
+      } else if (name == "shape") {
+        auto s = parse_sweep_shape(value);
+        if (!s) throw sim::InvalidInput("--shape '" + value + "' is not one of outer, square, block-c, block-r");
+        p.shape = *s;
+        cl.params_given = true;
+      } else if (name == "results") cl.results_paths << QString::fromStdString(value);
+      else if (name == "view") {
+        if (value != "block" && value != "scaling" && value != "breakdown" && value != "tiling")
+          throw sim::InvalidInput("--view '" + value + "' is not one of block, scaling, breakdown, tiling");
+        cl.view = QString::fromStdString(value);
+      } else if (name == "screenshot") {
+        if (value.empty()) throw sim::InvalidInput("--screenshot needs a file name (.png)");
+        cl.screenshot_path = QString::fromStdString(value);
+      }
+    }
+    if (cl.params_given) {
+      sim::Problem probe = p.problem;
+      sim::validate(probe);
+    }
+  } catch (const sim::InvalidInput& e) {
+    result.error = e.what();
+  }
+  return result;
+}
+
+}  // namespace flashio::gui

@@ -1,0 +1,378 @@
+#include "gui/main_window.h"
+
+#include <exception>
+#include <map>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPromise>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "gui/block_size_view.h"
+#include "gui/breakdown_view.h"
+#include "gui/chart_panel.h"
+#include "gui/parameter_panel.h"
+#include "gui/rows_model.h"
+#include "gui/scaling_view.h"
+#include "gui/tiling_view.h"
+#include "sim/cache_replay.h"
+
+namespace flashio::gui {
+
+std::vector<PlotRow> compute_cache_rows(const WorkbenchData& data, const ProgressFn& progress) {
+  std::vector<PlotRow> out;
+  std::vector<const PlotRow*> model;
+  for (const auto& p : data.block_rows)
+    if (p.row.source == "model") model.push_back(&p);
+  // Standard ignores the tiling: replay it once and draw it across the sweep.
+  std::map<std::string, sim::Row> standard_done;
+  int done = 0;
+  for (const PlotRow* p : model) {
+    if (progress && !progress(done, static_cast<int>(model.size()))) return out;
+    ++done;
+    const auto algo = sim::parse_algo(p->row.algo);
+    if (!algo || !p->row.block_r || !p->row.block_c) continue;
+    if (*algo == sim::Algo::standard && !standard_done.empty()) {
+      out.push_back({p->x, standard_done.begin()->second});
+      continue;
+    }
+    sim::Config config = current_config(data.params, *algo);
+    config.tiling = {*p->row.block_r, *p->row.block_c};
+    try {
+      for (auto& row : sim::cache_rows(sim::replay_cache(config)))
+        if (row.kernel == "total") {
+          if (*algo == sim::Algo::standard) standard_done.emplace("standard", row);
+          out.push_back({p->x, std::move(row)});
+        }
+    } catch (const std::exception&) {
+      // The closed form accepted this configuration, so the replay does too; nothing to draw.
+    }
+  }
+  if (progress) progress(done, done);
+  return out;
+}
+
+MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), options_(options) {
+  setWindowTitle("flashio — why FlashAttention is fast");
+  panel_ = new ParameterPanel();
+  auto* scroll = new QScrollArea();
+  scroll->setWidget(panel_);
+  scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(300);
+  auto* panel_dock = new QDockWidget("Parameters");
+  panel_dock->setObjectName("parameters");
+  panel_dock->setWidget(scroll);
+  panel_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, panel_dock);
+
+  block_ = new BlockSizeView();
+  scaling_ = new ScalingView();
+  breakdown_ = new BreakdownView();
+  tiling_ = new TilingView();
+  views_ = {block_, scaling_, breakdown_, tiling_};
+  tabs_ = new QTabWidget();
+  tabs_->addTab(block_, "Block size");
+  tabs_->addTab(scaling_, "Scaling");
+  tabs_->addTab(breakdown_, "Breakdown");
+  tabs_->addTab(tiling_, "Tiling (teaching)");
+  setCentralWidget(tabs_);
+
+  rows_model_ = new RowsModel(this);
+  table_ = new QTableView();
+  table_->setModel(rows_model_);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->verticalHeader()->setDefaultSectionSize(20);
+  auto* table_dock = new QDockWidget("Rows behind the charts");
+  table_dock->setObjectName("rows");
+  table_dock->setWidget(table_);
+  addDockWidget(Qt::BottomDockWidgetArea, table_dock);
+
+  status_ = new QLabel();
+  progress_ = new QProgressBar();
+  progress_->setMaximumWidth(220);
+  progress_->setVisible(false);
+  cancel_ = new QPushButton("Cancel");
+  cancel_->setVisible(false);
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    cache_watcher_.cancel();
+    data_watcher_.cancel();
+    status_->setText("cancelled");
+  });
+
+  build_menus();
+  connect(panel_, &ParameterPanel::params_changed, this, &MainWindow::recompute);
+  connect(&data_watcher_, &QFutureWatcher<WorkbenchData>::finished, this,
+          &MainWindow::on_data_finished);
+  connect(&cache_watcher_, &QFutureWatcher<std::vector<PlotRow>>::finished, this,
+          &MainWindow::on_cache_finished);
+  connect(&cache_watcher_, &QFutureWatcher<std::vector<PlotRow>>::progressValueChanged, this,
+          [this](int v) { progress_->setValue(v); });
+  connect(&cache_watcher_, &QFutureWatcher<std::vector<PlotRow>>::progressRangeChanged, this,
+          [this](int lo, int hi) { progress_->setRange(lo, hi); });
+  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::update_table);
+  for (WorkbenchView* v : views_)
+    connect(v, &WorkbenchView::rows_changed, this, [this, v] {
+      if (v == current_view()) update_table();
+    });
+
+  inputs_.loaded_rows = std::make_shared<const std::vector<sim::Row>>();
+  resize(1500, 950);
+  if (options_.use_settings) restore_settings();
+  recompute();
+}
+
+MainWindow::~MainWindow() { cancel_work(); }
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  QAction* load = file->addAction("&Load results CSV…");
+  load->setShortcut(QKeySequence::Open);
+  connect(load, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Load results (flashio profile CSV)",
+                                                      {}, "CSV (*.csv);;All files (*)");
+    if (path.isEmpty()) return;
+    QString error;
+    if (!load_results_file(path, &error)) QMessageBox::warning(this, "Cannot load results", error);
+  });
+  QAction* clear = file->addAction("&Clear loaded results");
+  connect(clear, &QAction::triggered, this, &MainWindow::clear_results);
+  QAction* exp = file->addAction("&Export current view (PNG, SVG, CSV)…");
+  exp->setShortcut(QKeySequence("Ctrl+E"));
+  connect(exp, &QAction::triggered, this, [this] {
+    const QString base = QFileDialog::getSaveFileName(
+        this, "Export: charts as BASE-<chart>.png/.svg, data as BASE.csv", current_view()->view_name(),
+        "Base name (*)");
+    if (base.isEmpty()) return;
+    QStringList written;
+    QString error;
+    if (!export_view(current_view(), base, &written, &error))
+      QMessageBox::warning(this, "Export failed", error);
+    else
+      status_->setText("wrote " + written.join(", "));
+  });
+  file->addSeparator();
+  QAction* quit = file->addAction("&Quit");
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+  QMenu* view = menuBar()->addMenu("&View");
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+}
+
+WorkbenchView* MainWindow::current_view() const {
+  return static_cast<WorkbenchView*>(tabs_->currentWidget());
+}
+
+bool MainWindow::show_view(const QString& name) {
+  for (WorkbenchView* v : views_)
+    if (v->view_name() == name) {
+      tabs_->setCurrentWidget(v);
+      return true;
+    }
+  return false;
+}
+
+void MainWindow::set_params(const WorkbenchParams& params) { panel_->set_params(params); }
+
+void MainWindow::cancel_work() {
+  data_watcher_.cancel();
+  cache_watcher_.cancel();
+  data_watcher_.waitForFinished();
+  cache_watcher_.waitForFinished();
+}
+
+void MainWindow::recompute() {
+  change_timer_.start();
+  if (data_watcher_.isRunning()) {
+    // Let the running closed-form sweep finish (it is short) and start again from there.
+    pending_ = true;
+    data_watcher_.cancel();
+    return;
+  }
+  cache_watcher_.cancel();
+  pending_ = false;
+  const WorkbenchParams params = panel_->params();
+  status_->setText("computing…");
+  data_watcher_.setFuture(QtConcurrent::run([params](QPromise<WorkbenchData>& promise) {
+    WorkbenchData data = compute_workbench(params, [&promise](int, int) {
+      return !promise.isCanceled();
+    });
+    if (!promise.isCanceled()) promise.addResult(std::move(data));
+  }));
+}
+
+void MainWindow::on_data_finished() {
+  if (pending_ || data_watcher_.isCanceled() || data_watcher_.future().resultCount() == 0) {
+    if (pending_) recompute();
+    return;
+  }
+  last_compute_ms_ = static_cast<double>(change_timer_.nsecsElapsed()) / 1e6;
+  inputs_.data = std::make_shared<const WorkbenchData>(data_watcher_.result());
+  inputs_.cache_rows = nullptr;
+  QElapsedTimer redraw;
+  redraw.start();
+  redraw_all();
+  last_redraw_ms_ = static_cast<double>(redraw.nsecsElapsed()) / 1e6;
+  const double total_ms = static_cast<double>(change_timer_.nsecsElapsed()) / 1e6;
+  status_->setText(QStringLiteral("closed form: %1 configurations, change to redraw %2 ms")
+                       .arg(inputs_.data->block_rows.size() + inputs_.data->seqlen_rows.size() +
+                            inputs_.data->sram_rows.size())
+                       .arg(total_ms, 0, 'f', 1));
+  Q_EMIT data_ready();
+  if (options_.cache_curves) start_cache();
+}
+
+void MainWindow::start_cache() {
+  cache_watcher_.cancel();
+  cache_watcher_.waitForFinished();
+  const auto data = inputs_.data;
+  progress_->setVisible(true);
+  cancel_->setVisible(true);
+  progress_->setFormat("L2 model %v/%m");
+  cache_watcher_.setFuture(QtConcurrent::run([data](QPromise<std::vector<PlotRow>>& promise) {
+    auto rows = compute_cache_rows(*data, [&promise](int done, int total) {
+      promise.setProgressRange(0, total);
+      promise.setProgressValue(done);
+      return !promise.isCanceled();
+    });
+    if (!promise.isCanceled()) promise.addResult(std::move(rows));
+  }));
+}
+
+void MainWindow::on_cache_finished() {
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  if (cache_watcher_.isCanceled() || cache_watcher_.future().resultCount() == 0) return;
+  inputs_.cache_rows = std::make_shared<const std::vector<PlotRow>>(cache_watcher_.result());
+  block_->redraw(inputs_);
+  Q_EMIT cache_ready_signal();
+}
+
+void MainWindow::redraw_all() {
+  for (WorkbenchView* v : views_) v->redraw(inputs_);
+}
+
+void MainWindow::update_table() {
+  if (WorkbenchView* v = current_view()) rows_model_->set_rows(v->rows());
+}
+
+bool MainWindow::load_results_file(const QString& path, QString* error) {
+  try {
+    auto rows = sim::read_rows_csv_file(path.toStdString());
+    auto all = std::make_shared<std::vector<sim::Row>>(*inputs_.loaded_rows);
+    const size_t added = rows.size();
+    for (auto& r : rows) all->push_back(std::move(r));
+    inputs_.loaded_rows = all;
+    if (inputs_.data) redraw_all();
+    status_->setText(QStringLiteral("loaded %1 rows from %2").arg(added).arg(QFileInfo(path).fileName()));
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
+void MainWindow::clear_results() {
+  inputs_.loaded_rows = std::make_shared<const std::vector<sim::Row>>();
+  if (inputs_.data) redraw_all();
+}
+
+bool MainWindow::export_view(WorkbenchView* view, const QString& base, QStringList* written,
+                             QString* error) {
+  for (const auto& [name, widget] : view->charts()) {
+    const QString stem = base + "-" + name;
+    if (!export_png(widget, stem + ".png") ||
+        !export_svg(widget, stem + ".svg", name)) {
+      if (error) *error = "cannot write " + stem + ".png/.svg";
+      return false;
+    }
+    if (written) *written << stem + ".png" << stem + ".svg";
+  }
+  if (!write_rows_csv(view->rows(), base + ".csv", error)) return false;
+  if (written) *written << base + ".csv";
+  return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (options_.use_settings) save_settings();
+  cancel_work();
+  event->accept();
+}
+
+void MainWindow::save_settings() {
+  QSettings s("flashio", "flashio-gui");
+  const WorkbenchParams p = panel_->params();
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  s.setValue("window/view", current_view()->view_name());
+  s.setValue("problem/batch", static_cast<qlonglong>(p.problem.batch));
+  s.setValue("problem/heads", static_cast<qlonglong>(p.problem.heads));
+  s.setValue("problem/seqlen", static_cast<qlonglong>(p.problem.seqlen));
+  s.setValue("problem/headdim", static_cast<qlonglong>(p.problem.headdim));
+  s.setValue("problem/dtype", QString::fromStdString(sim::to_string(p.problem.dtype)));
+  s.setValue("problem/pass", QString::fromStdString(sim::to_string(p.problem.pass)));
+  s.setValue("problem/causal", p.problem.causal);
+  s.setValue("hw/name", QString::fromStdString(p.hw_name));
+  s.setValue("hw/sram_bytes", static_cast<qlonglong>(p.sram_bytes));
+  QStringList algos;
+  for (auto a : p.algos) algos << QString::fromStdString(sim::to_string(a));
+  s.setValue("algos", algos.join(","));
+  s.setValue("blocks/mask", QString::fromStdString(p.block_mask));
+  s.setValue("blocks/min", static_cast<qlonglong>(p.sweep_min));
+  s.setValue("blocks/max", static_cast<qlonglong>(p.sweep_max));
+  s.setValue("blocks/shape", QString::fromStdString(to_string(p.shape)));
+  s.setValue("blocks/block_r", static_cast<qlonglong>(p.block_r));
+  s.setValue("blocks/block_c", static_cast<qlonglong>(p.block_c));
+}
+
+void MainWindow::restore_settings() {
+  QSettings s("flashio", "flashio-gui");
+  if (!s.contains("problem/seqlen")) return;
+  WorkbenchParams p;
+  p.problem.batch = s.value("problem/batch", 64).toLongLong();
+  p.problem.heads = s.value("problem/heads", 16).toLongLong();
+  p.problem.seqlen = s.value("problem/seqlen", 1024).toLongLong();
+  p.problem.headdim = s.value("problem/headdim", 64).toLongLong();
+  p.problem.dtype = sim::parse_dtype(s.value("problem/dtype").toString().toStdString()).value_or(sim::DType::fp16);
+  p.problem.pass = sim::parse_pass(s.value("problem/pass").toString().toStdString()).value_or(sim::Pass::fwd);
+  p.problem.causal = s.value("problem/causal", false).toBool();
+  const std::string hw = s.value("hw/name", "h200").toString().toStdString();
+  p.hw_name = sim::is_hardware_preset(hw) ? hw : "h200";
+  p.sram_bytes = s.value("hw/sram_bytes", 0).toLongLong();
+  p.algos.clear();
+  for (const QString& a : s.value("algos").toString().split(',', Qt::SkipEmptyParts))
+    if (auto algo = sim::parse_algo(a.toStdString())) p.algos.push_back(*algo);
+  p.block_mask = s.value("blocks/mask", "banded:2").toString().toStdString();
+  p.sweep_min = s.value("blocks/min", 16).toLongLong();
+  p.sweep_max = s.value("blocks/max", 512).toLongLong();
+  p.shape = parse_sweep_shape(s.value("blocks/shape").toString().toStdString()).value_or(SweepShape::outer);
+  p.block_r = s.value("blocks/block_r", 0).toLongLong();
+  p.block_c = s.value("blocks/block_c", 0).toLongLong();
+  {
+    const QSignalBlocker block(panel_);
+    panel_->set_params(p);
+  }
+  restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());
+  show_view(s.value("window/view", "block").toString());
+}
+
+}  // namespace flashio::gui

@@ -1,0 +1,53 @@
+// ParameterPanel: the left-hand panel (problem, hardware, M, algorithms, block-size range).
+// It emits params_changed on every edit; the main window recomputes off the GUI thread.
+#pragma once
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QSpinBox>
+#include <QWidget>
+
+#include "gui/workbench_params.h"
+
+namespace flashio::gui {
+
+class ParameterPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ParameterPanel(QWidget* parent = nullptr);
+
+  WorkbenchParams params() const;
+  // Sets every widget without emitting params_changed for each; emits once at the end.
+  void set_params(const WorkbenchParams& params);
+
+  // The widgets, for tests that drive the panel the way a person would.
+  QSpinBox* seqlen_box() const { return seqlen_; }
+  QSpinBox* headdim_box() const { return headdim_; }
+  QSpinBox* sram_box() const { return sram_; }
+  QSlider* sram_slider() const { return sram_slider_; }
+  QCheckBox* algo_box(sim::Algo algo) const;
+
+ Q_SIGNALS:
+  void params_changed();
+
+ private:
+  void sync_sram_label();
+  void on_sram_slider(int position);
+  void on_sram_box(int bytes);
+  void emit_changed();
+
+  QSpinBox *batch_, *heads_, *seqlen_, *headdim_;
+  QComboBox *dtype_, *pass_, *hw_, *shape_;
+  QCheckBox* causal_;
+  QSpinBox* sram_;
+  QSlider* sram_slider_;
+  QLabel* sram_label_;
+  QCheckBox* algos_[4];
+  QLineEdit* block_mask_;
+  QSpinBox *sweep_min_, *sweep_max_, *block_r_, *block_c_;
+  bool quiet_ = false;
+};
+
+}  // namespace flashio::gui

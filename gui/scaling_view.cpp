@@ -1,0 +1,107 @@
+#include "gui/scaling_view.h"
+
+#include <set>
+
+#include <QHBoxLayout>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "gui/row_text.h"
+#include "gui/size_text.h"
+
+namespace flashio::gui {
+namespace {
+
+std::vector<ChartPoint> io_series(const std::vector<PlotRow>& rows, const std::string& source,
+                                  const std::string& algo) {
+  std::vector<ChartPoint> points;
+  for (const auto& p : rows)
+    if (p.row.source == source && p.row.algo == algo)
+      if (auto io = io_bytes(p.row)) points.push_back({p.x, *io, row_tooltip(p.row), p.row});
+  return points;
+}
+
+QString fit_line(const SlopeFit& fit, double theory, const QString& over) {
+  if (fit.points == 0)
+    return QStringLiteral("%1: too few points to fit").arg(QString::fromStdString(fit.algo));
+  return QStringLiteral("<b>%1</b>: fitted slope <b>%2</b> over %3 (%4 points); Theorem 2: %5")
+      .arg(QString::fromStdString(fit.algo))
+      .arg(fit.slope, 0, 'f', 3)
+      .arg(over)
+      .arg(fit.points)
+      .arg(theory);
+}
+
+}  // namespace
+
+ScalingView::ScalingView(QWidget* parent) : WorkbenchView(parent) {
+  seqlen_ = new ChartPanel("io against sequence length N (rule tiling at the current M)");
+  sram_ = new ChartPanel("io against SRAM size M (rule tiling at each M)");
+  fits_ = new QLabel();
+  fits_->setWordWrap(true);
+  fits_->setTextFormat(Qt::RichText);
+  fits_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(seqlen_);
+  split->addWidget(sram_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split, 1);
+  layout->addWidget(fits_);
+}
+
+std::vector<std::pair<QString, QWidget*>> ScalingView::charts() {
+  return {{"scaling-seqlen", seqlen_}, {"scaling-sram", sram_}};
+}
+
+std::vector<sim::Row> ScalingView::rows() const {
+  auto rows = seqlen_->rows();
+  for (auto& r : sram_->rows()) rows.push_back(r);
+  return rows;
+}
+
+void ScalingView::redraw(const ViewInputs& inputs) {
+  if (!inputs.data) return;
+  const WorkbenchData& data = *inputs.data;
+  seqlen_->clear();
+  sram_->clear();
+  for (const sim::Algo algo : data.params.algos) {
+    const std::string name = sim::to_string(algo);
+    const QString qname = QString::fromStdString(name);
+    seqlen_->add_series("io model " + qname, SeriesKind::line, algo_color(name),
+                        io_series(data.seqlen_rows, "model", name));
+    sram_->add_series("io model " + qname, SeriesKind::line, algo_color(name),
+                      io_series(data.sram_rows, "model", name));
+  }
+  std::set<std::string> bounds;
+  for (const auto& p : data.sram_rows)
+    if (p.row.source == "bound") bounds.insert(p.row.algo);
+  for (const auto& b : bounds)
+    if (b != "standard_theta")  // flat in M and far above; its shape is the N chart's business
+      sram_->add_series("bound " + QString::fromStdString(b), SeriesKind::dashed,
+                        b == "saha_ye" ? QColor(180, 120, 40) : QColor(90, 90, 90),
+                        io_series(data.sram_rows, "bound", b));
+  const int64_t e = sim::element_bytes(data.params.problem.dtype);
+  const int64_t d = data.params.problem.headdim;
+  sram_->add_marker(QStringLiteral("M = d² = %1 elements (Saha–Ye crossover)").arg(d * d),
+                    data.crossover_sram_bytes, QColor(180, 120, 40));
+  sram_->add_marker(QStringLiteral("current M = %1").arg(format_bytes_binary(
+                        static_cast<double>(effective_sram_bytes(data.params)))),
+                    static_cast<double>(effective_sram_bytes(data.params)), QColor(120, 120, 200));
+  seqlen_->finish("sequence length N", "io bytes", true, true);
+  sram_->finish(QStringLiteral("M (bytes; %1 B per element)").arg(e), "io bytes", true, true);
+
+  QStringList lines;
+  for (const auto& f : data.seqlen_fits)
+    lines << fit_line(f, 2, QStringLiteral("N = %1..%2").arg(f.x_from).arg(f.x_to)) +
+                 (f.algo == "standard" ? QStringLiteral(" (standard: Θ(Nd + N²), also 2)") : QString());
+  for (const auto& f : data.sram_fits)
+    lines << fit_line(f, -1, QStringLiteral("M = %1..%2")
+                                 .arg(format_bytes_binary(f.x_from), format_bytes_binary(f.x_to))) +
+                 (f.algo == "standard" ? QStringLiteral(" (standard does not depend on M: 0)")
+                                       : QString());
+  fits_->setText(lines.join("<br>"));
+  Q_EMIT rows_changed();
+}
+
+}  // namespace flashio::gui

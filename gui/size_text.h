@@ -1,0 +1,23 @@
+// Sizes as people type and read them: "227KiB" (1024-based), "192KB" (1000-based), "4096" or
+// "4096B" (bytes), the same spellings as the runner's --sram (shared/DESIGN.md, "The command
+// line"). Formatting picks the unit so tooltips stay short; exact values sit beside it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <QString>
+
+namespace flashio::gui {
+
+// nullopt when the text is not a positive whole number of bytes with a known suffix.
+std::optional<int64_t> parse_size_bytes(const std::string& text);
+
+// "227 KiB", "1.50 MiB", "512 B": 1024-based units, three significant digits.
+QString format_bytes_binary(double bytes);
+// "2.29 GB": 1000-based, as the profiler's counters are usually quoted.
+QString format_bytes_decimal(double bytes);
+// "1,234,567": every digit, for tooltips ("exact values").
+QString format_exact(double value);
+
+}  // namespace flashio::gui

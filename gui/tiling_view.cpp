@@ -1,0 +1,429 @@
+#include "gui/tiling_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QPainter>
+#include <QPainterPath>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "gui/size_text.h"
+#include "sim/errors.h"
+#include "sim/simulate.h"
+
+namespace flashio::gui {
+
+// Paints the score grid, the Q/K/V/O tiles and the byte tally for one step of a trace.
+class TilingCanvas : public QWidget {
+ public:
+  explicit TilingCanvas(QWidget* parent = nullptr) : QWidget(parent) {
+    setMinimumSize(640, 380);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+  }
+  void show(const TilingTrace* trace, const RowStats* stats, int step, int64_t standard_bytes) {
+    trace_ = trace;
+    stats_ = stats;
+    step_ = step;
+    standard_bytes_ = standard_bytes;
+    update();
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+
+ private:
+  const TilingTrace* trace_ = nullptr;
+  const RowStats* stats_ = nullptr;
+  int step_ = -1;
+  int64_t standard_bytes_ = 0;
+};
+
+namespace {
+const QColor kDone(0xc7, 0xe9, 0xc0), kCurrent(0xfd, 0x8d, 0x3c), kSkipped(0xe0, 0xe0, 0xe0),
+    kSram(0xfd, 0xd0, 0xa2), kRead(0xd6, 0x27, 0x28), kWrite(0x1f, 0x77, 0xb4);
+}
+
+void TilingCanvas::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  if (!trace_ || trace_->grid.n == 0) return;
+  const sim::TileGrid& g = trace_->grid;
+  const TraceStep* step = step_ >= 0 ? &trace_->steps[static_cast<size_t>(step_)] : nullptr;
+  const int64_t n = g.n;
+  const double top = 34, left = 40;
+  const double side = std::min(height() - top - 110.0, width() * 0.48);
+  const double cell = side / static_cast<double>(n);
+
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.drawText(QPointF(left, 18), QStringLiteral("score matrix S = QKᵀ (%1 × %1), tiles %2 × %3")
+                                    .arg(n).arg(g.br).arg(g.bc));
+  p.setFont(font());
+
+  // Which tiles were visited before this step (in the forward kernel's order).
+  std::vector<char> done(static_cast<size_t>(g.tr * g.tc), 0);
+  for (int s = 0; s < step_; ++s) {
+    const auto& st = trace_->steps[static_cast<size_t>(s)];
+    if (st.i >= 0 && st.j >= 0 && st.flops.tensor > 0) done[static_cast<size_t>(st.i * g.tc + st.j)] = 1;
+  }
+  for (int64_t i = 0; i < g.tr; ++i)
+    for (int64_t j = 0; j < g.tc; ++j) {
+      const QRectF r(left + j * g.bc * cell, top + i * g.br * cell, g.cols_in(j) * cell,
+                     g.rows_in(i) * cell);
+      QColor fill = Qt::white;
+      if (!trace_->visits(i, j)) fill = kSkipped;
+      else if (step && step->i == i && step->j == j && step->flops.tensor > 0) fill = kCurrent;
+      else if (done[static_cast<size_t>(i * g.tc + j)]) fill = kDone;
+      p.fillRect(r, fill);
+      if (!trace_->visits(i, j)) {
+        p.fillRect(r, QBrush(QColor(150, 150, 150), Qt::BDiagPattern));
+        if (r.width() > 40 && r.height() > 14) {
+          p.setPen(QColor(110, 110, 110));
+          p.drawText(r, Qt::AlignCenter, QStringLiteral("skipped"));
+        }
+      }
+    }
+  // Causal: scores above the diagonal inside visited tiles are masked, not computed.
+  if (trace_->config.problem.causal) {
+    QPainterPath masked;
+    masked.moveTo(left + cell, top);
+    masked.lineTo(left + side, top);
+    masked.lineTo(left + side, top + side - cell);
+    masked.closeSubpath();
+    p.fillPath(masked, QBrush(QColor(120, 120, 120, 90), Qt::Dense6Pattern));
+  }
+  p.setPen(QPen(QColor(235, 235, 235), 0.5));
+  if (cell >= 4)
+    for (int64_t x = 0; x <= n; ++x) {
+      p.drawLine(QPointF(left + x * cell, top), QPointF(left + x * cell, top + side));
+      p.drawLine(QPointF(left, top + x * cell), QPointF(left + side, top + x * cell));
+    }
+  p.setPen(QPen(QColor(60, 60, 60), 1.5));
+  for (int64_t j = 0; j <= g.tc; ++j) {
+    const double x = left + std::min(j * g.bc, n) * cell;
+    p.drawLine(QPointF(x, top), QPointF(x, top + side));
+  }
+  for (int64_t i = 0; i <= g.tr; ++i) {
+    const double y = top + std::min(i * g.br, n) * cell;
+    p.drawLine(QPointF(left, y), QPointF(left + side, y));
+  }
+  if (stats_) {
+    p.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
+    p.drawRect(QRectF(left, top + stats_->row * cell, side, cell));
+  }
+  p.setPen(Qt::black);
+  p.drawText(QRectF(left, top + side + 2, side, 16), Qt::AlignCenter, "j: K, V tiles (Bc) →");
+  p.save();
+  p.translate(left - 8, top + side / 2);
+  p.rotate(-90);
+  p.drawText(QRectF(-side / 2, -14, side, 16), Qt::AlignCenter, "i: Q, O tiles (Br) →");
+  p.restore();
+
+  // Q, K, V, O strips: the tiles in SRAM this step, and what moved.
+  const double sx = left + side + 30, strip_w = 34, gap = 18;
+  const char* names[4] = {"Q", "K", "V", "O"};
+  for (int k = 0; k < 4; ++k) {
+    const bool by_rows = k == 0 || k == 3;
+    const int64_t block = by_rows ? g.br : g.bc;
+    const int64_t tiles = by_rows ? g.tr : g.tc;
+    const int64_t current = step ? (by_rows ? step->i : step->j) : -1;
+    const double x = sx + k * (strip_w + gap);
+    p.setFont(bold);
+    p.setPen(Qt::black);
+    p.drawText(QRectF(x, top - 16, strip_w, 14), Qt::AlignCenter, names[k]);
+    p.setFont(font());
+    for (int64_t t = 0; t < tiles; ++t) {
+      const double y0 = top + t * block * cell;
+      const double h = static_cast<double>(std::min(block, n - t * block)) * cell;
+      const QRectF r(x, y0, strip_w, h);
+      p.fillRect(r, t == current ? kSram : QColor(250, 250, 250));
+      bool read = false, written = false;
+      if (step)
+        for (const auto& tr : step->transfers) {
+          const bool same_tensor =
+              (k == 0 && tr.tensor == sim::Tensor::Q) || (k == 1 && tr.tensor == sim::Tensor::K) ||
+              (k == 2 && tr.tensor == sim::Tensor::V) ||
+              (k == 3 && (tr.tensor == sim::Tensor::O || tr.tensor == sim::Tensor::o_accum));
+          if (same_tensor && tr.row0 / block == t) {
+            (tr.dir == sim::Dir::read ? read : written) = true;
+          }
+        }
+      p.setPen(QPen(read ? kRead : written ? kWrite : QColor(120, 120, 120), read || written ? 3 : 1));
+      p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
+  }
+  // Legend.
+  const double ly = top + side + 24;
+  auto swatch = [&](double x, const QColor& c, const QString& text, bool outline = false) {
+    if (outline) {
+      p.setPen(QPen(c, 3));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(QRectF(x, ly, 14, 14));
+    } else {
+      p.fillRect(QRectF(x, ly, 14, 14), c);
+    }
+    p.setPen(Qt::black);
+    p.drawText(QPointF(x + 18, ly + 12), text);
+  };
+  swatch(left, kCurrent, "current tile");
+  swatch(left + 110, kDone, "done");
+  swatch(left + 170, kSkipped, "skipped (causal)");
+  swatch(sx, kSram, "in SRAM");
+  swatch(sx + 80, kRead, "read", true);
+  swatch(sx + 135, kWrite, "written", true);
+
+  // Byte tally against standard attention.
+  const double by = ly + 26, bar_w = width() - left - 260;
+  const double flash_total = static_cast<double>(trace_->total_bytes);
+  const double so_far = step ? static_cast<double>(step->tally_bytes) : 0.0;
+  const double scale = std::max({flash_total, static_cast<double>(standard_bytes_), 1.0});
+  auto bar = [&](double y, double value, const QColor& c, const QString& label) {
+    p.fillRect(QRectF(left + 250, y, bar_w, 14), QColor(245, 245, 245));
+    p.fillRect(QRectF(left + 250, y, bar_w * value / scale, 14), c);
+    p.setPen(Qt::black);
+    p.drawText(QRectF(left, y - 1, 246, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+  };
+  const QString algo = QString::fromStdString(sim::to_string(trace_->config.algo));
+  bar(by, so_far, kCurrent,
+      QStringLiteral("%1 so far: %2 B").arg(algo, format_exact(so_far)));
+  bar(by + 18, flash_total, kDone,
+      QStringLiteral("%1 whole pass: %2 B").arg(algo, format_exact(flash_total)));
+  bar(by + 36, static_cast<double>(standard_bytes_), QColor(0xd6, 0x27, 0x28, 160),
+      QStringLiteral("standard attention: %1 B").arg(format_exact(static_cast<double>(standard_bytes_))));
+}
+
+TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
+  algo_ = new QComboBox();
+  algo_->addItem("flash1 (K/V outside, Algorithm 1)", "flash1");
+  algo_->addItem("flash2 (Q outside, FlashAttention-2)", "flash2");
+  algo_->setCurrentIndex(1);
+  seqlen_ = new QSpinBox();
+  seqlen_->setRange(16, 64);
+  seqlen_->setValue(40);
+  block_r_ = new QSpinBox();
+  block_r_->setRange(1, 64);
+  block_r_->setValue(16);
+  block_c_ = new QSpinBox();
+  block_c_->setRange(1, 64);
+  block_c_->setValue(8);
+  causal_ = new QCheckBox("causal");
+  row_ = new QSpinBox();
+  row_->setRange(0, 63);
+  row_->setValue(17);
+  row_->setToolTip("The row whose running max m and sum ℓ are shown (online softmax)");
+  reset_button_ = new QPushButton("Reset");
+  step_button_ = new QPushButton("Step");
+  play_button_ = new QPushButton("Play");
+  play_button_->setCheckable(true);
+  speed_ = new QSlider(Qt::Horizontal);
+  speed_->setRange(50, 1500);
+  speed_->setValue(400);
+  speed_->setToolTip("milliseconds per step");
+  status_ = new QLabel();
+  status_->setWordWrap(true);
+  error_ = new QLabel();
+  error_->setStyleSheet("color: #b00");
+  transfers_ = new QPlainTextEdit();
+  transfers_->setReadOnly(true);
+  transfers_->setMinimumWidth(260);
+  canvas_ = new TilingCanvas();
+
+  auto* controls = new QHBoxLayout();
+  for (QWidget* w : std::initializer_list<QWidget*>{
+           new QLabel("order"), algo_, new QLabel("N"), seqlen_, new QLabel("Br"), block_r_,
+           new QLabel("Bc"), block_c_, causal_, new QLabel("row"), row_, reset_button_,
+           step_button_, play_button_, new QLabel("speed"), speed_})
+    controls->addWidget(w);
+  controls->addStretch(1);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(canvas_);
+  split->addWidget(transfers_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(controls);
+  layout->addWidget(error_);
+  layout->addWidget(split, 1);
+  layout->addWidget(status_);
+
+  for (QSpinBox* s : {seqlen_, block_r_, block_c_})
+    connect(s, &QSpinBox::valueChanged, this, [this] { rebuild(); });
+  connect(row_, &QSpinBox::valueChanged, this, [this] { rebuild(); });
+  connect(causal_, &QCheckBox::toggled, this, [this] { rebuild(); });
+  connect(algo_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
+  connect(reset_button_, &QPushButton::clicked, this, [this] { reset(); });
+  connect(step_button_, &QPushButton::clicked, this, [this] { step(); });
+  connect(play_button_, &QPushButton::toggled, this, [this](bool on) {
+    play_button_->setText(on ? "Pause" : "Play");
+    if (on) {
+      if (step_ + 1 >= step_count()) reset();
+      timer_.start(speed_->value());
+    } else {
+      timer_.stop();
+    }
+  });
+  connect(speed_, &QSlider::valueChanged, this, [this](int ms) { timer_.setInterval(ms); });
+  connect(&timer_, &QTimer::timeout, this, [this] {
+    if (step_ + 1 >= step_count()) {
+      play_button_->setChecked(false);
+      return;
+    }
+    step();
+  });
+  base_problem_.batch = 1;
+  base_problem_.heads = 1;
+  hw_ = sim::hardware_preset("h200");
+  sram_bytes_ = hw_.sram_bytes;
+  rebuild();
+}
+
+std::vector<std::pair<QString, QWidget*>> TilingView::charts() { return {{"tiling", canvas_}}; }
+
+void TilingView::redraw(const ViewInputs& inputs) {
+  if (!inputs.data) return;
+  const auto& params = inputs.data->params;
+  // The teaching problem keeps one head and the view's own N; d, dtype and M follow the panel.
+  sim::Problem p = params.problem;
+  p.batch = 1;
+  p.heads = 1;
+  p.pass = sim::Pass::fwd;
+  p.seqlen = base_problem_.seqlen;
+  p.causal = base_problem_.causal;
+  const sim::Hardware hw = hardware_of(params);
+  const int64_t m = effective_sram_bytes(params);
+  if (p.headdim == base_problem_.headdim && p.dtype == base_problem_.dtype && m == sram_bytes_ &&
+      hw.name == hw_.name)
+    return;  // nothing the teaching view shows has changed: keep the current step
+  base_problem_ = p;
+  hw_ = hw;
+  sram_bytes_ = m;
+  rebuild();
+}
+
+void TilingView::set_teaching(sim::Algo algo, int64_t seqlen, int64_t block_r, int64_t block_c,
+                              bool causal) {
+  const QSignalBlocker b1(algo_), b2(seqlen_), b3(block_r_), b4(block_c_), b5(causal_);
+  algo_->setCurrentIndex(algo == sim::Algo::flash1 ? 0 : 1);
+  seqlen_->setValue(static_cast<int>(seqlen));
+  block_r_->setValue(static_cast<int>(block_r));
+  block_c_->setValue(static_cast<int>(block_c));
+  causal_->setChecked(causal);
+  rebuild();
+}
+
+void TilingView::rebuild() {
+  timer_.stop();
+  play_button_->setChecked(false);
+  sim::Config config;
+  config.algo = algo_->currentData().toString() == "flash1" ? sim::Algo::flash1 : sim::Algo::flash2;
+  config.problem = base_problem_;
+  config.problem.seqlen = seqlen_->value();
+  config.problem.causal = causal_->isChecked();
+  config.problem.batch = 1;
+  config.problem.heads = 1;
+  config.problem.pass = sim::Pass::fwd;
+  config.hw = hw_;
+  config.sram_bytes = sram_bytes_;
+  config.tiling = {block_r_->value(), block_c_->value()};
+  row_->setMaximum(seqlen_->value() - 1);
+  base_problem_.seqlen = config.problem.seqlen;
+  base_problem_.causal = config.problem.causal;
+  error_->clear();
+  rows_.clear();
+  try {
+    sim::validate(config);
+    trace_ = build_trace(config);
+    row_stats_ = row_stats(trace_, row_->value());
+    const sim::SimResult walk = sim::simulate(config, sim::CountMethod::walk);
+    rows_ = sim::rows_from_result(walk);
+    sim::Config standard = config;
+    standard.algo = sim::Algo::standard;
+    const sim::SimResult std_result = sim::simulate(standard, sim::CountMethod::formula);
+    standard_bytes_ = std_result.total.io_read_bytes() + std_result.total.io_write_bytes();
+    for (auto& r : sim::rows_from_result(std_result)) rows_.push_back(r);
+  } catch (const std::exception& e) {
+    error_->setText(QString::fromUtf8(e.what()));
+    trace_ = TilingTrace{};
+    row_stats_ = RowStats{};
+    standard_bytes_ = 0;
+  }
+  step_ = -1;
+  show_step();
+  Q_EMIT rows_changed();
+}
+
+void TilingView::step() {
+  if (step_ + 1 < step_count()) ++step_;
+  show_step();
+}
+
+void TilingView::reset() {
+  step_ = -1;
+  show_step();
+}
+
+void TilingView::run_to_end() {
+  step_ = step_count() - 1;
+  show_step();
+}
+
+int64_t TilingView::tally_bytes() const {
+  return step_ >= 0 ? trace_.steps[static_cast<size_t>(step_)].tally_bytes : 0;
+}
+
+void TilingView::show_step() {
+  canvas_->show(&trace_, trace_.steps.empty() ? nullptr : &row_stats_, step_, standard_bytes_);
+  step_button_->setEnabled(step_ + 1 < step_count());
+  QString text;
+  if (step_ < 0) {
+    text = QStringLiteral("Before the first step. %1 steps; the walk counts %2 B for the pass.")
+               .arg(step_count()).arg(format_exact(static_cast<double>(trace_.total_bytes)));
+    transfers_->setPlainText(
+        "Press Step or Play.\n\nEach step is one visited tile (i, j) of the score matrix: the "
+        "reads that bring its tiles into SRAM, the tile's compute, and the writes after it.");
+  } else {
+    const TraceStep& s = trace_.steps[static_cast<size_t>(step_)];
+    QString lines = QStringLiteral("%1, step %2 of %3: tile (i=%4, j=%5)\n\n")
+                        .arg(QString::fromStdString(s.kernel)).arg(step_ + 1).arg(step_count())
+                        .arg(s.i).arg(s.j);
+    for (const auto& t : s.transfers)
+      lines += QStringLiteral("%1 %2 rows %3..%4 × %5 cols = %6 B\n")
+                   .arg(t.dir == sim::Dir::read ? "read " : "write")
+                   .arg(QString::fromStdString(sim::to_string(t.tensor)))
+                   .arg(t.row0).arg(t.row0 + t.rows - 1).arg(t.cols)
+                   .arg(transfer_bytes(t, trace_.config.problem));
+    lines += QStringLiteral("\nthis step: %1 B, %2 tensor FLOPs\nrunning tally: %3 B of %4 B")
+                 .arg(format_exact(static_cast<double>(s.bytes)),
+                      format_exact(static_cast<double>(s.flops.tensor)),
+                      format_exact(static_cast<double>(s.tally_bytes)),
+                      format_exact(static_cast<double>(trace_.total_bytes)));
+    transfers_->setPlainText(lines);
+    text = QStringLiteral("Step %1 of %2.").arg(step_ + 1).arg(step_count());
+  }
+  // The row's online-softmax state: the latest step at or before this one that touched it.
+  if (!row_stats_.after_step.empty()) {
+    std::optional<RowState> state;
+    for (int s = 0; s <= step_ && s < static_cast<int>(row_stats_.after_step.size()); ++s)
+      if (row_stats_.after_step[static_cast<size_t>(s)]) state = row_stats_.after_step[static_cast<size_t>(s)];
+    text += QStringLiteral("  Row %1 (blue outline): ").arg(row_stats_.row);
+    if (state)
+      text += QStringLiteral("running max m = %1, running sum ℓ = %2 over %3 of %4 columns")
+                  .arg(state->m, 0, 'f', 4).arg(state->l, 0, 'f', 4)
+                  .arg(state->columns_seen).arg(row_stats_.dense.columns_seen);
+    else
+      text += QStringLiteral("not started (m = −∞, ℓ = 0)");
+    text += QStringLiteral("; dense softmax: m = %1, ℓ = %2. Each new block rescales ℓ (and the "
+                           "output) by e^(m − m').")
+                .arg(row_stats_.dense.m, 0, 'f', 4).arg(row_stats_.dense.l, 0, 'f', 4);
+  }
+  status_->setText(text);
+}
+
+}  // namespace flashio::gui

@@ -1,0 +1,181 @@
+#include "gui/workbench_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "sim/bounds.h"
+#include "sim/simulate.h"
+
+namespace flashio::gui {
+namespace {
+
+struct Job {
+  std::vector<PlotRow>* into;
+  double x;
+  sim::Config config;
+  bool with_bounds;
+};
+
+// The total row of a configuration (and its bound rows), tagged with x. Returns the reason
+// when the configuration cannot exist (e.g. a tiling that does not fit in M).
+std::string run_job(const Job& job) {
+  try {
+    const sim::SimResult result = sim::simulate(job.config, sim::CountMethod::formula);
+    for (auto& row : sim::rows_from_result(result))
+      if (row.kernel == "total") job.into->push_back({job.x, std::move(row)});
+    if (job.with_bounds)
+      for (auto& row : sim::bound_rows(job.config)) job.into->push_back({job.x, std::move(row)});
+    return {};
+  } catch (const std::exception& e) {
+    return sim::to_string(job.config.algo) + ": " + e.what();
+  }
+}
+
+std::vector<std::pair<double, double>> io_points(const std::vector<PlotRow>& rows,
+                                                 const std::string& algo) {
+  std::vector<std::pair<double, double>> points;
+  for (const auto& p : rows)
+    if (p.row.source == "model" && p.row.algo == algo)
+      if (auto io = io_bytes(p.row)) points.emplace_back(p.x, *io);
+  return points;
+}
+
+int64_t next_pow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+std::optional<double> io_bytes(const sim::Row& row) {
+  if (!row.io_read_bytes || !row.io_write_bytes) return std::nullopt;
+  return *row.io_read_bytes + *row.io_write_bytes;
+}
+
+std::optional<double> dram_bytes(const sim::Row& row) {
+  if (!row.dram_read_bytes || !row.dram_write_bytes) return std::nullopt;
+  return *row.dram_read_bytes + *row.dram_write_bytes;
+}
+
+std::vector<int64_t> scaling_seqlens(const WorkbenchParams&) {
+  std::vector<int64_t> n;
+  for (int64_t v = 256; v <= 65536; v *= 2) n.push_back(v);
+  return n;
+}
+
+std::vector<int64_t> scaling_sram_bytes(const WorkbenchParams& params) {
+  // From the smallest M the rule can tile (4d elements: one row each of Q, K, V, O tiles) to
+  // past both N·d (where Theorem 2's range ends, a single pass) and the hardware's M.
+  const int64_t e = sim::element_bytes(params.problem.dtype);
+  const int64_t d = params.problem.headdim;
+  const int64_t lo = next_pow2(4 * d * e);
+  const int64_t hi = std::max(next_pow2(params.problem.seqlen * d * e) * 2,
+                              next_pow2(effective_sram_bytes(params)));
+  std::vector<int64_t> m;
+  for (int64_t v = lo; v <= hi; v *= 2) m.push_back(v);
+  return m;
+}
+
+SlopeFit fit_log_slope(const std::vector<std::pair<double, double>>& points, double x_from,
+                       double x_to) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  SlopeFit fit;
+  fit.x_from = x_from;
+  fit.x_to = x_to;
+  for (const auto& [x, y] : points) {
+    if (x < x_from || x > x_to || x <= 0 || y <= 0) continue;
+    const double lx = std::log(x), ly = std::log(y);
+    sx += lx; sy += ly; sxx += lx * lx; sxy += lx * ly;
+    ++fit.points;
+  }
+  const double n = fit.points;
+  const double denom = n * sxx - sx * sx;
+  if (fit.points < 2 || denom <= 0) {
+    fit.points = 0;
+    return fit;
+  }
+  fit.slope = (n * sxy - sx * sy) / denom;
+  return fit;
+}
+
+WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn& progress) {
+  WorkbenchData data;
+  data.params = params;
+  const int64_t sram_bytes = effective_sram_bytes(params);
+  const int64_t e = sim::element_bytes(params.problem.dtype);
+  const int64_t d = params.problem.headdim;
+  data.crossover_sram_bytes = static_cast<double>(d * d * e);
+
+  std::vector<Job> jobs;
+  const auto blocks = sweep_blocks(params);
+  for (const sim::Algo algo : params.algos) {
+    int64_t limit = 0;
+    for (const int64_t block : blocks) {
+      sim::Config config = current_config(params, algo);
+      // Standard attention ignores the tiling: one configuration, drawn flat across x.
+      if (algo != sim::Algo::standard) config.tiling = sweep_tiling(params, algo, block);
+      if (!sim::tiling_fits(config.problem, config.tiling, config.sram_bytes)) continue;
+      limit = block;
+      jobs.push_back({&data.block_rows, static_cast<double>(block), config, true});
+    }
+    data.block_fit_limit.emplace_back(algo, limit);
+    for (const int64_t n : scaling_seqlens(params)) {
+      WorkbenchParams p = params;
+      p.problem.seqlen = n;
+      sim::Config config = current_config(p, algo);
+      config.tiling = sim::rule_tiling(algo, p.problem, sram_bytes);
+      jobs.push_back({&data.seqlen_rows, static_cast<double>(n), config, false});
+    }
+    for (const int64_t m : scaling_sram_bytes(params)) {
+      sim::Config config = current_config(params, algo);
+      config.sram_bytes = m;
+      config.tiling = sim::rule_tiling(algo, params.problem, m);
+      jobs.push_back({&data.sram_rows, static_cast<double>(m), config, false});
+    }
+  }
+  const int total = static_cast<int>(jobs.size() + params.algos.size());
+  int done = 0;
+  for (const Job& job : jobs) {
+    if (progress && !progress(done, total)) return data;
+    if (auto why = run_job(job); !why.empty()) {
+      if (job.into == &data.block_rows) data.skipped.push_back(why);
+    }
+    ++done;
+  }
+
+  // Breakdown at the panel's current tiling.
+  for (const sim::Algo algo : params.algos) {
+    if (progress && !progress(done, total)) return data;
+    ++done;
+    try {
+      const sim::SimResult result =
+          sim::simulate(current_config(params, algo), sim::CountMethod::formula);
+      data.breakdown.push_back({algo, result.total});
+      for (auto& row : sim::rows_from_result(result)) data.breakdown_rows.push_back(row);
+    } catch (const std::exception& ex) {
+      data.skipped.push_back(sim::to_string(algo) + " (breakdown): " + ex.what());
+    }
+  }
+
+  // Theorem 2's slopes: 2 in N once Tr (or Tc) ≫ 1, so fit the four largest N; −1 in M while
+  // the re-read term N²d²/M dominates the compulsory N·d, so fit M from 4d up to N·d/8 elements.
+  const auto seqlens = scaling_seqlens(params);
+  const double n_from = static_cast<double>(seqlens[seqlens.size() - 4]);
+  const double m_from = static_cast<double>(4 * d * e);
+  const double m_to = static_cast<double>(params.problem.seqlen * d * e) / 8.0;
+  for (const sim::Algo algo : params.algos) {
+    const std::string name = sim::to_string(algo);
+    SlopeFit n_fit = fit_log_slope(io_points(data.seqlen_rows, name), n_from, seqlens.back());
+    n_fit.algo = name;
+    data.seqlen_fits.push_back(n_fit);
+    SlopeFit m_fit = fit_log_slope(io_points(data.sram_rows, name), m_from, m_to);
+    m_fit.algo = name;
+    data.sram_fits.push_back(m_fit);
+  }
+  if (progress) progress(total, total);
+  return data;
+}
+
+}  // namespace flashio::gui

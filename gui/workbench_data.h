@@ -1,0 +1,71 @@
+// WorkbenchData: every number the charts draw, computed from WorkbenchParams by sim alone
+// (closed form, bounds), as one value so it can be built off the GUI thread (QtConcurrent) and
+// handed to the views at once. Rows keep sim's row schema (sim/row.h), so the table behind a
+// chart, its CSV export and a loaded results file all have the same columns.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gui/workbench_params.h"
+#include "sim/counts.h"
+#include "sim/row.h"
+
+namespace flashio::gui {
+
+// A row and the x it is drawn at (block size, N, or M in bytes).
+struct PlotRow {
+  double x = 0;
+  sim::Row row;
+};
+
+// Least-squares slope of log(io) against log(x) over [x_from, x_to] (Theorem 2 predicts 2 in
+// N and −1 in M once the N²d²/M term dominates).
+struct SlopeFit {
+  std::string algo;
+  double slope = 0;
+  double x_from = 0, x_to = 0;
+  int points = 0;  // 0: not enough points to fit
+};
+
+struct BreakdownBar {
+  sim::Algo algo;
+  sim::Counts counts;  // whole problem, all kernels of the pass
+};
+
+struct WorkbenchData {
+  WorkbenchParams params;
+  // Block-size view: source=model totals per algorithm and x, and source=bound rows.
+  std::vector<PlotRow> block_rows;
+  // Largest swept block whose tiles fit in M, per algorithm (0: none fits).
+  std::vector<std::pair<sim::Algo, int64_t>> block_fit_limit;
+  // Scaling view: io against N (rule tiling at the current M) and against M (rule tiling).
+  std::vector<PlotRow> seqlen_rows, sram_rows;
+  std::vector<SlopeFit> seqlen_fits, sram_fits;
+  double crossover_sram_bytes = 0;  // Saha–Ye: M = d² elements, in bytes
+  // Breakdown view: per-tensor bytes at the current configuration, and its kernel rows.
+  std::vector<BreakdownBar> breakdown;
+  std::vector<sim::Row> breakdown_rows;
+  // Configurations left out, and why (a tiling that does not fit, a bad block mask).
+  std::vector<std::string> skipped;
+};
+
+// Called between configurations; return false to cancel (the result is then incomplete and
+// must be discarded). `done` of `total` configurations.
+using ProgressFn = std::function<bool(int done, int total)>;
+
+WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn& progress = {});
+
+// The row's bytes as the charts sum them; nullopt when the row leaves them empty.
+std::optional<double> io_bytes(const sim::Row& row);
+std::optional<double> dram_bytes(const sim::Row& row);
+
+// The scaling sweeps' x values.
+std::vector<int64_t> scaling_seqlens(const WorkbenchParams& params);
+std::vector<int64_t> scaling_sram_bytes(const WorkbenchParams& params);
+
+// Least-squares slope of log y over log x for the points with x in [x_from, x_to] and y > 0.
+SlopeFit fit_log_slope(const std::vector<std::pair<double, double>>& points, double x_from,
+                       double x_to);
+
+}  // namespace flashio::gui

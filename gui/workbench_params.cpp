@@ -1,0 +1,79 @@
+#include "gui/workbench_params.h"
+
+#include <algorithm>
+
+namespace flashio::gui {
+
+std::string to_string(SweepShape shape) {
+  switch (shape) {
+    case SweepShape::outer: return "outer";
+    case SweepShape::square: return "square";
+    case SweepShape::block_c: return "block-c";
+    case SweepShape::block_r: return "block-r";
+  }
+  return "outer";
+}
+
+std::optional<SweepShape> parse_sweep_shape(const std::string& text) {
+  for (auto s : {SweepShape::outer, SweepShape::square, SweepShape::block_c, SweepShape::block_r})
+    if (to_string(s) == text) return s;
+  return std::nullopt;
+}
+
+bool WorkbenchParams::shows(sim::Algo algo) const {
+  return std::find(algos.begin(), algos.end(), algo) != algos.end();
+}
+
+sim::Hardware hardware_of(const WorkbenchParams& params) {
+  return sim::hardware_preset(params.hw_name);
+}
+
+int64_t effective_sram_bytes(const WorkbenchParams& params) {
+  return params.sram_bytes > 0 ? params.sram_bytes : hardware_of(params).sram_bytes;
+}
+
+sim::Config current_config(const WorkbenchParams& params, sim::Algo algo) {
+  sim::Config config = sim::make_config(algo, params.problem, hardware_of(params));
+  config.sram_bytes = effective_sram_bytes(params);
+  config.tiling = sim::rule_tiling(algo, params.problem, config.sram_bytes);
+  if (params.block_r > 0) config.tiling.block_r = params.block_r;
+  if (params.block_c > 0) config.tiling.block_c = params.block_c;
+  if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
+  return config;
+}
+
+std::vector<int64_t> sweep_blocks(const WorkbenchParams& params) {
+  std::vector<int64_t> blocks;
+  for (int64_t b = std::max<int64_t>(params.sweep_min, 1); b <= params.sweep_max; b *= 2)
+    blocks.push_back(b);
+  return blocks;
+}
+
+sim::Tiling sweep_tiling(const WorkbenchParams& params, sim::Algo algo, int64_t block) {
+  const sim::Tiling current = current_config(params, algo).tiling;
+  const int64_t d = params.problem.headdim;
+  switch (params.shape) {
+    case SweepShape::outer:
+      // flash1 (Algorithm 1) makes Tc passes over Q and O, so its outer block is Bc; flash2
+      // and blocksparse make Tr passes over K and V, so theirs is Br (shared/PAPER.md).
+      if (algo == sim::Algo::flash1) return {std::min(block, d), block};
+      return {block, std::min(block, d)};
+    case SweepShape::square: return {block, block};
+    case SweepShape::block_c: return {current.block_r, block};
+    case SweepShape::block_r: return {block, current.block_c};
+  }
+  return current;
+}
+
+int64_t swept_block(const WorkbenchParams& params, sim::Algo algo, const sim::Tiling& tiling) {
+  switch (params.shape) {
+    case SweepShape::outer:
+      return algo == sim::Algo::flash1 ? tiling.block_c : tiling.block_r;
+    case SweepShape::square: return std::max(tiling.block_r, tiling.block_c);
+    case SweepShape::block_c: return tiling.block_c;
+    case SweepShape::block_r: return tiling.block_r;
+  }
+  return tiling.block_c;
+}
+
+}  // namespace flashio::gui

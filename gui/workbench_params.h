@@ -1,0 +1,57 @@
+// WorkbenchParams: everything the parameter panel sets, and the sim Configs it stands for.
+// The GUI never invents counts: every number on screen comes from a Config built here and
+// handed to sim (simulate, bounds, build_schedule).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+#include "sim/tiling.h"
+
+namespace flashio::gui {
+
+// How the block-size view turns its x value B into a tiling Br × Bc.
+enum class SweepShape {
+  outer,    // the algorithm's outer (pass-counting) block is B, the other min(B, d): the
+            // paper's rule shape (flash1 sweeps Bc, flash2 sweeps Br)
+  square,   // Br = Bc = B
+  block_c,  // Bc = B, Br fixed (explicit Br, or the rule's)
+  block_r,  // Br = B, Bc fixed (explicit Bc, or the rule's)
+};
+std::string to_string(SweepShape shape);
+std::optional<SweepShape> parse_sweep_shape(const std::string& text);
+
+struct WorkbenchParams {
+  sim::Problem problem;
+  std::string hw_name = "h200";
+  int64_t sram_bytes = 0;  // M in bytes; 0 means the hardware preset's
+  std::vector<sim::Algo> algos = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2};
+  std::string block_mask = "banded:2";  // blocksparse only (sim/block_mask.h)
+  int64_t block_r = 0;  // explicit Br; 0 means the rule's (sim/tiling.h rule_tiling)
+  int64_t block_c = 0;  // explicit Bc; 0 means the rule's
+  int64_t sweep_min = 16;   // block-size view: B from sweep_min to sweep_max, doubling
+  int64_t sweep_max = 512;
+  SweepShape shape = SweepShape::outer;
+
+  bool shows(sim::Algo algo) const;
+  bool operator==(const WorkbenchParams&) const = default;
+};
+
+// The hardware preset (throws sim::InvalidInput for an unknown name).
+sim::Hardware hardware_of(const WorkbenchParams& params);
+int64_t effective_sram_bytes(const WorkbenchParams& params);
+
+// The configuration at the panel's current tiling: explicit Br/Bc where given, the rule's
+// otherwise. Not validated (a tiling may not fit; callers validate).
+sim::Config current_config(const WorkbenchParams& params, sim::Algo algo);
+
+// The block sizes of the block-size view's x axis: sweep_min, doubling, up to sweep_max.
+std::vector<int64_t> sweep_blocks(const WorkbenchParams& params);
+// The tiling at x = block for an algorithm under the sweep shape.
+sim::Tiling sweep_tiling(const WorkbenchParams& params, sim::Algo algo, int64_t block);
+// The x coordinate of a tiling under the sweep shape (where a measured row is drawn).
+int64_t swept_block(const WorkbenchParams& params, sim::Algo algo, const sim::Tiling& tiling);
+
+}  // namespace flashio::gui
