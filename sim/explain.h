@@ -1,0 +1,89 @@
+// explain: a step-by-step trace of tiled FlashAttention's forward pass for a tiny problem, for
+// teaching why it is fast (Theorem 2) and why it is exact (the online softmax). Each step is one
+// visited tile (i, j) of the score matrix, in the order the algorithm computes it (flash1: K/V
+// outside, paper Algorithm 1; flash2: Q outside, FlashAttention-2), with the tiles of Q, K, V,
+// O (and flash1's running output and statistics) it loads and stores, the bytes moved so far
+// beside standard attention's, and the online-softmax statistics of one chosen row. A second
+// run of that row rescales only ℓ, not the output, and shows the wrong answer it gives whenever
+// the row's max moves (shared/PAPER.md, "Online softmax: the merge rule").
+//
+// One (batch, head) is traced: every head runs the same schedule, so the whole problem moves
+// B·H times the bytes shown. `flashio explain` prints explain_text(); the GUI's tiling view
+// reads the structures.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+#include "sim/counts.h"
+#include "sim/execute.h"
+
+namespace flashio::sim {
+
+constexpr int64_t kExplainMaxSeqlen = 64;
+
+struct ExplainOptions {
+  int64_t tracked_row = 0;  // the row whose statistics are shown (0 ≤ row < N)
+  uint64_t seed = 1;        // inputs: head 0 of random_inputs(problem, seed, ·), as execute
+};
+
+// One tile moved between HBM and SRAM.
+struct TileMove {
+  Tensor tensor = Tensor::Q;
+  Dir dir = Dir::read;
+  int64_t tile = 0;  // row tile i (Q, O, o_accum, ℓ, m, lse) or column tile j (K, V)
+  int64_t row0 = 0;  // first row within the head
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t bytes = 0;  // rows · cols · bytes of the tensor's storage type
+};
+
+// The online-softmax state of the tracked row.
+struct RowStatistics {
+  double m = 0;                // running max (−∞ before the first score)
+  double l = 0;                // running Σ e^(s − m)
+  std::vector<double> output;  // running output u/ℓ (d values; what flash1 stores in o_accum,
+                               // what flash2 would write if it stopped here)
+};
+
+struct ExplainStep {
+  int64_t block_i = 0, block_j = 0;  // the tile of S computed in this step
+  std::vector<TileMove> moves;       // in program order
+  int64_t read_bytes = 0;            // one head's bytes read so far, this step included
+  int64_t write_bytes = 0;
+  bool tracked_row_in_tile = false;  // the tracked row's statistics changed in this step
+  bool max_moved = false;            // ... and its max rose over an earlier block's
+  RowStatistics row;                 // the tracked row after this step
+  RowStatistics wrong_row;           // the same with only ℓ rescaled (Rescale::sum_only)
+};
+
+struct ExplainTrace {
+  Config config;
+  int64_t tracked_row = 0;
+  int64_t tiles_r = 0, tiles_c = 0;  // Tr, Tc
+  std::vector<ExplainStep> steps;
+  // One head's totals (the last step's tallies); the walk's counts are B·H times these.
+  int64_t read_bytes = 0, write_bytes = 0;
+  // Standard attention's forward for the same problem (no mask, no dropout), one head.
+  int64_t standard_read_bytes = 0, standard_write_bytes = 0;
+  // The tracked row's output: dense softmax(QKᵀ/√d)V, the tiled result, and the ℓ-only one.
+  std::vector<double> reference_output;
+  std::vector<double> output;
+  double output_error = 0;  // max |output − reference|
+  std::vector<double> wrong_output;
+  double wrong_output_error = 0;
+  int64_t max_moves = 0;  // steps in which the tracked row's max rose
+};
+
+// Throws InvalidInput for an invalid config, an algorithm other than flash1 or flash2
+// (--algo), a pass other than fwd (--pass), N > kExplainMaxSeqlen (--seqlen), or a row outside
+// [0, N) (--row).
+ExplainTrace explain(const Config& config, const ExplainOptions& options = {});
+// The same on given inputs for the traced head (q, k, v of N × d): for the worked examples.
+ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tracked_row);
+
+// The readable teaching text: a header, one line per step, a summary.
+std::string explain_text(const ExplainTrace& trace);
+
+}  // namespace flashio::sim
