@@ -276,6 +276,19 @@ TEST_CASE("execute counts what the walk counts for standard's mask and dropout p
     }
 }
 
+TEST_CASE("simulate with the execute method gives the walk's kernels and total", "[execute]") {
+  for (Algo algo : {Algo::standard, Algo::flash1, Algo::flash2}) {
+    const Config c = make(algo, 97, 40, 32, 16, true, Pass::fwdbwd, 2, 2);
+    CAPTURE(to_string(algo));
+    const SimResult executed = simulate(c, CountMethod::execute);
+    const SimResult walked = simulate(c, CountMethod::walk);
+    CHECK(executed.kernels == walked.kernels);
+    INFO("walk " << describe(walked.total) << "\nexecute " << describe(executed.total));
+    CHECK(executed.total == walked.total);
+    CHECK(executed.time_ms == walked.time_ms);
+  }
+}
+
 TEST_CASE("execute refuses problems beyond kExecuteMaxWork and inputs of the wrong shape",
           "[execute]") {
   const Config big = make(Algo::flash2, 8192, 64, 64, 64, false, Pass::fwd, 1, 1);
