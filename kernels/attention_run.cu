@@ -1,0 +1,326 @@
+// AttentionRun: the device buffers of one configuration, random inputs, poisoned outputs, and
+// the launch of each pass's kernels in docs/schedules.md's order.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/attention.h"
+#include "kernels/launch.h"
+#include "kernels/mma_tile.cuh"
+#include "kernels/random.cuh"
+#include "kernels/standard_attention.h"
+
+namespace flashio::kernels {
+
+namespace {
+
+// One cudaMalloc'd allocation, freed on destruction.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  void allocate(size_t n) {
+    bytes = n;
+    if (n > 0) FLASHIO_CUDA_CHECK(cudaMalloc(&ptr, n));
+  }
+  ~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);  // no throw from a destructor
+  }
+  float* f32() const { return static_cast<float*>(ptr); }
+};
+
+template <typename T>
+__global__ void fill_normal_kernel(T* out, int64_t count, uint64_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = tile::Elem<T>::from_float(random::normal(seed, static_cast<uint64_t>(i)));
+}
+
+template <typename T>
+__global__ void widen_kernel(const T* in, float* out, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = tile::Elem<T>::to_float(in[i]);
+}
+
+void fail(const std::string& message) { throw std::invalid_argument(message); }
+
+int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+}  // namespace
+
+struct AttentionRun::State {
+  AttentionConfig config;
+  const FlashImpl* fwd = nullptr;
+  const FlashImpl* bwd = nullptr;
+  int stats_stride = 0;
+  int64_t elements = 0;  // B·H·N·d
+  DeviceBuffer q, k, v, dout, o, dq, dk, dv;
+  DeviceBuffer lse, row_sum, row_max, delta, o_accum, dq_accum;  // fp32
+  DeviceBuffer s, p, p_drop, dp;                                 // standard's N × N matrices
+  cublasHandle_t cublas = nullptr;
+  uint64_t seed = 0;
+  bool inputs_filled = false, forward_done = false, backward_done = false;
+
+  int64_t stats_elements() const { return config.batch * config.heads * stats_stride; }
+  FlashParams flash_params() const {
+    FlashParams p;
+    p.batch = static_cast<int>(config.batch);
+    p.heads = static_cast<int>(config.heads);
+    p.seqlen = static_cast<int>(config.seqlen);
+    p.stats_stride = stats_stride;
+    p.causal = config.causal;
+    p.scale = 1.f / std::sqrt(static_cast<float>(config.headdim));
+    p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.o = o.ptr;
+    p.lse = lse.f32(), p.row_sum = row_sum.f32(), p.row_max = row_max.f32(), p.o_accum = o_accum.f32();
+    p.dout = dout.ptr, p.delta = delta.f32(), p.dq_accum = dq_accum.f32();
+    p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
+    return p;
+  }
+  StandardParams standard_params() const {
+    StandardParams p;
+    p.batch = static_cast<int>(config.batch);
+    p.heads = static_cast<int>(config.heads);
+    p.seqlen = static_cast<int>(config.seqlen);
+    p.headdim = static_cast<int>(config.headdim);
+    p.dtype = config.dtype;
+    p.causal = config.causal;
+    p.mask = config.mask;
+    p.dropout = static_cast<float>(config.dropout);
+    p.dropout_seed = random::mix64(seed ^ 0xd509u);
+    p.scale = 1.f / std::sqrt(static_cast<float>(config.headdim));
+    p.stats_stride = stats_stride;
+    p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.dout = dout.ptr, p.o = o.ptr;
+    p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
+    p.s = s.ptr, p.p = this->p.ptr, p.p_drop = p_drop.ptr, p.dp = dp.ptr, p.delta = delta.f32();
+    return p;
+  }
+};
+
+AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
+  try {
+    State& st = *state_;
+    st.config = config;
+    const AttentionConfig& c = config;
+    if (c.batch < 1 || c.batch > 65535) fail("batch: must be 1..65535 (got " + std::to_string(c.batch) + ")");
+    if (c.heads < 1 || c.heads > 65535) fail("heads: must be 1..65535 (got " + std::to_string(c.heads) + ")");
+    if (c.seqlen < 1 || c.seqlen > (1 << 24))
+      fail("seqlen: must be 1..16777216 (got " + std::to_string(c.seqlen) + ")");
+    if (c.dropout < 0.0 || c.dropout >= 1.0) fail("dropout: must be in [0, 1) (got " + std::to_string(c.dropout) + ")");
+    if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
+      fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
+    if (c.algo == Algo::standard) {
+      if (c.headdim < 8 || c.headdim % 8 != 0 || c.headdim > 1024)
+        fail("headdim: standard needs a multiple of 8 in 8..1024 (got " + std::to_string(c.headdim) + ")");
+      if (c.seqlen > kStandardMaxSeqlen)
+        fail("seqlen: standard stages a row of S in shared memory, so N ≤ " + std::to_string(kStandardMaxSeqlen) +
+             " (got " + std::to_string(c.seqlen) + ")");
+    } else {
+      if (c.headdim != 64 && c.headdim != 128)
+        fail("headdim: " + to_string(c.algo) + " kernels are built for d = 64 and 128 (got " +
+             std::to_string(c.headdim) + ")");
+      st.fwd = &find_impl(c.algo, Pass::fwd, static_cast<int>(c.headdim), c.dtype, c.block_r, c.block_c);
+      const bool own_bwd = c.bwd_block_r != 0 || c.bwd_block_c != 0;
+      st.bwd = &find_impl(c.algo, Pass::bwd, static_cast<int>(c.headdim), c.dtype, own_bwd ? c.bwd_block_r : c.block_r,
+                          own_bwd ? c.bwd_block_c : c.block_c);
+    }
+    st.stats_stride = round_up(static_cast<int>(c.seqlen), 32);
+    st.elements = c.batch * c.heads * c.seqlen * c.headdim;
+    const size_t e16 = static_cast<size_t>(st.elements) * 2;
+    for (DeviceBuffer* b : {&st.q, &st.k, &st.v, &st.dout, &st.o, &st.dq, &st.dk, &st.dv}) b->allocate(e16);
+    const size_t stats = static_cast<size_t>(st.stats_elements()) * 4;
+    switch (c.algo) {
+      case Algo::flash2:
+        st.lse.allocate(stats);
+        st.delta.allocate(stats);
+        st.dq_accum.allocate(static_cast<size_t>(st.elements) * 4);
+        break;
+      case Algo::flash1:
+        st.row_sum.allocate(stats);
+        st.row_max.allocate(stats);
+        st.o_accum.allocate(static_cast<size_t>(st.elements) * 4);
+        st.dq_accum.allocate(static_cast<size_t>(st.elements) * 4);
+        break;
+      case Algo::standard: {
+        const size_t nn = static_cast<size_t>(c.batch * c.heads) * c.seqlen * c.seqlen * 2;
+        st.s.allocate(nn);
+        st.p.allocate(nn);
+        st.dp.allocate(nn);
+        if (c.dropout > 0.0) st.p_drop.allocate(nn);
+        st.delta.allocate(stats);
+        FLASHIO_CUBLAS_CHECK(cublasCreate(&st.cublas));
+        break;
+      }
+    }
+  } catch (...) {
+    delete state_;
+    throw;
+  }
+}
+
+AttentionRun::~AttentionRun() {
+  if (state_->cublas) cublasDestroy(state_->cublas);
+  delete state_;
+}
+
+const AttentionConfig& AttentionRun::config() const { return state_->config; }
+const KernelEntry* AttentionRun::forward_entry() const { return state_->fwd ? &state_->fwd->entry : nullptr; }
+const KernelEntry* AttentionRun::backward_entry() const { return state_->bwd ? &state_->bwd->entry : nullptr; }
+
+void AttentionRun::fill_inputs(uint64_t seed) {
+  State& st = *state_;
+  st.seed = seed;
+  int tensor = 0;
+  for (DeviceBuffer* b : {&st.q, &st.k, &st.v, &st.dout}) {
+    const uint64_t tensor_seed = random::mix64(seed * 4 + tensor++);
+    if (st.config.dtype == DType::fp16)
+      fill_normal_kernel<__half><<<1024, 256>>>(static_cast<__half*>(b->ptr), st.elements, tensor_seed);
+    else
+      fill_normal_kernel<__nv_bfloat16><<<1024, 256>>>(static_cast<__nv_bfloat16*>(b->ptr), st.elements, tensor_seed);
+    FLASHIO_LAUNCH_CHECK("fill_normal");
+  }
+  FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
+  st.inputs_filled = true;
+  st.forward_done = st.backward_done = false;
+}
+
+void AttentionRun::poison_outputs(Pass pass) {
+  State& st = *state_;
+  // All-ones bits are NaN in fp16, bf16 and fp32.
+  auto poison = [](DeviceBuffer& b) {
+    if (b.ptr) FLASHIO_CUDA_CHECK(cudaMemset(b.ptr, 0xff, b.bytes));
+  };
+  if (pass != Pass::bwd) {
+    for (DeviceBuffer* b : {&st.o, &st.lse, &st.row_sum, &st.row_max, &st.o_accum, &st.s, &st.p, &st.p_drop})
+      poison(*b);
+    st.forward_done = false;
+  }
+  if (pass != Pass::fwd) {
+    for (DeviceBuffer* b : {&st.dq, &st.dk, &st.dv, &st.delta, &st.dq_accum, &st.dp}) poison(*b);
+    st.backward_done = false;
+  }
+  FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::vector<std::string> AttentionRun::kernel_names(Pass pass) const {
+  const AttentionConfig& c = state_->config;
+  if (c.algo == Algo::standard) return standard_kernel_names(pass, c.mask, c.dropout > 0.0);
+  std::vector<std::string> names;
+  if (pass != Pass::bwd) names.push_back(c.algo == Algo::flash2 ? "flash2_fwd" : "flash1_fwd");
+  if (pass != Pass::fwd) {
+    if (c.algo == Algo::flash2) {
+      for (const char* name : {"flash2_bwd_preprocess", "flash2_bwd", "flash2_bwd_convert_dq"}) names.push_back(name);
+    } else {
+      names.push_back("flash1_bwd");
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
+  State& st = *state_;
+  if (!st.inputs_filled) throw std::logic_error("AttentionRun::enqueue: call fill_inputs first");
+  if (pass == Pass::bwd && !st.forward_done)
+    throw std::logic_error("AttentionRun::enqueue(bwd): the backward needs a forward enqueued since fill_inputs");
+  std::vector<std::string> names;
+  if (st.config.algo == Algo::standard) {
+    const StandardParams p = st.standard_params();
+    if (pass != Pass::bwd) enqueue_standard_fwd(p, st.cublas, stream, &names);
+    if (pass != Pass::fwd) enqueue_standard_bwd(p, st.cublas, stream, &names);
+  } else {
+    const FlashParams p = st.flash_params();
+    if (pass != Pass::bwd) st.fwd->launch(p, stream);
+    if (pass != Pass::fwd) st.bwd->launch(p, stream);
+    names = kernel_names(pass);
+  }
+  if (pass != Pass::bwd) st.forward_done = true;
+  if (pass != Pass::fwd) st.backward_done = true;
+  return names;
+}
+
+namespace {
+
+std::vector<float> widen(const DeviceBuffer& b, DType dtype, int64_t count) {
+  std::vector<float> host(static_cast<size_t>(count));
+  float* tmp = nullptr;
+  FLASHIO_CUDA_CHECK(cudaMalloc(&tmp, static_cast<size_t>(count) * 4));
+  if (dtype == DType::fp16)
+    widen_kernel<__half><<<1024, 256>>>(static_cast<const __half*>(b.ptr), tmp, count);
+  else
+    widen_kernel<__nv_bfloat16><<<1024, 256>>>(static_cast<const __nv_bfloat16*>(b.ptr), tmp, count);
+  cudaError_t launch = cudaGetLastError();
+  cudaError_t copy = launch == cudaSuccess ? cudaMemcpy(host.data(), tmp, host.size() * 4, cudaMemcpyDeviceToHost) : launch;
+  cudaFree(tmp);
+  FLASHIO_CUDA_CHECK(copy);
+  return host;
+}
+
+// (B·H) rows of `stride` floats on the device → (B·H) × N on the host.
+std::vector<float> unpad_stats(const DeviceBuffer& b, int64_t heads_total, int n, int stride) {
+  std::vector<float> padded(static_cast<size_t>(heads_total * stride));
+  FLASHIO_CUDA_CHECK(cudaMemcpy(padded.data(), b.ptr, padded.size() * 4, cudaMemcpyDeviceToHost));
+  std::vector<float> out(static_cast<size_t>(heads_total * n));
+  for (int64_t bh = 0; bh < heads_total; ++bh)
+    std::copy_n(padded.begin() + bh * stride, n, out.begin() + bh * n);
+  return out;
+}
+
+}  // namespace
+
+HostOutputs AttentionRun::copy_outputs() const {
+  const State& st = *state_;
+  FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
+  HostOutputs out;
+  const AttentionConfig& c = st.config;
+  const int64_t bh = c.batch * c.heads;
+  const int n = static_cast<int>(c.seqlen);
+  if (st.forward_done) {
+    out.o = widen(st.o, c.dtype, st.elements);
+    if (c.algo == Algo::flash2) out.lse = unpad_stats(st.lse, bh, n, st.stats_stride);
+    if (c.algo == Algo::flash1) {
+      const std::vector<float> l = unpad_stats(st.row_sum, bh, n, st.stats_stride);
+      out.lse = unpad_stats(st.row_max, bh, n, st.stats_stride);
+      for (size_t i = 0; i < out.lse.size(); ++i) out.lse[i] += std::log(l[i]);
+    }
+  }
+  if (st.backward_done) {
+    out.dq = widen(st.dq, c.dtype, st.elements);
+    out.dk = widen(st.dk, c.dtype, st.elements);
+    out.dv = widen(st.dv, c.dtype, st.elements);
+  }
+  return out;
+}
+
+HostInputs AttentionRun::copy_inputs() const {
+  const State& st = *state_;
+  FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
+  HostInputs in;
+  const DType t = st.config.dtype;
+  in.q = widen(st.q, t, st.elements);
+  in.k = widen(st.k, t, st.elements);
+  in.v = widen(st.v, t, st.elements);
+  in.dout = widen(st.dout, t, st.elements);
+  return in;
+}
+
+int64_t AttentionRun::device_bytes() const {
+  const State& st = *state_;
+  int64_t total = 0;
+  for (const DeviceBuffer* b : {&st.q, &st.k, &st.v, &st.dout, &st.o, &st.dq, &st.dk, &st.dv, &st.lse, &st.row_sum,
+                                &st.row_max, &st.delta, &st.o_accum, &st.dq_accum, &st.s, &st.p, &st.p_drop, &st.dp})
+    total += static_cast<int64_t>(b->bytes);
+  return total;
+}
+
+double convention_flops(const AttentionConfig& c, Pass pass) {
+  const double fwd = 4.0 * c.batch * c.heads * double(c.seqlen) * double(c.seqlen) * c.headdim;
+  const double factor = pass == Pass::fwd ? 1.0 : pass == Pass::bwd ? 2.5 : 3.5;
+  return fwd * factor * (c.causal ? 0.5 : 1.0);
+}
+
+bool gpu_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+}  // namespace flashio::kernels

@@ -1,0 +1,282 @@
+// flash1: the paper's loop order (Algorithms 1 and 4; docs/schedules.md, "flash1"): one block
+// per (b, h), K_j, V_j in the outer loop, the row tiles i inside. The running output and
+// statistics live in HBM between inner steps, as the paper writes them:
+//   o_accum (fp32, normalised O_i of Algorithm 1 line 12), ℓ_i, m_i (fp32);
+// the last visited step of row tile i writes O_i in the element type instead of o_accum.
+// The backward keeps dQ in dq_accum (fp32) likewise and writes dQ_i on the last step.
+// Both reuse the flash2 tile steps (flash_fwd_tile.cuh, flash_bwd_tile.cuh).
+#pragma once
+#include "kernels/flash_bwd_tile.cuh"
+#include "kernels/flash_fwd_tile.cuh"
+#include "kernels/launch.h"
+
+namespace flashio::kernels {
+
+// The last key tile row tile i visits (causal: the one holding its last query).
+__device__ __forceinline__ int last_visited_key_tile(int q_row0, int rows, int tc, int block_c, bool causal) {
+  return causal ? min(tc - 1, (q_row0 + rows - 1) / block_c) : tc - 1;
+}
+
+template <typename T, int kD, int kBr, int kBc>
+struct Flash1Fwd {
+  static constexpr int kWarps = fwd_warps(kBr, kBc, kD);
+  using Tile = FwdTile<T, kD, kBr, kBc, kWarps>;
+  static constexpr int kThreads = Tile::kThreads;
+  // K, V; Q double-buffered; O staging.
+  static constexpr int kSmemBytes = (2 * kBc * kD + 3 * kBr * kD) * 2;
+};
+
+template <typename T, int kD, int kBr, int kBc>
+__global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_fwd_kernel(const FlashParams p) {
+  using K = Flash1Fwd<T, kD, kBr, kBc>;
+  using Tile = typename K::Tile;
+  constexpr int kThreads = K::kThreads;
+  extern __shared__ uint4 smem_raw[];
+  T* sK = reinterpret_cast<T*>(smem_raw);
+  T* sV = sK + kBc * kD;
+  T* sQ = sV + kBc * kD;  // two buffers
+  T* sO = sQ + 2 * kBr * kD;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int n = p.seqlen;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc;
+  const float scale_log2 = p.scale * tile::kLog2e;
+  const T* q = static_cast<const T*>(p.q) + bh * n * kD;
+  const T* k = static_cast<const T*>(p.k) + bh * n * kD;
+  const T* v = static_cast<const T*>(p.v) + bh * n * kD;
+  T* o = static_cast<T*>(p.o) + bh * n * kD;
+  float* o_accum = p.o_accum + bh * n * kD;
+  float* row_sum = p.row_sum + bh * p.stats_stride;
+  float* row_max = p.row_max + bh * p.stats_stride;
+
+  for (int j = 0; j < tc; ++j) {  // Algorithm 1, line 5
+    const int k_row0 = j * kBc;
+    const int cols = min(kBc, n - k_row0);
+    tile::load_tile_async<kBc, kD, kThreads>(sK, k + int64_t(k_row0) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sV, v + int64_t(k_row0) * kD, cols, tid);
+    const int i_first = p.causal ? k_row0 / kBr : 0;
+    tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(i_first) * kBr * kD, min(kBr, n - i_first * kBr), tid);
+    tile::cp_async_commit();
+    for (int i = i_first; i < tr; ++i) {  // line 7
+      const int buf = (i - i_first) & 1;
+      if (i + 1 < tr) {
+        const int next_row0 = (i + 1) * kBr;
+        tile::load_tile_async<kBr, kD, kThreads>(sQ + (buf ^ 1) * kBr * kD, q + int64_t(next_row0) * kD,
+                                                 min(kBr, n - next_row0), tid);
+      }
+      tile::cp_async_commit();
+      tile::cp_async_wait<1>();
+      __syncthreads();
+      const int q_row0 = i * kBr;
+      const int rows = min(kBr, n - q_row0);
+      const bool first = j == 0;  // tile (i, 0) is always visited
+      const bool last = j == last_visited_key_tile(q_row0, rows, tc, kBc, p.causal);
+
+      Tile acc;
+      acc.init();
+      if (!first) {  // line 8: read O_i, ℓ_i, m_i (valid rows only)
+#pragma unroll
+        for (int mt = 0; mt < Tile::kMT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = Tile::row_of(warp, lane, mt, h);
+            if (r < rows) {
+              const float l = row_sum[q_row0 + r];
+              acc.m[mt][h] = row_max[q_row0 + r] * tile::kLog2e;
+              acc.l[mt][h] = (lane & 3) == 0 ? l : 0.f;  // lane-partial sums, reduced at the end
+#pragma unroll
+              for (int dt = 0; dt < Tile::kDT; ++dt) {
+                const float2 x = *reinterpret_cast<const float2*>(o_accum + int64_t(q_row0 + r) * kD + dt * 8 +
+                                                                  (lane & 3) * 2);
+                acc.o[mt][dt][2 * h] = x.x * l;  // O_i was stored normalised
+                acc.o[mt][dt][2 * h + 1] = x.y * l;
+              }
+            }
+          }
+      }
+      const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
+      acc.step(sQ + buf * kBr * kD, sK, sV, q_row0, k_row0, n, p.causal, masked, scale_log2, warp, lane);
+      acc.reduce_row_sums();
+      // Lines 12–13: write O_i (fp32 o_accum, or the final O in the element type), ℓ_i, m_i.
+#pragma unroll
+      for (int mt = 0; mt < Tile::kMT; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = Tile::row_of(warp, lane, mt, h);
+          if (r < rows) {
+            if ((lane & 3) == 0) {
+              row_sum[q_row0 + r] = acc.l[mt][h];
+              row_max[q_row0 + r] = acc.m[mt][h] * (1.f / tile::kLog2e);
+            }
+            if (!last) {
+              const float inv = 1.f / acc.l[mt][h];
+#pragma unroll
+              for (int dt = 0; dt < Tile::kDT; ++dt)
+                *reinterpret_cast<float2*>(o_accum + int64_t(q_row0 + r) * kD + dt * 8 + (lane & 3) * 2) =
+                    make_float2(acc.o[mt][dt][2 * h] * inv, acc.o[mt][dt][2 * h + 1] * inv);
+            }
+          }
+        }
+      if (last) {
+        acc.stage_normalised(sO, warp, lane);
+        __syncthreads();
+        tile::store_tile<kBr, kD, kThreads>(o + int64_t(q_row0) * kD, sO, rows, tid);
+      }
+      __syncthreads();  // the Q buffer and sO are reused
+    }
+    tile::cp_async_wait<0>();
+    __syncthreads();  // K, V are overwritten by the next j
+  }
+}
+
+template <typename T, int kD, int kBr, int kBc>
+struct Flash1Bwd {
+  using Tile = BwdTile<T, kD, kBr, kBc>;
+  static constexpr int kThreads = Tile::kThreads;
+  // K, V, then Q, dO, O, lse/delta, dSᵀ, dQ staging.
+  static constexpr int kSmemBytes = (2 * kBc * kD + 3 * kBr * kD) * 2 + Tile::kSmemStatsBytes +
+                                    Tile::kSmemDsBytes + Tile::kSmemDqBytes;
+};
+
+template <typename T, int kD, int kBr, int kBc>
+__global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_bwd_kernel(const FlashParams p) {
+  using K = Flash1Bwd<T, kD, kBr, kBc>;
+  using Tile = typename K::Tile;
+  constexpr int kThreads = K::kThreads;
+  extern __shared__ uint4 smem_raw[];
+  T* sK = reinterpret_cast<T*>(smem_raw);
+  T* sV = sK + kBc * kD;
+  T* sQ = sV + kBc * kD;
+  T* sdO = sQ + kBr * kD;
+  T* sO = sdO + kBr * kD;
+  float* sLse = reinterpret_cast<float*>(sO + kBr * kD);
+  float* sDelta = sLse + kBr;
+  T* sdS = reinterpret_cast<T*>(sDelta + kBr);
+  float* sDq = reinterpret_cast<float*>(sdS + kBc * kBr);
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int n = p.seqlen;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc;
+  const float scale_log2 = p.scale * tile::kLog2e;
+  const T* q = static_cast<const T*>(p.q) + bh * n * kD;
+  const T* o = static_cast<const T*>(p.o) + bh * n * kD;
+  const T* dout = static_cast<const T*>(p.dout) + bh * n * kD;
+  const float* row_sum = p.row_sum + bh * p.stats_stride;
+  const float* row_max = p.row_max + bh * p.stats_stride;
+  float* dq_accum = p.dq_accum + bh * n * kD;
+  T* dq = static_cast<T*>(p.dq) + bh * n * kD;
+
+  for (int j = 0; j < tc; ++j) {  // Algorithm 4, line 6
+    const int k_row0 = j * kBc;
+    const int cols = min(kBc, n - k_row0);
+    tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid);
+    Tile acc;
+    acc.init();
+    const int i_first = p.causal ? k_row0 / kBr : 0;
+    for (int i = i_first; i < tr; ++i) {  // line 8
+      const int q_row0 = i * kBr;
+      const int rows = min(kBr, n - q_row0);
+      tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(q_row0) * kD, rows, tid);
+      tile::load_tile_async<kBr, kD, kThreads>(sdO, dout + int64_t(q_row0) * kD, rows, tid);
+      tile::load_tile_async<kBr, kD, kThreads>(sO, o + int64_t(q_row0) * kD, rows, tid);
+      tile::cp_async_commit();
+      for (int r = tid; r < kBr; r += kThreads)  // lse = m + log ℓ, in base 2
+        sLse[r] = r < rows ? (row_max[q_row0 + r] + logf(row_sum[q_row0 + r])) * tile::kLog2e : INFINITY;
+      tile::cp_async_wait<0>();
+      __syncthreads();
+      // Line 19: D_i = rowsum(dO_i ∘ O_i), recomputed here (flash2 precomputes it).
+      for (int r = tid; r < kBr; r += kThreads) {
+        float sum = 0.f;
+        if (r < rows) {
+#pragma unroll 8
+          for (int c = 0; c < kD; ++c)
+            sum += tile::Elem<T>::to_float(sdO[tile::swz<kD>(r, c)]) * tile::Elem<T>::to_float(sO[tile::swz<kD>(r, c)]);
+        }
+        sDelta[r] = sum;
+      }
+      __syncthreads();
+      const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
+      acc.step(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp,
+               lane);
+      // Line 21: dQ_i += dS K_j, read-modify-write of the fp32 accumulator (this block owns
+      // head bh, so no atomics); the last visited step writes dQ_i in the element type.
+      const bool first = j == 0;
+      const bool last = j == last_visited_key_tile(q_row0, rows, tc, kBc, p.causal);
+      float* acc_tile = dq_accum + int64_t(q_row0) * kD;
+      for (int u = tid; u < rows * kD / 8; u += kThreads) {
+        const int r = u / (kD / 8), c = (u % (kD / 8)) * 8;
+        float4 a = *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c);
+        float4 b = *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c + 4);
+        float* g = acc_tile + int64_t(r) * kD + c;
+        if (!first) {
+          const float4 ga = *reinterpret_cast<const float4*>(g);
+          const float4 gb = *reinterpret_cast<const float4*>(g + 4);
+          a = make_float4(a.x + ga.x, a.y + ga.y, a.z + ga.z, a.w + ga.w);
+          b = make_float4(b.x + gb.x, b.y + gb.y, b.z + gb.z, b.w + gb.w);
+        }
+        if (last) {
+          const float s = p.scale;
+          uint4 out;
+          out.x = tile::Elem<T>::pack(a.x * s, a.y * s);
+          out.y = tile::Elem<T>::pack(a.z * s, a.w * s);
+          out.z = tile::Elem<T>::pack(b.x * s, b.y * s);
+          out.w = tile::Elem<T>::pack(b.z * s, b.w * s);
+          *reinterpret_cast<uint4*>(dq + int64_t(q_row0 + r) * kD + c) = out;
+        } else {
+          reinterpret_cast<float4*>(g)[0] = a;
+          reinterpret_cast<float4*>(g)[1] = b;
+        }
+      }
+      __syncthreads();
+    }
+    acc.stage_dk_dv(sK, sV, p.scale, warp, lane);  // line 24: write dK_j, dV_j
+    __syncthreads();
+    tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bh * n + k_row0) * kD, sK, cols, tid);
+    tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bh * n + k_row0) * kD, sV, cols, tid);
+    __syncthreads();
+  }
+}
+
+template <typename T, int kD, int kBr, int kBc>
+void launch_flash1_fwd(const FlashParams& p, cudaStream_t stream) {
+  using K = Flash1Fwd<T, kD, kBr, kBc>;
+  static bool attribute_set = false;
+  if (!attribute_set) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash1_fwd_kernel<T, kD, kBr, kBc>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    attribute_set = true;
+  }
+  flash1_fwd_kernel<T, kD, kBr, kBc><<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
+  FLASHIO_LAUNCH_CHECK("flash1_fwd");
+}
+
+template <typename T, int kD, int kBr, int kBc>
+void launch_flash1_bwd(const FlashParams& p, cudaStream_t stream) {
+  using K = Flash1Bwd<T, kD, kBr, kBc>;
+  static bool attribute_set = false;
+  if (!attribute_set) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash1_bwd_kernel<T, kD, kBr, kBc>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    attribute_set = true;
+  }
+  flash1_bwd_kernel<T, kD, kBr, kBc><<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
+  FLASHIO_LAUNCH_CHECK("flash1_bwd");
+}
+
+template <typename T, int kD, int kBr, int kBc>
+FlashImpl flash1_fwd_impl(DType dtype) {
+  using K = Flash1Fwd<T, kD, kBr, kBc>;
+  return FlashImpl{KernelEntry{Algo::flash1, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+                   &launch_flash1_fwd<T, kD, kBr, kBc>};
+}
+template <typename T, int kD, int kBr, int kBc>
+FlashImpl flash1_bwd_impl(DType dtype) {
+  using K = Flash1Bwd<T, kD, kBr, kBc>;
+  return FlashImpl{KernelEntry{Algo::flash1, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+                   &launch_flash1_bwd<T, kD, kBr, kBc>};
+}
+
+}  // namespace flashio::kernels

@@ -1,0 +1,178 @@
+// flash2 backward (FlashAttention-2; docs/schedules.md, "flash2"), three kernels in order:
+//   flash2_bwd_preprocess  one block per row tile i: delta_i = rowsum(dO_i ∘ O_i), dq_accum_i = 0
+//   flash2_bwd             one block per key tile j: K_j, V_j once, then every visited i
+//                          ascending: Q_i, dO_i, lse_i, delta_i; dq_accum_i += dS K_j by fp32
+//                          atomics; finally dK_j, dV_j
+//   flash2_bwd_convert_dq  one block per row tile i: dQ_i = scale · dq_accum_i (element type)
+// All grids are (tiles, H, B) with blockIdx.x fastest.
+#pragma once
+#include "kernels/flash_bwd_tile.cuh"
+#include "kernels/launch.h"
+
+namespace flashio::kernels {
+
+// Rows of one block of the element-wise kernels; ≤ 128 (the static staging below).
+constexpr int kRowKernelThreads = 128;
+
+template <typename T, int kD>
+__global__ void __launch_bounds__(kRowKernelThreads) flash2_bwd_preprocess_kernel(const FlashParams p, int block_r) {
+  constexpr int kLanesPerRow = kD / 8;  // 16 bytes of O and of dO per lane
+  constexpr int kRowsPerPass = kRowKernelThreads / kLanesPerRow;
+  __shared__ float sDelta[128];
+  const int n = p.seqlen;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int row0 = blockIdx.x * block_r;
+  const int rows = min(block_r, n - row0);
+  const T* o = static_cast<const T*>(p.o) + (bh * n + row0) * kD;
+  const T* dout = static_cast<const T*>(p.dout) + (bh * n + row0) * kD;
+  float* dq_accum = p.dq_accum + (bh * n + row0) * kD;
+  const int sub = threadIdx.x % kLanesPerRow;
+  for (int r0 = 0; r0 < rows; r0 += kRowsPerPass) {
+    const int r = r0 + threadIdx.x / kLanesPerRow;
+    float sum = 0.f;
+    if (r < rows) {
+      const uint4 ov = *reinterpret_cast<const uint4*>(o + int64_t(r) * kD + sub * 8);
+      const uint4 dv = *reinterpret_cast<const uint4*>(dout + int64_t(r) * kD + sub * 8);
+      const T* oe = reinterpret_cast<const T*>(&ov);
+      const T* de = reinterpret_cast<const T*>(&dv);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) sum += tile::Elem<T>::to_float(oe[e]) * tile::Elem<T>::to_float(de[e]);
+    }
+#pragma unroll
+    for (int off = kLanesPerRow / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    if (r < rows && sub == 0) sDelta[r] = sum;
+  }
+  // Zero this tile's dq_accum rows with whole-sector 16-byte stores.
+  for (int u = threadIdx.x; u < rows * kD / 4; u += kRowKernelThreads)
+    reinterpret_cast<float4*>(dq_accum)[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+  __syncthreads();
+  float* delta = p.delta + bh * p.stats_stride + row0;
+  for (int r = threadIdx.x; r < rows; r += kRowKernelThreads) delta[r] = sDelta[r];
+}
+
+template <typename T, int kD>
+__global__ void __launch_bounds__(kRowKernelThreads) flash2_bwd_convert_dq_kernel(const FlashParams p, int block_r) {
+  const int n = p.seqlen;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int row0 = blockIdx.x * block_r;
+  const int rows = min(block_r, n - row0);
+  const float* acc = p.dq_accum + (bh * n + row0) * kD;
+  T* dq = static_cast<T*>(p.dq) + (bh * n + row0) * kD;
+  // 8 elements per thread: two 16-byte loads, one 16-byte store.
+  for (int u = threadIdx.x; u < rows * kD / 8; u += kRowKernelThreads) {
+    const float4 a = reinterpret_cast<const float4*>(acc)[2 * u];
+    const float4 b = reinterpret_cast<const float4*>(acc)[2 * u + 1];
+    uint4 out;
+    out.x = tile::Elem<T>::pack(a.x * p.scale, a.y * p.scale);
+    out.y = tile::Elem<T>::pack(a.z * p.scale, a.w * p.scale);
+    out.z = tile::Elem<T>::pack(b.x * p.scale, b.y * p.scale);
+    out.w = tile::Elem<T>::pack(b.z * p.scale, b.w * p.scale);
+    reinterpret_cast<uint4*>(dq)[u] = out;
+  }
+}
+
+template <typename T, int kD, int kBr, int kBc>
+struct Flash2Bwd {
+  using Tile = BwdTile<T, kD, kBr, kBc>;
+  static constexpr int kThreads = Tile::kThreads;
+  // K, V (resident), Q, dO, then lse/delta, dSᵀ, dQ staging.
+  static constexpr int kSmemBytes = (2 * kBc * kD + 2 * kBr * kD) * 2 + Tile::kSmemStatsBytes +
+                                    Tile::kSmemDsBytes + Tile::kSmemDqBytes;
+};
+
+template <typename T, int kD, int kBr, int kBc>
+__global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_bwd_kernel(const FlashParams p) {
+  using K = Flash2Bwd<T, kD, kBr, kBc>;
+  using Tile = typename K::Tile;
+  constexpr int kThreads = K::kThreads;
+  extern __shared__ uint4 smem_raw[];
+  T* sK = reinterpret_cast<T*>(smem_raw);
+  T* sV = sK + kBc * kD;
+  T* sQ = sV + kBc * kD;
+  T* sdO = sQ + kBr * kD;
+  float* sLse = reinterpret_cast<float*>(sdO + kBr * kD);
+  float* sDelta = sLse + kBr;
+  T* sdS = reinterpret_cast<T*>(sDelta + kBr);
+  float* sDq = reinterpret_cast<float*>(sdS + kBc * kBr);
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int n = p.seqlen;
+  const int j = blockIdx.x;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int k_row0 = j * kBc;
+  const int cols = min(kBc, n - k_row0);
+  const int tr = (n + kBr - 1) / kBr;
+  // Causal: the first visited row tile holds query k_row0 (tiles above the diagonal skipped).
+  const int i_first = p.causal ? k_row0 / kBr : 0;
+  const float scale_log2 = p.scale * tile::kLog2e;
+
+  const T* q = static_cast<const T*>(p.q) + bh * n * kD;
+  const T* dout = static_cast<const T*>(p.dout) + bh * n * kD;
+  const float* lse = p.lse + bh * p.stats_stride;
+  const float* delta = p.delta + bh * p.stats_stride;
+  float* dq_accum = p.dq_accum + bh * n * kD;
+
+  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid);
+
+  Tile acc;
+  acc.init();
+  for (int i = i_first; i < tr; ++i) {
+    const int q_row0 = i * kBr;
+    const int rows = min(kBr, n - q_row0);
+    tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(q_row0) * kD, rows, tid);
+    tile::load_tile_async<kBr, kD, kThreads>(sdO, dout + int64_t(q_row0) * kD, rows, tid);
+    tile::cp_async_commit();
+    for (int r = tid; r < kBr; r += kThreads) {
+      sLse[r] = r < rows ? lse[q_row0 + r] * tile::kLog2e : INFINITY;
+      sDelta[r] = r < rows ? delta[q_row0 + r] : 0.f;
+    }
+    tile::cp_async_wait<0>();
+    __syncthreads();
+    const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
+    acc.step(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp,
+             lane);
+    // dq_accum_i += dS K_j: 16-byte fp32 atomics (RED.ADD.F32x4), a warp covering 512
+    // contiguous bytes, so every sector is reduced whole.
+    float* dq_tile = dq_accum + int64_t(q_row0) * kD;
+    for (int u = tid; u < rows * kD / 4; u += kThreads) {
+      const int r = u / (kD / 4), c = (u % (kD / 4)) * 4;
+      atomicAdd(reinterpret_cast<float4*>(dq_tile + int64_t(r) * kD + c),
+                *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c));
+    }
+    __syncthreads();  // Q, dO, dSᵀ and the staging tile are overwritten next
+  }
+  // dK_j, dV_j through the (now free) K, V tiles.
+  acc.stage_dk_dv(sK, sV, p.scale, warp, lane);
+  __syncthreads();
+  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bh * n + k_row0) * kD, sK, cols, tid);
+  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bh * n + k_row0) * kD, sV, cols, tid);
+}
+
+template <typename T, int kD, int kBr, int kBc>
+void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
+  using K = Flash2Bwd<T, kD, kBr, kBc>;
+  static bool attribute_set = false;
+  if (!attribute_set) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash2_bwd_kernel<T, kD, kBr, kBc>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    attribute_set = true;
+  }
+  const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
+  flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
+  FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
+  const dim3 col_grid((p.seqlen + kBc - 1) / kBc, p.heads, p.batch);
+  flash2_bwd_kernel<T, kD, kBr, kBc><<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  FLASHIO_LAUNCH_CHECK("flash2_bwd");
+  flash2_bwd_convert_dq_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
+  FLASHIO_LAUNCH_CHECK("flash2_bwd_convert_dq");
+}
+
+template <typename T, int kD, int kBr, int kBc>
+FlashImpl flash2_bwd_impl(DType dtype) {
+  using K = Flash2Bwd<T, kD, kBr, kBc>;
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+                   &launch_flash2_bwd<T, kD, kBr, kBc>};
+}
+
+}  // namespace flashio::kernels

@@ -1,0 +1,112 @@
+// flash2_fwd (FlashAttention-2 forward; docs/schedules.md, "flash2"): one block per row tile
+// i, grid (Tr, H, B) so that blockIdx.x is fastest (launch index i + Tr·bh). The block reads
+// Q_i once, streams K_j, V_j for every visited j in ascending order through a two-stage
+// cp.async pipeline, and writes O_i (element type) and lse_i (fp32) once.
+#pragma once
+#include "kernels/flash_fwd_tile.cuh"
+#include "kernels/launch.h"
+
+namespace flashio::kernels {
+
+template <typename T, int kD, int kBr, int kBc>
+struct Flash2Fwd {
+  static constexpr int kWarps = fwd_warps(kBr, kBc, kD);
+  using Tile = FwdTile<T, kD, kBr, kBc, kWarps>;
+  static constexpr int kThreads = Tile::kThreads;
+  // Q tile + two stages of K and V tiles; the epilogue reuses Q's space for O and K's for lse.
+  static constexpr int kSmemBytes = (kBr * kD + 4 * kBc * kD) * 2;
+  static_assert(kBc * kD * 2 >= kBr * 4, "lse staging must fit in one K stage");
+};
+
+template <typename T, int kD, int kBr, int kBc>
+__global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads)
+    flash2_fwd_kernel(const FlashParams p) {
+  using K = Flash2Fwd<T, kD, kBr, kBc>;
+  using Tile = typename K::Tile;
+  constexpr int kThreads = K::kThreads;
+  extern __shared__ uint4 smem_raw[];
+  T* sQ = reinterpret_cast<T*>(smem_raw);
+  T* sK = sQ + kBr * kD;
+  T* sV = sK + 2 * kBc * kD;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int n = p.seqlen;
+  const int i = blockIdx.x;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int q_row0 = i * kBr;
+  const int rows = min(kBr, n - q_row0);
+  const int tc = (n + kBc - 1) / kBc;
+  // Causal: skip tiles wholly above the diagonal (j·Bc > i·Br + r_i − 1).
+  const int j_last = p.causal ? min(tc - 1, (q_row0 + rows - 1) / kBc) : tc - 1;
+
+  const T* q = static_cast<const T*>(p.q) + (bh * n + q_row0) * kD;
+  const T* k = static_cast<const T*>(p.k) + bh * n * kD;
+  const T* v = static_cast<const T*>(p.v) + bh * n * kD;
+  const float scale_log2 = p.scale * tile::kLog2e;
+
+  tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, n), tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, n), tid);
+  tile::cp_async_commit();
+
+  Tile acc;
+  acc.init();
+  for (int j = 0; j <= j_last; ++j) {
+    const int stage = j & 1;
+    if (j < j_last) {  // prefetch the next K, V into the other stage while this one computes
+      const int k_row = (j + 1) * kBc;
+      const int cols = min(kBc, n - k_row);
+      tile::load_tile_async<kBc, kD, kThreads>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD, cols, tid);
+      tile::load_tile_async<kBc, kD, kThreads>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD, cols, tid);
+    }
+    tile::cp_async_commit();
+    tile::cp_async_wait<1>();
+    __syncthreads();
+    const int k_row0 = j * kBc;
+    const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
+    acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, q_row0, k_row0, n, p.causal, masked,
+             scale_log2, warp, lane);
+    __syncthreads();  // the next iteration's prefetch overwrites the stage just read
+  }
+
+  acc.reduce_row_sums();
+  T* sO = sQ;
+  float* sLse = reinterpret_cast<float*>(sK);
+  acc.stage_normalised(sO, warp, lane);
+  if ((lane & 3) == 0) {
+#pragma unroll
+    for (int mt = 0; mt < Tile::kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        // lse = ln(Σ exp(scale·s)) = (m₂ + log2 ℓ)·ln 2, m₂ being the base-2 running max.
+        sLse[Tile::row_of(warp, lane, mt, h)] = (acc.m[mt][h] + __log2f(acc.l[mt][h])) * 0.6931471805599453f;
+      }
+  }
+  __syncthreads();
+  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (bh * n + q_row0) * kD, sO, rows, tid);
+  float* lse = p.lse + bh * p.stats_stride + q_row0;
+  for (int r = tid; r < rows; r += kThreads) lse[r] = sLse[r];
+}
+
+template <typename T, int kD, int kBr, int kBc>
+void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
+  using K = Flash2Fwd<T, kD, kBr, kBc>;
+  static bool attribute_set = false;  // raise the dynamic shared-memory limit once per kernel
+  if (!attribute_set) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash2_fwd_kernel<T, kD, kBr, kBc>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    attribute_set = true;
+  }
+  const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
+  flash2_fwd_kernel<T, kD, kBr, kBc><<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  FLASHIO_LAUNCH_CHECK("flash2_fwd");
+}
+
+template <typename T, int kD, int kBr, int kBc>
+FlashImpl flash2_fwd_impl(DType dtype) {
+  using K = Flash2Fwd<T, kD, kBr, kBc>;
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+                   &launch_flash2_fwd<T, kD, kBr, kBc>};
+}
+
+}  // namespace flashio::kernels

@@ -1,0 +1,202 @@
+// The backward step shared by flash1 and flash2 (paper Algorithm 4, lines 11–21; FA2's
+// backward): for one visited tile (i, j) with K_j, V_j resident and Q_i, dO_i, the row
+// statistics in shared memory, it recomputes P, accumulates dV_j += Pᵀ dO_i and
+// dK_j += dSᵀ Q_i in registers, and leaves dQ_i's partial dS K_j (fp32) in shared memory for the
+// caller to add to dq_accum (flash2: atomics; flash1: read-modify-write).
+// Warps split the Bc key rows (16 per warp), so the block computes Sᵀ = K Qᵀ directly and each
+// warp's Pᵀ, dSᵀ are already the A operands of dV and dK.
+#pragma once
+#include <cmath>
+
+#include "kernels/mma_tile.cuh"
+
+namespace flashio::kernels {
+
+template <typename T, int kD, int kBr, int kBc>
+struct BwdTile {
+  static constexpr int kWarps = kBc / 16;
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kQT = kBr / 8;  // 8-column (query) tiles of Sᵀ
+  static constexpr int kDT = kD / 8;
+  static constexpr int kDqStride = kD + 8;  // fp32 staging row, padded against bank conflicts
+  // dQ = dS K is split over the warps by (16-row slice, column range).
+  static constexpr int kQSlices = kBr / 16;
+  static constexpr int kDqSplits = kWarps > kQSlices ? kWarps / kQSlices : 1;
+  static constexpr int kDqSlicesPerWarp = kQSlices > kWarps ? kQSlices / kWarps : 1;
+  static constexpr int kDqCols = kD / kDqSplits;
+  // Columns per pass, so the dQ accumulators stay ≤ 64 registers beside dK and dV.
+  static constexpr int kDqChunk = kDqCols < 128 / kDqSlicesPerWarp ? kDqCols : 128 / kDqSlicesPerWarp;
+  static_assert(kBr % 16 == 0 && kBc % 16 == 0, "tiles are multiples of 16");
+  static_assert(kDqChunk % 16 == 0 && kDqCols % kDqChunk == 0, "dQ column split");
+
+  // Shared memory the step uses besides K, V, Q, dO: lse, delta, dSᵀ and the dQ staging tile.
+  static constexpr int kSmemStatsBytes = 2 * kBr * 4;
+  static constexpr int kSmemDsBytes = kBc * kBr * 2;
+  static constexpr int kSmemDqBytes = kBr * kDqStride * 4;
+
+  float dk[kDT][4];
+  float dv[kDT][4];
+
+  __device__ __forceinline__ void init() {
+#pragma unroll
+    for (int dt = 0; dt < kDT; ++dt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) dk[dt][e] = dv[dt][e] = 0.f;
+  }
+
+  // sLse holds lse·log2 e per query row (+inf for rows ≥ N, so their P is 0); sDelta holds
+  // rowsum(dO ∘ O) (0 for rows ≥ N). Ends with a __syncthreads(); sDq then holds dS K_j.
+  __device__ __forceinline__ void step(const T* sQ, const T* sdO, const T* sK, const T* sV, const float* sLse,
+                                       const float* sDelta, T* sdS, float* sDq, int q_row0, int k_row0, int n,
+                                       bool causal, bool masked, float scale_log2, int warp, int lane) {
+    const int g = lane >> 2, t = lane & 3;
+    // Sᵀ = K_j Q_iᵀ (this warp's 16 key rows × Br queries).
+    float p[kQT][4];
+#pragma unroll
+    for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) p[nt][e] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk) {
+      uint32_t a[4];
+      tile::load_a<kD>(a, sK, warp * 16, kk * 16, lane);
+#pragma unroll
+      for (int np = 0; np < kQT / 2; ++np) {
+        uint32_t b[4];
+        tile::load_b_nk<kD>(b, sQ, np * 16, kk * 16, lane);
+        tile::mma_16816<T>(p[2 * np], a, b[0], b[1]);
+        tile::mma_16816<T>(p[2 * np + 1], a, b[2], b[3]);
+      }
+    }
+    // Pᵀ = exp(scale·Sᵀ − lse) (Algorithm 4, line 13 with ℓ, m folded into lse).
+#pragma unroll
+    for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int qc = nt * 8 + t * 2 + (e & 1);
+        float v = tile::exp2_approx(fmaf(p[nt][e], scale_log2, -sLse[qc]));
+        if (masked) {
+          const int key = k_row0 + warp * 16 + g + (e >> 1) * 8;
+          const int query = q_row0 + qc;
+          if (key >= n || (causal && key > query)) v = 0.f;
+        }
+        p[nt][e] = v;
+      }
+    // dV_j += Pᵀ dO_i (line 16).
+#pragma unroll
+    for (int kk = 0; kk < kBr / 16; ++kk) {
+      uint32_t a[4];
+      tile::acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
+#pragma unroll
+      for (int dp = 0; dp < kD / 16; ++dp) {
+        uint32_t b[4];
+        tile::load_b_kn<kD>(b, sdO, kk * 16, dp * 16, lane);
+        tile::mma_16816<T>(dv[2 * dp], a, b[0], b[1]);
+        tile::mma_16816<T>(dv[2 * dp + 1], a, b[2], b[3]);
+      }
+    }
+    // dPᵀ = V_j dO_iᵀ (line 17), then dSᵀ = Pᵀ ∘ (dPᵀ − D) (line 20), kept in p.
+    {
+      float dp_acc[kQT][4];
+#pragma unroll
+      for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dp_acc[nt][e] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < kD / 16; ++kk) {
+        uint32_t a[4];
+        tile::load_a<kD>(a, sV, warp * 16, kk * 16, lane);
+#pragma unroll
+        for (int np = 0; np < kQT / 2; ++np) {
+          uint32_t b[4];
+          tile::load_b_nk<kD>(b, sdO, np * 16, kk * 16, lane);
+          tile::mma_16816<T>(dp_acc[2 * np], a, b[0], b[1]);
+          tile::mma_16816<T>(dp_acc[2 * np + 1], a, b[2], b[3]);
+        }
+      }
+#pragma unroll
+      for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) p[nt][e] *= dp_acc[nt][e] - sDelta[nt * 8 + t * 2 + (e & 1)];
+    }
+    // dK_j += dSᵀ Q_i (line 21; the scale is applied once, when dK is written).
+#pragma unroll
+    for (int kk = 0; kk < kBr / 16; ++kk) {
+      uint32_t a[4];
+      tile::acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
+#pragma unroll
+      for (int dp = 0; dp < kD / 16; ++dp) {
+        uint32_t b[4];
+        tile::load_b_kn<kD>(b, sQ, kk * 16, dp * 16, lane);
+        tile::mma_16816<T>(dk[2 * dp], a, b[0], b[1]);
+        tile::mma_16816<T>(dk[2 * dp + 1], a, b[2], b[3]);
+      }
+    }
+    // dSᵀ to shared memory ([key][query]), for dQ_i = dS K_j (line 20), whose inner dimension
+    // (keys) is split across warps.
+#pragma unroll
+    for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<uint32_t*>(sdS + tile::swz<kBr>(warp * 16 + g + h * 8, nt * 8 + t * 2)) =
+            tile::Elem<T>::pack(p[nt][2 * h], p[nt][2 * h + 1]);
+    __syncthreads();
+
+    const int slice0 = (warp / kDqSplits) * kDqSlicesPerWarp;
+    const int col0 = (warp % kDqSplits) * kDqCols;
+#pragma unroll
+    for (int chunk = 0; chunk < kDqCols / kDqChunk; ++chunk) {
+      float dq[kDqSlicesPerWarp][kDqChunk / 8][4];
+#pragma unroll
+      for (int s = 0; s < kDqSlicesPerWarp; ++s)
+#pragma unroll
+        for (int nt = 0; nt < kDqChunk / 8; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) dq[s][nt][e] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < kBc / 16; ++kk) {
+#pragma unroll
+        for (int s = 0; s < kDqSlicesPerWarp; ++s) {
+          uint32_t a[4];
+          tile::load_a_trans<kBr>(a, sdS, (slice0 + s) * 16, kk * 16, lane);
+#pragma unroll
+          for (int np = 0; np < kDqChunk / 16; ++np) {
+            uint32_t b[4];
+            tile::load_b_kn<kD>(b, sK, kk * 16, col0 + chunk * kDqChunk + np * 16, lane);
+            tile::mma_16816<T>(dq[s][2 * np], a, b[0], b[1]);
+            tile::mma_16816<T>(dq[s][2 * np + 1], a, b[2], b[3]);
+          }
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < kDqSlicesPerWarp; ++s)
+#pragma unroll
+        for (int nt = 0; nt < kDqChunk / 8; ++nt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = (slice0 + s) * 16 + g + h * 8;
+            const int col = col0 + chunk * kDqChunk + nt * 8 + t * 2;
+            *reinterpret_cast<float2*>(sDq + row * kDqStride + col) = make_float2(dq[s][nt][2 * h], dq[s][nt][2 * h + 1]);
+          }
+    }
+    __syncthreads();
+  }
+
+  // scale·dK and dV as 16-bit into swizzled [Bc][d] staging tiles.
+  __device__ __forceinline__ void stage_dk_dv(T* sdK, T* sdV, float scale, int warp, int lane) const {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int dt = 0; dt < kDT; ++dt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = warp * 16 + g + h * 8;
+        const int col = dt * 8 + t * 2;
+        *reinterpret_cast<uint32_t*>(sdK + tile::swz<kD>(row, col)) =
+            tile::Elem<T>::pack(dk[dt][2 * h] * scale, dk[dt][2 * h + 1] * scale);
+        *reinterpret_cast<uint32_t*>(sdV + tile::swz<kD>(row, col)) =
+            tile::Elem<T>::pack(dv[dt][2 * h], dv[dt][2 * h + 1]);
+      }
+  }
+};
+
+}  // namespace flashio::kernels

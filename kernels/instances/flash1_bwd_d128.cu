@@ -1,0 +1,17 @@
+// flash1 bwd, d = 128: the tilings built (docs/kernels.md, "Registry"). fp16 gets six
+// tilings from {32, 64, 128}²; bf16 only the one used by default.
+#include "kernels/flash1.cuh"
+
+namespace flashio::kernels {
+
+void append_flash1_bwd_d128(std::vector<FlashImpl>& out) {
+  out.push_back(flash1_bwd_impl<__half, 128, 32, 32>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 128, 32, 64>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 128, 32, 128>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 128, 64, 32>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 128, 64, 64>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 128, 64, 128>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__nv_bfloat16, 128, 64, 128>(DType::bf16));
+}
+
+}  // namespace flashio::kernels

@@ -1,0 +1,17 @@
+// flash1 bwd, d = 64: the tilings built (docs/kernels.md, "Registry"). fp16 gets six
+// tilings from {32, 64, 128}²; bf16 only the one used by default.
+#include "kernels/flash1.cuh"
+
+namespace flashio::kernels {
+
+void append_flash1_bwd_d64(std::vector<FlashImpl>& out) {
+  out.push_back(flash1_bwd_impl<__half, 64, 32, 64>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 64, 32, 128>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 64, 64, 64>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 64, 64, 128>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 64, 128, 64>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__half, 64, 128, 128>(DType::fp16));
+  out.push_back(flash1_bwd_impl<__nv_bfloat16, 64, 64, 128>(DType::bf16));
+}
+
+}  // namespace flashio::kernels

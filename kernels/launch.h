@@ -1,0 +1,74 @@
+// Internal to flashio_kernels: the arguments every tiled kernel takes, the table of compiled
+// kernels behind registry(), and the one CUDA error check.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/attention.h"
+
+namespace flashio::kernels {
+
+// Throws std::runtime_error naming the call, file and line; used on every CUDA call and after
+// every launch (cudaGetLastError), so no failure passes silently.
+inline void check_cuda(cudaError_t status, const char* what, const char* file, int line) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string("CUDA error: ") + what + " failed at " + file + ":" +
+                             std::to_string(line) + ": " + cudaGetErrorString(status));
+  }
+}
+#define FLASHIO_CUDA_CHECK(call) ::flashio::kernels::check_cuda((call), #call, __FILE__, __LINE__)
+#define FLASHIO_LAUNCH_CHECK(name) \
+  ::flashio::kernels::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+
+// Pointers are device pointers; 16-bit tensors are (B, H, N, d) contiguous. Statistics (lse,
+// ℓ, m, delta) are fp32 with a per-(b, h) stride of stats_stride ≥ N floats, a multiple of 32,
+// so each head's statistics start on a 128-byte line and stores fill whole sectors.
+struct FlashParams {
+  int batch = 0, heads = 0, seqlen = 0;
+  int stats_stride = 0;
+  bool causal = false;
+  float scale = 0.f;  // 1/√d, folded into the exponent (times log2 e)
+  // forward
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;      // flash2
+  float* row_sum = nullptr;  // flash1: ℓ
+  float* row_max = nullptr;  // flash1: m (natural-log units of scale·S)
+  float* o_accum = nullptr;  // flash1: running O, fp32, normalised (Algorithm 1, line 12)
+  // backward
+  const void* dout = nullptr;
+  float* delta = nullptr;     // flash2: rowsum(dO ∘ O)
+  float* dq_accum = nullptr;  // fp32
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+};
+
+using LaunchFn = void (*)(const FlashParams&, cudaStream_t);
+
+struct FlashImpl {
+  KernelEntry entry;
+  LaunchFn launch = nullptr;
+};
+
+// Filled by the instance files (one per algorithm, pass and head dimension, so that nvcc
+// compiles them in parallel); registry.cpp concatenates them.
+void append_flash2_fwd_d64(std::vector<FlashImpl>& out);
+void append_flash2_fwd_d128(std::vector<FlashImpl>& out);
+void append_flash2_bwd_d64(std::vector<FlashImpl>& out);
+void append_flash2_bwd_d128(std::vector<FlashImpl>& out);
+void append_flash1_fwd_d64(std::vector<FlashImpl>& out);
+void append_flash1_fwd_d128(std::vector<FlashImpl>& out);
+void append_flash1_bwd_d64(std::vector<FlashImpl>& out);
+void append_flash1_bwd_d128(std::vector<FlashImpl>& out);
+
+const std::vector<FlashImpl>& flash_impls();
+// The implementation for (algo, pass, d, dtype, Br, Bc), or an exception listing what exists.
+const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c);
+
+}  // namespace flashio::kernels

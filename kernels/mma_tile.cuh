@@ -1,0 +1,197 @@
+// Tensor-core building blocks shared by the flash1 and flash2 kernels (sm_80+ instructions,
+// run on sm_90): cp.async copies into swizzled shared memory, ldmatrix fragment loads and the
+// m16n8k16 mma.sync with fp32 accumulators. Fragment layouts are those of the PTX ISA,
+// "Matrix Fragments for mma.m16n8k16": in a warp, lane = 4·g + t holds rows g and g + 8 and
+// columns 2t, 2t + 1 of each 16 × 8 accumulator tile.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace flashio::kernels::tile {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Element-type traits: the mma instruction's type name and packing of two floats.
+template <typename T>
+struct Elem;
+template <>
+struct Elem<__half> {
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+  static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+  static __device__ __forceinline__ __half from_float(float x) { return __float2half_rn(x); }
+};
+template <>
+struct Elem<__nv_bfloat16> {
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+  static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+  static __device__ __forceinline__ __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+};
+
+// D += A·B, m16n8k16, A row-major 16×16, B column-major 16×8, fp32 accumulators.
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
+template <>
+__device__ __forceinline__ void mma_16816<__half>(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <>
+__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                                         uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// 16-byte asynchronous global → shared copy (bypasses L1: .cg), and its group fences.
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(smem)), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Swizzled shared-memory tiles. A tile is a row-major array of 16-byte units; unit u of the
+// tile lives at u ^ ((u >> 3) & 7): within each 128-byte line the unit index is XORed with
+// the line number, so the 8 row addresses of one ldmatrix phase (same column, 8 consecutive
+// rows, rows of ≥ 64 bytes) fall in 8 different bank groups.
+__device__ __forceinline__ int swizzle_unit(int unit) { return unit ^ ((unit >> 3) & 7); }
+
+// Element offset of (row, col) in a swizzled tile with `cols` 16-bit elements per row.
+// col must be a multiple of 8 for vector access; any col works for scalar access.
+template <int kCols>
+__device__ __forceinline__ int swz(int row, int col) {
+  const int unit = row * (kCols / 8) + col / 8;
+  return swizzle_unit(unit) * 8 + (col % 8);
+}
+
+// Copies rows [0, rows) of a (rows_total × kCols) row-major global tile into a swizzled shared
+// tile with cp.async, and zero-fills rows [rows, kRows) so that edge tiles compute on zeros.
+// Only valid rows are read (docs/schedules.md: edge tiles move only their valid rows).
+template <int kRows, int kCols, int kThreads, typename T>
+__device__ __forceinline__ void load_tile_async(T* smem, const T* gmem, int rows, int tid) {
+  constexpr int kUnitsPerRow = kCols / 8;
+  constexpr int kUnits = kRows * kUnitsPerRow;
+#pragma unroll
+  for (int it = 0; it < (kUnits + kThreads - 1) / kThreads; ++it) {
+    const int u = it * kThreads + tid;
+    if (kUnits % kThreads != 0 && u >= kUnits) break;
+    const int row = u / kUnitsPerRow;
+    const int c = (u % kUnitsPerRow) * 8;
+    T* dst = smem + swz<kCols>(row, c);
+    if (row < rows) {
+      cp_async_16(dst, gmem + static_cast<int64_t>(row) * kCols + c);
+    } else {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
+    }
+  }
+}
+
+// Writes rows [0, rows) of a swizzled shared tile to global memory in 16-byte stores: a warp
+// writes whole rows (≥ 128 bytes), so every 32-byte sector is written whole by one request.
+template <int kRows, int kCols, int kThreads, typename T>
+__device__ __forceinline__ void store_tile(T* gmem, const T* smem, int rows, int tid) {
+  constexpr int kUnitsPerRow = kCols / 8;
+  constexpr int kUnits = kRows * kUnitsPerRow;
+#pragma unroll
+  for (int it = 0; it < (kUnits + kThreads - 1) / kThreads; ++it) {
+    const int u = it * kThreads + tid;
+    if (kUnits % kThreads != 0 && u >= kUnits) break;
+    const int row = u / kUnitsPerRow;
+    const int c = (u % kUnitsPerRow) * 8;
+    if (row < rows) {
+      *reinterpret_cast<uint4*>(gmem + static_cast<int64_t>(row) * kCols + c) =
+          *reinterpret_cast<const uint4*>(smem + swz<kCols>(row, c));
+    }
+  }
+}
+
+// ldmatrix address of lane `lane` for an A fragment (16 rows × 16 k) at (row0, k0) of a
+// swizzled row-major tile [rows][kCols]: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15),
+// (8-15, 8-15), i.e. a[0..3] of the mma.
+template <int kCols, typename T>
+__device__ __forceinline__ void load_a(uint32_t (&a)[4], const T* smem, int row0, int k0, int lane) {
+  const int row = row0 + (lane & 15);
+  const int col = k0 + (lane >> 4) * 8;
+  ldmatrix_x4(a, smem_addr(smem + swz<kCols>(row, col)));
+}
+// A fragment (16 m × 16 k) from a tile stored transposed, [k][m] row-major with kCols = M.
+template <int kCols, typename T>
+__device__ __forceinline__ void load_a_trans(uint32_t (&a)[4], const T* smem, int m0, int k0, int lane) {
+  const int krow = k0 + (lane & 7) + (lane >> 4) * 8;
+  const int mcol = m0 + ((lane >> 3) & 1) * 8;
+  ldmatrix_x4_trans(a, smem_addr(smem + swz<kCols>(krow, mcol)));
+}
+// B fragments of two adjacent n-tiles (n0..n0+15) × k16 from a tile stored [n][k] (k
+// contiguous, e.g. K for S = QKᵀ): b[0], b[1] for n-tile 0, b[2], b[3] for n-tile 1.
+template <int kCols, typename T>
+__device__ __forceinline__ void load_b_nk(uint32_t (&b)[4], const T* smem, int n0, int k0, int lane) {
+  const int nrow = n0 + (lane & 7) + (lane >> 4) * 8;
+  const int kcol = k0 + ((lane >> 3) & 1) * 8;
+  ldmatrix_x4(b, smem_addr(smem + swz<kCols>(nrow, kcol)));
+}
+// The same two n-tiles from a tile stored [k][n] (n contiguous, e.g. V for O = PV).
+template <int kCols, typename T>
+__device__ __forceinline__ void load_b_kn(uint32_t (&b)[4], const T* smem, int k0, int n0, int lane) {
+  const int krow = k0 + (lane & 7) + ((lane >> 3) & 1) * 8;
+  const int ncol = n0 + (lane >> 4) * 8;
+  ldmatrix_x4_trans(b, smem_addr(smem + swz<kCols>(krow, ncol)));
+}
+
+// Accumulator tiles c[2kk], c[2kk+1] (16 × 16 of a 16 × N accumulator) as an A fragment:
+// the C layout of two 16 × 8 tiles is the A layout of one 16 × 16 k-slice.
+template <typename T>
+__device__ __forceinline__ void acc_to_a(uint32_t (&a)[4], const float (&c0)[4], const float (&c1)[4]) {
+  a[0] = Elem<T>::pack(c0[0], c0[1]);
+  a[1] = Elem<T>::pack(c0[2], c0[3]);
+  a[2] = Elem<T>::pack(c1[0], c1[1]);
+  a[3] = Elem<T>::pack(c1[2], c1[3]);
+}
+
+// 2^x by the SFU (ex2.approx; 2^-inf = 0). The softmax runs in base 2 with the scale folded
+// into log2 e, one FFMA and one MUFU per score (FlashAttention-2's habit).
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+}  // namespace flashio::kernels::tile

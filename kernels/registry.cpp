@@ -1,0 +1,116 @@
+// The registry of compiled tiled kernels (docs/kernels.md, "Registry") and the names of the
+// vocabulary, spelled as flashio::sim spells them.
+#include <algorithm>
+#include <tuple>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/launch.h"
+
+namespace flashio::kernels {
+
+std::string to_string(DType dtype) { return dtype == DType::fp16 ? "fp16" : "bf16"; }
+std::string to_string(Algo algo) {
+  switch (algo) {
+    case Algo::standard: return "standard";
+    case Algo::flash1: return "flash1";
+    case Algo::flash2: return "flash2";
+  }
+  return "?";
+}
+std::string to_string(Pass pass) {
+  switch (pass) {
+    case Pass::fwd: return "fwd";
+    case Pass::bwd: return "bwd";
+    case Pass::fwdbwd: return "fwdbwd";
+  }
+  return "?";
+}
+
+DType parse_dtype(const std::string& text) {
+  if (text == "fp16") return DType::fp16;
+  if (text == "bf16") return DType::bf16;
+  throw std::invalid_argument("dtype: '" + text + "' is not supported by the CUDA kernels (allowed: fp16, bf16)");
+}
+Algo parse_algo(const std::string& text) {
+  if (text == "standard") return Algo::standard;
+  if (text == "flash1") return Algo::flash1;
+  if (text == "flash2") return Algo::flash2;
+  throw std::invalid_argument("algo: '" + text + "' has no CUDA kernels (allowed: standard, flash1, flash2)");
+}
+Pass parse_pass(const std::string& text) {
+  if (text == "fwd") return Pass::fwd;
+  if (text == "bwd") return Pass::bwd;
+  if (text == "fwdbwd") return Pass::fwdbwd;
+  throw std::invalid_argument("pass: '" + text + "' is not a pass (allowed: fwd, bwd, fwdbwd)");
+}
+
+const std::vector<FlashImpl>& flash_impls() {
+  static const std::vector<FlashImpl> impls = [] {
+    std::vector<FlashImpl> out;
+    append_flash1_fwd_d64(out);
+    append_flash1_fwd_d128(out);
+    append_flash1_bwd_d64(out);
+    append_flash1_bwd_d128(out);
+    append_flash2_fwd_d64(out);
+    append_flash2_fwd_d128(out);
+    append_flash2_bwd_d64(out);
+    append_flash2_bwd_d128(out);
+    return out;
+  }();
+  return impls;
+}
+
+const std::vector<KernelEntry>& registry() {
+  static const std::vector<KernelEntry> entries = [] {
+    std::vector<KernelEntry> out;
+    for (const FlashImpl& impl : flash_impls()) out.push_back(impl.entry);
+    return out;
+  }();
+  return entries;
+}
+
+std::string supported_tilings(Algo algo, Pass pass) {
+  // "d=64 fp16: 64x32 64x64 ...; d=64 bf16: 128x128; ..."
+  std::map<std::pair<int, std::string>, std::string> groups;
+  for (const KernelEntry& e : registry()) {
+    if (e.algo != algo || e.pass != pass) continue;
+    std::string& list = groups[{e.headdim, to_string(e.dtype)}];
+    list += (list.empty() ? "" : " ") + std::to_string(e.block_r) + "x" + std::to_string(e.block_c);
+  }
+  std::string text;
+  for (const auto& [key, list] : groups)
+    text += (text.empty() ? "" : "; ") + std::string("d=") + std::to_string(key.first) + " " + key.second + ": " + list;
+  return text.empty() ? "none" : text;
+}
+
+// Default tilings: the fastest measured on the H200 (docs/kernels.md, "Speed").
+static std::pair<int, int> default_tiling(Pass pass, int headdim, DType dtype) {
+  (void)dtype;
+  if (pass == Pass::fwd) return headdim == 64 ? std::pair{128, 128} : std::pair{128, 64};
+  return headdim == 64 ? std::pair{64, 128} : std::pair{64, 128};
+}
+
+const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c) {
+  if (block_r == 0 && block_c == 0) std::tie(block_r, block_c) = default_tiling(pass, headdim, dtype);
+  for (const FlashImpl& impl : flash_impls()) {
+    const KernelEntry& e = impl.entry;
+    if (e.algo == algo && e.pass == pass && e.headdim == headdim && e.dtype == dtype && e.block_r == block_r &&
+        e.block_c == block_c)
+      return impl;
+  }
+  std::ostringstream msg;
+  msg << "tiling: no " << to_string(algo) << " " << to_string(pass) << " kernel for d=" << headdim << " "
+      << to_string(dtype) << " " << block_r << "x" << block_c << " (built: " << supported_tilings(algo, pass)
+      << ")";
+  throw std::invalid_argument(msg.str());
+}
+
+const KernelEntry& default_entry(Algo algo, Pass pass, int headdim, DType dtype) {
+  if (algo == Algo::standard) throw std::invalid_argument("algo: standard has no tiled kernels");
+  if (pass == Pass::fwdbwd) throw std::invalid_argument("pass: registry entries are fwd or bwd");
+  return find_impl(algo, pass, headdim, dtype, 0, 0).entry;
+}
+
+}  // namespace flashio::kernels

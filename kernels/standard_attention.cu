@@ -1,0 +1,268 @@
+// Standard attention (the paper's baseline, Section 2.2 and Algorithm 0; backward as in
+// Appendix B.2), each step a kernel that reads its inputs from HBM and writes its N × N result
+// back. Shapes per (b, h): Q, K, V, O, dO (N × d); S, P, dP, dS (N × N), all row-major.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/launch.h"
+#include "kernels/mma_tile.cuh"
+#include "kernels/random.cuh"
+#include "kernels/standard_attention.h"
+
+namespace flashio::kernels {
+
+void check_cublas(cublasStatus_t status, const char* what, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string("cuBLAS error: ") + what + " failed at " + file + ":" +
+                             std::to_string(line) + ": " + cublasGetStatusString(status));
+  }
+}
+
+namespace {
+
+constexpr int kRowThreads = 256;
+
+template <typename T>
+using E = tile::Elem<T>;
+
+__device__ float block_reduce_max(float x, float* scratch) {
+  for (int off = 16; off > 0; off /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = x;
+  __syncthreads();
+  float r = -INFINITY;
+  for (int w = 0; w < kRowThreads / 32; ++w) r = fmaxf(r, scratch[w]);
+  return r;
+}
+__device__ float block_reduce_sum(float x, float* scratch) {
+  for (int off = 16; off > 0; off /= 2) x += __shfl_xor_sync(0xffffffffu, x, off);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = x;
+  __syncthreads();
+  float r = 0.f;
+  for (int w = 0; w < kRowThreads / 32; ++w) r += scratch[w];
+  return r;
+}
+
+// Key-padding mask (the paper's benchmark masks padded keys): keys ≥ len_b get −inf, with
+// len_b = N − ⌊b·N / (2B)⌋, so no mask tensor is read.
+template <typename T>
+__global__ void __launch_bounds__(kRowThreads) mask_kernel(T* s, int n, int heads, int batch) {
+  const int64_t row = blockIdx.x;
+  const int b = static_cast<int>(row / (int64_t(n) * heads));
+  const int len = n - static_cast<int>(int64_t(b) * n / (2 * batch));
+  T* srow = s + row * n;
+  for (int c = threadIdx.x; c < n; c += kRowThreads) {
+    const T x = srow[c];
+    srow[c] = c < len ? x : E<T>::from_float(-INFINITY);
+  }
+}
+
+// P = softmax(S) along the row (the scale is already in S); causal keys > query get P = 0.
+template <typename T>
+__global__ void __launch_bounds__(kRowThreads) softmax_kernel(const T* s, T* p, int n, bool causal) {
+  extern __shared__ float row_buf[];
+  __shared__ float scratch[kRowThreads / 32];
+  const int64_t row = blockIdx.x;
+  const int query = static_cast<int>(row % n);
+  const T* srow = s + row * n;
+  float mx = -INFINITY;
+  for (int c = threadIdx.x; c < n; c += kRowThreads) {
+    float x = E<T>::to_float(srow[c]);
+    if (causal && c > query) x = -INFINITY;
+    row_buf[c] = x;
+    mx = fmaxf(mx, x);
+  }
+  mx = block_reduce_max(mx, scratch);
+  float sum = 0.f;
+  for (int c = threadIdx.x; c < n; c += kRowThreads) {
+    const float e = __expf(row_buf[c] - mx);
+    row_buf[c] = e;
+    sum += e;
+  }
+  sum = block_reduce_sum(sum, scratch);
+  const float inv = 1.f / sum;
+  T* prow = p + row * n;
+  for (int c = threadIdx.x; c < n; c += kRowThreads) prow[c] = E<T>::from_float(row_buf[c] * inv);
+}
+
+// Dropout keeps element (row, c) when its counter-based draw is ≥ p, and scales by 1/(1 − p);
+// the backward regenerates the same draws instead of storing a mask.
+__device__ __forceinline__ bool dropout_keep(uint64_t seed, int64_t row, int c, int n, float prob) {
+  return random::uniform01(seed, static_cast<uint64_t>(row) * n + c) >= prob;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kRowThreads)
+    dropout_kernel(const T* in, T* out, int n, float prob, uint64_t seed) {
+  const int64_t row = blockIdx.x;
+  const float keep_scale = 1.f / (1.f - prob);
+  for (int c = threadIdx.x; c < n; c += kRowThreads) {
+    const float x = E<T>::to_float(in[row * n + c]);
+    out[row * n + c] = E<T>::from_float(dropout_keep(seed, row, c, n, prob) ? x * keep_scale : 0.f);
+  }
+}
+
+// delta = rowsum(dO ∘ O) for 128 rows per block.
+template <typename T>
+__global__ void __launch_bounds__(128) rowsum_do_o_kernel(const T* dout, const T* o, float* delta, int n, int d,
+                                                          int stats_stride) {
+  const int64_t bh = blockIdx.y;
+  const int row = blockIdx.x * 128 + threadIdx.x;
+  if (row >= n) return;
+  const T* orow = o + (bh * n + row) * d;
+  const T* drow = dout + (bh * n + row) * d;
+  float sum = 0.f;
+  for (int c = 0; c < d; c += 8) {  // d is a multiple of 8: 16-byte loads
+    const uint4 ov = *reinterpret_cast<const uint4*>(orow + c);
+    const uint4 dv = *reinterpret_cast<const uint4*>(drow + c);
+    const T* oe = reinterpret_cast<const T*>(&ov);
+    const T* de = reinterpret_cast<const T*>(&dv);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) sum += E<T>::to_float(oe[e]) * E<T>::to_float(de[e]);
+  }
+  delta[bh * stats_stride + row] = sum;
+}
+
+// dS = P ∘ (dP − delta) (Appendix B.2, eq. for dS), written over S.
+template <typename T>
+__global__ void __launch_bounds__(kRowThreads)
+    softmax_bwd_kernel(const T* p, const T* dp, const float* delta, T* ds, int n, int stats_stride) {
+  const int64_t row = blockIdx.x;
+  const int64_t bh = row / n;
+  const float d = delta[bh * stats_stride + row % n];
+  for (int c = threadIdx.x; c < n; c += kRowThreads) {
+    const float pv = E<T>::to_float(p[row * n + c]);
+    const float dpv = E<T>::to_float(dp[row * n + c]);
+    ds[row * n + c] = E<T>::from_float(pv * (dpv - d));
+  }
+}
+
+template <typename T>
+void softmax_launch(const StandardParams& p, int64_t rows, cudaStream_t stream) {
+  const int smem = p.seqlen * 4;
+  static int attribute_bytes = 0;
+  if (smem > 48 * 1024 && smem > attribute_bytes) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(softmax_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    attribute_bytes = smem;
+  }
+  softmax_kernel<T><<<rows, kRowThreads, smem, stream>>>(static_cast<const T*>(p.s), static_cast<T*>(p.p),
+                                                         p.seqlen, p.causal);
+  FLASHIO_LAUNCH_CHECK("softmax");
+}
+
+cudaDataType_t cuda_type(DType dtype) { return dtype == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF; }
+
+// Row-major X (r × c) is column-major Xᵀ, so each product is written for cuBLAS transposed:
+// C_rowmajor = A B  ⇔  Cᵀ = Bᵀ Aᵀ in column-major terms.
+void gemm(cublasHandle_t h, const StandardParams& p, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+          int k, float alpha, const void* a, int lda, int64_t stride_a, const void* b, int ldb, int64_t stride_b,
+          void* c, int ldc, int64_t stride_c) {
+  const float beta = 0.f;
+  const cudaDataType_t t = cuda_type(p.dtype);
+  FLASHIO_CUBLAS_CHECK(cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, &alpha, a, t, lda, stride_a, b, t, ldb,
+                                                  stride_b, &beta, c, t, ldc, stride_c, p.batch * p.heads,
+                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+template <typename T>
+void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<std::string>* names) {
+  const int n = p.seqlen, d = p.headdim;
+  const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
+  const int64_t rows = int64_t(p.batch) * p.heads * n;
+  FLASHIO_CUBLAS_CHECK(cublasSetStream(h, stream));
+  // gemm_qk: S = scale · Q Kᵀ  ⇔  Sᵀ = scale · K Qᵀ (col-major: op(A) = (Kᵀ)ᵀ, B = Qᵀ).
+  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, n, nn);
+  names->push_back("gemm_qk");
+  if (p.mask) {
+    mask_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<T*>(p.s), n, p.heads, p.batch);
+    FLASHIO_LAUNCH_CHECK("mask");
+    names->push_back("mask");
+  }
+  softmax_launch<T>(p, rows, stream);
+  names->push_back("softmax");
+  const void* probs = p.p;
+  if (p.dropout > 0.f) {
+    dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<T*>(p.p_drop), n,
+                                                        p.dropout, p.dropout_seed);
+    FLASHIO_LAUNCH_CHECK("dropout");
+    names->push_back("dropout");
+    probs = p.p_drop;
+  }
+  // gemm_pv: O = P V  ⇔  Oᵀ = Vᵀ Pᵀ.
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, 1.f, p.v, d, nd, probs, n, nn, p.o, d, nd);
+  names->push_back("gemm_pv");
+}
+
+template <typename T>
+void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<std::string>* names) {
+  const int n = p.seqlen, d = p.headdim;
+  const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
+  const int64_t rows = int64_t(p.batch) * p.heads * n;
+  FLASHIO_CUBLAS_CHECK(cublasSetStream(h, stream));
+  const void* probs = p.dropout > 0.f ? p.p_drop : p.p;
+  // gemm_dv: dV = Pᵀ dO  ⇔  dVᵀ = dOᵀ P.
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, n, nn, p.dv, d, nd);
+  names->push_back("gemm_dv");
+  // gemm_dp: dP = dO Vᵀ  ⇔  dPᵀ = V dOᵀ.
+  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, n, nn);
+  names->push_back("gemm_dp");
+  if (p.dropout > 0.f) {
+    dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.dp), static_cast<T*>(p.dp), n,
+                                                        p.dropout, p.dropout_seed);
+    FLASHIO_LAUNCH_CHECK("dropout_bwd");
+    names->push_back("dropout_bwd");
+  }
+  rowsum_do_o_kernel<T><<<dim3((n + 127) / 128, p.batch * p.heads), 128, 0, stream>>>(
+      static_cast<const T*>(p.dout), static_cast<const T*>(p.o), p.delta, n, d, p.stats_stride);
+  FLASHIO_LAUNCH_CHECK("rowsum_do_o");
+  names->push_back("rowsum_do_o");
+  softmax_bwd_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<const T*>(p.dp),
+                                                          p.delta, static_cast<T*>(p.s), n, p.stats_stride);
+  FLASHIO_LAUNCH_CHECK("softmax_bwd");
+  names->push_back("softmax_bwd");
+  // gemm_dq: dQ = scale · dS K  ⇔  dQᵀ = scale · Kᵀ dSᵀ.
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, p.scale, p.k, d, nd, p.s, n, nn, p.dq, d, nd);
+  names->push_back("gemm_dq");
+  // gemm_dk: dK = scale · dSᵀ Q  ⇔  dKᵀ = scale · Qᵀ dS.
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, p.scale, p.q, d, nd, p.s, n, nn, p.dk, d, nd);
+  names->push_back("gemm_dk");
+}
+
+}  // namespace
+
+void enqueue_standard_fwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,
+                          std::vector<std::string>* names) {
+  if (p.dtype == DType::fp16) standard_fwd<__half>(p, cublas, stream, names);
+  else standard_fwd<__nv_bfloat16>(p, cublas, stream, names);
+}
+
+void enqueue_standard_bwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,
+                          std::vector<std::string>* names) {
+  if (p.dtype == DType::fp16) standard_bwd<__half>(p, cublas, stream, names);
+  else standard_bwd<__nv_bfloat16>(p, cublas, stream, names);
+}
+
+std::vector<std::string> standard_kernel_names(Pass pass, bool mask, bool dropout) {
+  std::vector<std::string> names;
+  if (pass != Pass::bwd) {
+    names.push_back("gemm_qk");
+    if (mask) names.push_back("mask");
+    names.push_back("softmax");
+    if (dropout) names.push_back("dropout");
+    names.push_back("gemm_pv");
+  }
+  if (pass != Pass::fwd) {
+    for (const char* name : {"gemm_dv", "gemm_dp"}) names.push_back(name);
+    if (dropout) names.push_back("dropout_bwd");
+    for (const char* name : {"rowsum_do_o", "softmax_bwd", "gemm_dq", "gemm_dk"}) names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace flashio::kernels

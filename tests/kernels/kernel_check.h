@@ -1,0 +1,41 @@
+// Shared by the GPU tests: run one configuration on fresh random inputs with poisoned outputs,
+// and the issue's tolerance rule.
+#pragma once
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "kernels/attention.h"
+#include "reference.h"
+
+namespace flashio::test {
+
+// A fresh seed per run (printed by the tests on failure), so every run sees new inputs.
+inline uint64_t fresh_seed() {
+  static std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+// Runs `pass` (fwd or fwdbwd) of `config` on the inputs `seed` generates, after poisoning every
+// output with NaN; returns the outputs and (when `inputs` is given) the inputs.
+inline kernels::HostOutputs run_config(const kernels::AttentionConfig& config, kernels::Pass pass, uint64_t seed,
+                                       kernels::HostInputs* inputs = nullptr) {
+  kernels::AttentionRun run(config);
+  run.fill_inputs(seed);
+  run.poison_outputs(kernels::Pass::fwdbwd);
+  run.enqueue(pass);
+  if (inputs) *inputs = run.copy_inputs();
+  return run.copy_outputs();
+}
+
+// Issue 3's rule: max |error| ≤ 2× the standard path's in the same precision, or max ≤ 1e-2
+// and mean ≤ 1e-3 (fp16), whichever is looser. bf16 keeps 3 fewer mantissa bits than fp16, so
+// its absolute limits are 8× looser. No element may be NaN (every output element written).
+inline bool within_tolerance(const ErrorStats& kernel, const ErrorStats& standard, kernels::DType dtype) {
+  if (kernel.nan_count > 0) return false;
+  const double looser = dtype == kernels::DType::bf16 ? 8.0 : 1.0;
+  const bool absolute = kernel.max_abs <= 1e-2 * looser && kernel.mean_abs() <= 1e-3 * looser;
+  const bool relative_to_standard = standard.count > 0 && kernel.max_abs <= 2.0 * standard.max_abs;
+  return absolute || relative_to_standard;
+}
+
+}  // namespace flashio::test

@@ -1,0 +1,37 @@
+// Double-precision CPU reference for attention, forward and backward (paper Section 2.2 and
+// Appendix B.2), and the error statistics the kernel tests compare.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/attention.h"
+
+namespace flashio::test {
+
+// Max and mean |kernel − reference| over a tensor; NaNs (unwritten, poisoned elements) counted.
+struct ErrorStats {
+  double max_abs = 0.0, sum_abs = 0.0;
+  double sum_sq_err = 0.0, sum_sq_ref = 0.0;
+  int64_t count = 0, nan_count = 0;
+  double mean_abs() const { return count ? sum_abs / count : 0.0; }
+  // ‖kernel − reference‖₂ / ‖reference‖₂ over the tensor.
+  double relative() const { return sum_sq_ref > 0 ? std::sqrt(sum_sq_err / sum_sq_ref) : std::sqrt(sum_sq_err); }
+  void add(float got, double want);
+};
+
+struct AttentionErrors {
+  ErrorStats o, lse, dq, dk, dv;
+};
+
+// Compares each of `outs` (as copied from the device; empty tensors skipped) with the reference
+// computed once from `in` for every (b, h): the outputs of several algorithms on the same
+// inputs share one reference. Runs the backward reference only when some output has dq.
+std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConfig& config,
+                                                    const kernels::HostInputs& in,
+                                                    const std::vector<kernels::HostOutputs>& outs);
+
+std::string describe(const ErrorStats& e);
+
+}  // namespace flashio::test

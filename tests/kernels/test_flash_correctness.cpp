@@ -1,0 +1,166 @@
+// flash1 and flash2 against the double-precision reference (tests/kernels/reference.cpp):
+// forward O and log-sum-exp, backward dQ, dK, dV, on awkward and round shapes, causal and not,
+// every registered tiling, outputs poisoned first, fresh random inputs each run.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "kernel_check.h"
+#include "kernels/attention.h"
+#include "reference.h"
+
+namespace fk = flashio::kernels;
+using flashio::test::AttentionErrors;
+using flashio::test::describe;
+using flashio::test::ErrorStats;
+using flashio::test::within_tolerance;
+
+namespace {
+
+std::string label(const fk::AttentionConfig& c, const char* what) {
+  std::ostringstream s;
+  s << what << " " << fk::to_string(c.algo) << " " << fk::to_string(c.dtype) << " B" << c.batch << " H" << c.heads
+    << " N" << c.seqlen << " d" << c.headdim << (c.causal ? " causal" : "") << " fwd " << c.block_r << "x"
+    << c.block_c << " bwd " << c.bwd_block_r << "x" << c.bwd_block_c;
+  return s.str();
+}
+
+// Runs `config` and, on the same inputs, the standard path; checks the kernel's errors against
+// the rule. Backward included when `backward`.
+void check_against_reference(const fk::AttentionConfig& config, bool backward) {
+  const uint64_t seed = flashio::test::fresh_seed();
+  const fk::Pass pass = backward ? fk::Pass::fwdbwd : fk::Pass::fwd;
+  fk::HostInputs in;
+  const fk::HostOutputs got = flashio::test::run_config(config, pass, seed, &in);
+  fk::AttentionConfig standard = config;
+  standard.algo = fk::Algo::standard;
+  standard.block_r = standard.block_c = standard.bwd_block_r = standard.bwd_block_c = 0;
+  const fk::HostOutputs base = flashio::test::run_config(standard, pass, seed);
+  const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base});
+  INFO(label(config, "config") << " seed " << seed);
+  INFO("O   " << describe(e[0].o) << " | standard " << describe(e[1].o));
+  INFO("LSE " << describe(e[0].lse));
+  CHECK(within_tolerance(e[0].o, e[1].o, config.dtype));
+  CHECK(e[0].lse.count == config.batch * config.heads * config.seqlen);
+  CHECK(within_tolerance(e[0].lse, ErrorStats{}, config.dtype));
+  if (backward) {
+    INFO("dQ  " << describe(e[0].dq) << " | standard " << describe(e[1].dq));
+    INFO("dK  " << describe(e[0].dk) << " | standard " << describe(e[1].dk));
+    INFO("dV  " << describe(e[0].dv) << " | standard " << describe(e[1].dv));
+    CHECK(within_tolerance(e[0].dq, e[1].dq, config.dtype));
+    CHECK(within_tolerance(e[0].dk, e[1].dk, config.dtype));
+    CHECK(within_tolerance(e[0].dv, e[1].dv, config.dtype));
+  }
+}
+
+fk::AttentionConfig make(fk::Algo algo, int64_t b, int64_t h, int64_t n, int64_t d, bool causal,
+                         fk::DType dtype = fk::DType::fp16) {
+  fk::AttentionConfig c;
+  c.algo = algo, c.batch = b, c.heads = h, c.seqlen = n, c.headdim = d, c.causal = causal, c.dtype = dtype;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("every registered forward tiling matches the reference at N = 1, 17, 97, 200, causal and not", "[gpu]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.pass != fk::Pass::fwd) continue;
+    for (int64_t n : {1, 17, 97, 200})
+      for (bool causal : {false, true}) {
+        fk::AttentionConfig c = make(e.algo, 2, 3, n, e.headdim, causal, e.dtype);
+        c.block_r = e.block_r, c.block_c = e.block_c;
+        check_against_reference(c, false);
+      }
+  }
+}
+
+TEST_CASE("every registered backward tiling matches the reference at N = 1, 17, 97, 200, causal and not", "[gpu]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.pass != fk::Pass::bwd) continue;
+    for (int64_t n : {1, 17, 97, 200})
+      for (bool causal : {false, true}) {
+        fk::AttentionConfig c = make(e.algo, 2, 3, n, e.headdim, causal, e.dtype);
+        c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;  // forward: the default tiling
+        check_against_reference(c, true);
+      }
+  }
+}
+
+TEST_CASE("flash1 and flash2 forward and backward match the reference at N = 1025 and 4096 (fp16, d = 64, 128)",
+          "[gpu][large]") {
+  for (fk::Algo algo : {fk::Algo::flash2, fk::Algo::flash1})
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) {
+        check_against_reference(make(algo, 1, 2, 1025, d, causal), true);
+        check_against_reference(make(algo, 1, 1, 4096, d, causal), true);
+      }
+}
+
+TEST_CASE("a non-default tiling in both passes at N = 1025: 64x64 forward and backward, 32x128 backward", "[gpu]") {
+  for (fk::Algo algo : {fk::Algo::flash2, fk::Algo::flash1})
+    for (int64_t d : {64, 128}) {
+      fk::AttentionConfig c = make(algo, 2, 2, 1025, d, true);
+      c.block_r = 64, c.block_c = 64;
+      check_against_reference(c, true);
+      c.bwd_block_r = 32, c.bwd_block_c = 128;
+      c.causal = false;
+      check_against_reference(c, true);
+    }
+}
+
+TEST_CASE("bf16 flash1 and flash2 (default tilings) match the reference at N = 1025, causal and not", "[gpu]") {
+  for (fk::Algo algo : {fk::Algo::flash2, fk::Algo::flash1})
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) check_against_reference(make(algo, 1, 2, 1025, d, causal, fk::DType::bf16), true);
+}
+
+TEST_CASE("repeated runs on the same inputs differ only by the order of dQ's fp32 atomics", "[gpu]") {
+  // flash2's dQ is summed by atomics in a run-dependent order; O, dK, dV are deterministic.
+  fk::AttentionConfig c = make(fk::Algo::flash2, 2, 2, 1025, 64, false);
+  fk::AttentionRun run(c);
+  run.fill_inputs(flashio::test::fresh_seed());
+  run.enqueue(fk::Pass::fwdbwd);
+  const fk::HostOutputs first = run.copy_outputs();
+  run.poison_outputs(fk::Pass::fwdbwd);
+  run.enqueue(fk::Pass::fwdbwd);
+  const fk::HostOutputs second = run.copy_outputs();
+  CHECK(first.o == second.o);
+  CHECK(first.dk == second.dk);
+  CHECK(first.dv == second.dv);
+  double max_dq_diff = 0;
+  for (size_t i = 0; i < first.dq.size(); ++i) max_dq_diff = std::max(max_dq_diff, double(std::abs(first.dq[i] - second.dq[i])));
+  CHECK(max_dq_diff <= 1e-2);
+}
+
+TEST_CASE("the kernel names a pass launches are docs/schedules.md's, in order", "[gpu]") {
+  fk::AttentionConfig c = make(fk::Algo::flash2, 1, 1, 97, 64, false);
+  fk::AttentionRun run(c);
+  run.fill_inputs(1);
+  CHECK_THROWS_AS(run.enqueue(fk::Pass::bwd), std::logic_error);
+  CHECK(run.enqueue(fk::Pass::fwd) == std::vector<std::string>{"flash2_fwd"});
+  CHECK(run.enqueue(fk::Pass::bwd) ==
+        std::vector<std::string>{"flash2_bwd_preprocess", "flash2_bwd", "flash2_bwd_convert_dq"});
+  c.algo = fk::Algo::flash1;
+  fk::AttentionRun run1(c);
+  CHECK(run1.kernel_names(fk::Pass::fwdbwd) == std::vector<std::string>{"flash1_fwd", "flash1_bwd"});
+  c.algo = fk::Algo::standard;
+  c.mask = true;
+  c.dropout = 0.1;
+  fk::AttentionRun run2(c);
+  CHECK(run2.kernel_names(fk::Pass::fwdbwd) ==
+        std::vector<std::string>{"gemm_qk", "mask", "softmax", "dropout", "gemm_pv", "gemm_dv", "gemm_dp",
+                                 "dropout_bwd", "rowsum_do_o", "softmax_bwd", "gemm_dq", "gemm_dk"});
+  run2.fill_inputs(2);
+  CHECK(run2.enqueue(fk::Pass::fwdbwd) == run2.kernel_names(fk::Pass::fwdbwd));
+}
+
+TEST_CASE("time_pass returns a positive median between the fastest and slowest of >= 10 runs", "[gpu]") {
+  fk::AttentionRun run(make(fk::Algo::flash2, 2, 4, 1025, 128, true));
+  run.fill_inputs(3);
+  for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd, fk::Pass::fwdbwd}) {
+    const fk::Timing t = fk::time_pass(run, pass);
+    CHECK(t.repeats == 20);
+    CHECK(t.time_ms > 0);
+    CHECK(t.min_ms <= t.time_ms);
+    CHECK(t.time_ms <= t.max_ms);
+  }
+}

@@ -1,0 +1,90 @@
+// The registry and input checks of flashio_kernels: properties that need no GPU.
+#include <catch2/catch.hpp>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/attention.h"
+
+namespace fk = flashio::kernels;
+
+TEST_CASE("registry: fp16 flash1 and flash2, fwd and bwd, d = 64 and 128 each have >= 6 tilings from {32,64,128}^2") {
+  for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::flash2})
+    for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd})
+      for (int d : {64, 128}) {
+        std::set<std::pair<int, int>> tilings;
+        for (const fk::KernelEntry& e : fk::registry())
+          if (e.algo == algo && e.pass == pass && e.headdim == d && e.dtype == fk::DType::fp16) {
+            CHECK((e.block_r == 32 || e.block_r == 64 || e.block_r == 128));
+            CHECK((e.block_c == 32 || e.block_c == 64 || e.block_c == 128));
+            tilings.insert({e.block_r, e.block_c});
+          }
+        INFO(fk::to_string(algo) << " " << fk::to_string(pass) << " d=" << d);
+        CHECK(tilings.size() >= 6);
+      }
+}
+
+TEST_CASE("registry: every entry fits the H200's 227 KiB of shared memory per block and has whole warps") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    CHECK(e.smem_bytes > 0);
+    CHECK(e.smem_bytes <= 232448);
+    CHECK(e.threads % 32 == 0);
+    CHECK(e.threads >= 64);
+  }
+}
+
+TEST_CASE("registry: the default tiling of each (algo, pass, d, dtype) with entries is itself registered") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    const fk::KernelEntry& d = fk::default_entry(e.algo, e.pass, e.headdim, e.dtype);
+    CHECK(d.algo == e.algo);
+    CHECK(d.headdim == e.headdim);
+  }
+}
+
+TEST_CASE("an unsupported tiling is refused with a message that lists what is built") {
+  fk::AttentionConfig c;
+  c.algo = fk::Algo::flash2;
+  c.headdim = 64;
+  c.block_r = 96;
+  c.block_c = 64;
+  try {
+    fk::AttentionRun run(c);
+    FAIL("96x64 was accepted");
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("tiling") == 0);
+    CHECK(msg.find("96x64") != std::string::npos);
+    CHECK(msg.find("128x128") != std::string::npos);  // a built one is listed
+  }
+}
+
+TEST_CASE("unsupported head dimension, dtype spelling and flash mask are refused naming the field") {
+  fk::AttentionConfig c;
+  c.algo = fk::Algo::flash1;
+  c.headdim = 96;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("headdim"));
+  c.headdim = 64;
+  c.mask = true;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("mask"));
+  c.mask = false;
+  c.seqlen = 0;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("seqlen"));
+  CHECK_THROWS_WITH(fk::parse_dtype("fp8"), Catch::Matchers::Contains("fp16, bf16"));
+  CHECK_THROWS_WITH(fk::parse_algo("flash3"), Catch::Matchers::StartsWith("algo"));
+}
+
+TEST_CASE("names round-trip through to_string and parse_*") {
+  for (fk::Algo a : {fk::Algo::standard, fk::Algo::flash1, fk::Algo::flash2}) CHECK(fk::parse_algo(fk::to_string(a)) == a);
+  for (fk::Pass p : {fk::Pass::fwd, fk::Pass::bwd, fk::Pass::fwdbwd}) CHECK(fk::parse_pass(fk::to_string(p)) == p);
+  for (fk::DType t : {fk::DType::fp16, fk::DType::bf16}) CHECK(fk::parse_dtype(fk::to_string(t)) == t);
+}
+
+TEST_CASE("convention FLOPs: 4 B H N^2 d forward, x2.5 backward, x3.5 both, halved when causal (N = 1025)") {
+  fk::AttentionConfig c;
+  c.batch = 3, c.heads = 5, c.seqlen = 1025, c.headdim = 128;
+  const double fwd = 4.0 * 3 * 5 * 1025.0 * 1025.0 * 128;
+  CHECK(fk::convention_flops(c, fk::Pass::fwd) == Approx(fwd));
+  CHECK(fk::convention_flops(c, fk::Pass::bwd) == Approx(2.5 * fwd));
+  c.causal = true;
+  CHECK(fk::convention_flops(c, fk::Pass::fwdbwd) == Approx(1.75 * fwd));
+}
