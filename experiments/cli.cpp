@@ -1,0 +1,164 @@
+#include "experiments/cli.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "experiments/subcommand.h"
+#include "experiments/usage_error.h"
+#include "sim/errors.h"
+
+#ifndef FLASHIO_VERSION
+#define FLASHIO_VERSION "unknown"
+#endif
+
+namespace flashio::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+std::string subcommand_names() {
+  std::string names;
+  for (const Subcommand* s : subcommands()) names += (names.empty() ? "" : ", ") + s->name;
+  return names;
+}
+
+// Messages are one line (issue 2, "Bad input").
+std::string one_line(std::string text) {
+  for (char& ch : text)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  return text;
+}
+
+// Reads the experiment file's `option = value` lines with Program_options' config-file parser.
+// Values already stored from the command line are kept: the command line wins.
+void store_config_file(const std::string& path, const po::options_description& options,
+                       po::variables_map& vm) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--config '" + path + "': cannot read the file");
+  try {
+    po::store(po::parse_config_file(in, options, /*allow_unregistered=*/false), vm);
+  } catch (const po::error& e) {
+    throw UsageError("--config '" + path + "': " + e.what() +
+                     " (lines are `option = value` with the long option names)");
+  }
+}
+
+int run_subcommand(const Subcommand& sub, const std::vector<std::string>& args, std::ostream& out,
+                   std::ostream& err, bool err_is_terminal) {
+  po::options_description general("General");
+  general.add_options()
+      ("help,h", "print this help")
+      ("config", po::value<std::string>(),
+       "experiment file of `option = value` lines (same long names); the command line wins");
+  po::options_description all("flashio " + sub.name + ": " + sub.summary);
+  all.add(general);
+  po::options_description problem("Problem and tiling (each a list or range; swept)");
+  if (sub.takes_sweep) {
+    add_sweep_options(problem, sub.defaults);
+    all.add(problem);
+  }
+  po::options_description output("Output");
+  if (sub.takes_output) {
+    add_output_options(output);
+    all.add(output);
+  }
+  po::options_description own("Options of " + sub.name);
+  if (sub.add_options) {
+    sub.add_options(own);
+    all.add(own);
+  }
+
+  Invocation inv;
+  inv.name = sub.name;
+  inv.command_line = args;
+  inv.out = &out;
+  inv.err = &err;
+  inv.progress = err_is_terminal;
+  try {
+    const std::vector<std::string> rest(args.begin() + 2, args.end());
+    po::store(po::command_line_parser(rest).options(all).run(), inv.options);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + "; see flashio " + sub.name + " --help");
+  }
+  if (inv.options.count("help")) {
+    out << all << '\n';
+    return kExitOk;
+  }
+  // Every option of the file is checked against the same table as the command line. The
+  // file's options that the subcommand does not have are errors, so a typo is never ignored.
+  if (inv.options.count("config"))
+    store_config_file(inv.options["config"].as<std::string>(), all, inv.options);
+  po::notify(inv.options);
+  if (sub.takes_sweep) inv.sweep = read_sweep(inv.options, sub.defaults);
+  if (sub.takes_output) inv.output = read_output_options(inv.options);
+  return sub.run(inv);
+}
+
+}  // namespace
+
+std::string usage_text() {
+  std::ostringstream text;
+  text << "flashio " << FLASHIO_VERSION
+       << ": IO of standard attention and FlashAttention, predicted and measured\n\n"
+          "usage: flashio <subcommand> [options]   (flashio <subcommand> --help for its options)\n\n"
+          "subcommands:\n";
+  for (const Subcommand* s : subcommands()) {
+    std::string name = s->name;
+    name.resize(std::max<size_t>(name.size(), 10), ' ');
+    text << "  " << name << "  " << s->summary << '\n';
+  }
+  text << "\nWith no options, `flashio simulate` compares standard attention and FlashAttention on\n"
+          "the paper's GPT-2 medium example (B=64, H=16, N=1024, d=64, fp16) on an H200.\n"
+          "Options, the sweep syntax and the output columns: experiments/README.md.\n";
+  return text.str();
+}
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            bool err_is_terminal) {
+  std::string prefix = "flashio";
+  try {
+    if (args.size() < 2) {
+      err << "flashio: missing subcommand; allowed: " << subcommand_names()
+          << " (flashio --help explains them)\n";
+      return kExitUsage;
+    }
+    const std::string& name = args[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+      out << usage_text();
+      return kExitOk;
+    }
+    if (name == "--version") {
+      out << "flashio " << FLASHIO_VERSION << '\n';
+      return kExitOk;
+    }
+    const Subcommand* sub = find_subcommand(name);
+    if (!sub) {
+      if (is_cuda_only_subcommand(name)) {
+        err << "flashio was built without CUDA: `flashio " << name
+            << "` needs a build with -DFLASHIO_CUDA=ON and the CUDA toolkit\n";
+        return kExitUsage;
+      }
+      err << "flashio: unknown subcommand '" << name << "'; allowed: " << subcommand_names()
+          << '\n';
+      return kExitUsage;
+    }
+    prefix += " " + name;
+    return run_subcommand(*sub, args, out, err, err_is_terminal);
+  } catch (const UsageError& e) {
+    err << prefix << ": " << one_line(e.what()) << '\n';
+    return kExitUsage;
+  } catch (const sim::InvalidInput& e) {
+    err << prefix << ": " << one_line(e.what()) << '\n';
+    return kExitUsage;
+  } catch (const po::error& e) {
+    err << prefix << ": " << one_line(e.what()) << '\n';
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << prefix << ": internal error: " << one_line(e.what()) << '\n';
+    return kExitFailure;
+  }
+}
+
+}  // namespace flashio::cli

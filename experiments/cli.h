@@ -1,0 +1,19 @@
+// The `flashio` command line as a function, so that tests run it in-process with string streams
+// as well as through the binary (experiments/main.cpp is only this call).
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace flashio::cli {
+
+// args[0] is the program name, args[1] the subcommand. Results go to `out` (or --out), messages
+// and progress to `err`; progress only when `err_is_terminal`. Returns the exit status:
+// 0 success, 2 bad input (one line on `err`, no output file), 1 an internal error.
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            bool err_is_terminal = false);
+
+// `flashio --help`: the subcommands and where to read more.
+std::string usage_text();
+
+}  // namespace flashio::cli

@@ -1,0 +1,131 @@
+// flashio bound: Theorem 2 (with the schedule's constant), the lower bounds and the tiling the
+// paper's rule derives, for given N, d and M (sim/bounds.h). csv and json carry the
+// source=bound rows of sim::bound_rows; the table adds the derived tiling, the model's io for
+// comparison and which regime of Saha & Ye the configuration sits in.
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "experiments/subcommand.h"
+#include "experiments/usage_error.h"
+#include "experiments/value_list.h"
+#include "sim/bounds.h"
+#include "sim/row.h"
+#include "sim/schedule.h"
+#include "sim/simulate.h"
+#include "sim/tiling.h"
+
+namespace flashio::cli {
+namespace {
+
+std::string tiling_line(sim::Algo algo, const sim::Problem& p, int64_t sram_bytes) {
+  const sim::Tiling t = sim::rule_tiling(algo, p, sram_bytes);
+  const int64_t m = sim::sram_elements(p, sram_bytes);
+  const int64_t tr = sim::ceil_div(p.seqlen, t.block_r), tc = sim::ceil_div(p.seqlen, t.block_c);
+  char line[320];
+  if (algo == sim::Algo::flash1)
+    std::snprintf(line, sizeof line,
+                  "  flash1 (Algorithm 1): Bc = ⌈M/4d⌉ = %lld, Br = min(Bc, d) = %lld; "
+                  "Tr = %lld, Tc = %lld",
+                  (long long)t.block_c, (long long)t.block_r, (long long)tr, (long long)tc);
+  else
+    std::snprintf(line, sizeof line,
+                  "  %s (transposed rule): Br = ⌈M/4d⌉ = %lld, Bc = min(Br, d) = %lld; "
+                  "Tr = %lld, Tc = %lld",
+                  sim::to_string(algo).c_str(), (long long)t.block_r, (long long)t.block_c,
+                  (long long)tr, (long long)tc);
+  std::string text = line;
+  if (!sim::tiling_fits(p, t, sram_bytes))
+    text += "  (does not fit: (2·Br + 2·Bc)·d > M = " + std::to_string(m) + " elements)";
+  return text;
+}
+
+// One configuration as a small report: what Theorem 2 says and how the model compares.
+void print_report(std::ostream& out, const sim::Config& c) {
+  const sim::Problem& p = c.problem;
+  const int64_t m = sim::sram_elements(p, c.sram_bytes);
+  out << "N = " << p.seqlen << ", d = " << p.headdim << ", M = " << format_size(c.sram_bytes)
+      << " = " << m << " " << sim::to_string(p.dtype) << " elements; B·H = " << p.batch_heads()
+      << ", " << sim::to_string(p.pass) << (p.causal ? ", causal" : "") << ", hw " << c.hw.name
+      << "\n";
+  out << "derived tiling (the paper's rule from M):\n"
+      << tiling_line(sim::Algo::flash1, p, c.sram_bytes) << "\n"
+      << tiling_line(sim::Algo::flash2, p, c.sram_bytes) << "\n";
+  out << "bounds (bytes for all B·H heads, in " << sim::to_string(p.dtype) << "):\n";
+  for (const sim::Bound& b : sim::bounds(c)) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-15s %10s  (read %s, write %s)", b.name.c_str(),
+                  format_bytes(b.total_bytes()).c_str(), format_bytes(b.read_bytes).c_str(),
+                  format_bytes(b.write_bytes).c_str());
+    out << line << "\n      " << b.formula << "\n";
+  }
+  // The model's io beside the bounds: flash1's follows Theorem 2's N²d²/M (its constant is the
+  // schedule's), standard's Θ(Nd + N²) does not depend on M.
+  out << "model io (closed form, the rule's tiling):";
+  for (sim::Algo algo : {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2}) {
+    sim::Config mc = sim::make_config(algo, p, c.hw);
+    mc.sram_bytes = c.sram_bytes;
+    mc.tiling = sim::rule_tiling(algo, p, c.sram_bytes);
+    if (!sim::tiling_fits(p, mc.tiling, c.sram_bytes)) continue;
+    int64_t bytes = 0;
+    for (const auto& k : sim::closed_form_counts(mc))
+      bytes += k.counts.io_read_bytes() + k.counts.io_write_bytes();
+    out << "  " << sim::to_string(algo) << " " << format_bytes(static_cast<double>(bytes));
+  }
+  out << "\n";
+  const double d2 = static_cast<double>(p.headdim) * static_cast<double>(p.headdim);
+  if (static_cast<double>(m) >= d2)
+    out << "regime: M = " << m << " ≥ d² = " << static_cast<int64_t>(d2)
+        << ": large cache, where FlashAttention's N²d²/M is optimal (Saha & Ye)\n";
+  else
+    out << "regime: M = " << m << " < d² = " << static_cast<int64_t>(d2)
+        << ": small cache, where the optimum is N²d/√M (Saha & Ye), below FlashAttention's\n";
+  if (m > p.seqlen * p.headdim)
+    out << "note: M > Nd, outside Theorem 2's range d ≤ M ≤ Nd (a whole head fits on chip)\n";
+}
+
+int run_bound(Invocation& inv) {
+  auto target = inv.open_output();
+  std::ostream& out = target->stream();
+  if (inv.output.format == Format::table) {
+    bool first = true;
+    run_sweep(
+        inv.sweep,
+        [&](const sim::Config& config) {
+          sim::validate(config);
+          if (!first) out << "\n";
+          first = false;
+          print_report(out, config);
+        },
+        *inv.err, inv.progress);
+  } else {
+    auto writer = make_row_writer(inv.output, out, inv.context());
+    run_sweep(
+        inv.sweep,
+        [&](const sim::Config& config) {
+          sim::validate(config);
+          for (const sim::Row& row : sim::bound_rows(config)) writer->write(row);
+        },
+        *inv.err, inv.progress);
+    writer->finish();
+  }
+  target->commit();
+  return kExitOk;
+}
+
+SweepDefaults bound_defaults() {
+  SweepDefaults d;
+  d.algo = "flash1";  // Theorem 2 is stated for Algorithm 1; rows carry its tiling
+  return d;
+}
+
+const SubcommandRegistration registration({
+    .name = "bound",
+    .summary = "Theorem 2, the lower bounds and the derived tiling for given N, d, M",
+    .order = 20,
+    .defaults = bound_defaults(),
+    .run = run_bound,
+});
+
+}  // namespace
+}  // namespace flashio::cli

@@ -1,0 +1,56 @@
+#include "experiments/subcommand.h"
+
+#include <algorithm>
+
+namespace flashio::cli {
+namespace {
+
+// Function-local so that registrations from other files' static initialisers find it built.
+std::vector<Subcommand>& registry() {
+  static std::vector<Subcommand> table;
+  return table;
+}
+
+}  // namespace
+
+SubcommandRegistration::SubcommandRegistration(Subcommand subcommand) {
+  registry().push_back(std::move(subcommand));
+}
+
+std::vector<const Subcommand*> subcommands() {
+  std::vector<const Subcommand*> list;
+  for (const auto& s : registry()) list.push_back(&s);
+  std::stable_sort(list.begin(), list.end(),
+                   [](const Subcommand* a, const Subcommand* b) { return a->order < b->order; });
+  return list;
+}
+
+const Subcommand* find_subcommand(const std::string& name) {
+  for (const auto& s : registry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+bool is_cuda_only_subcommand(const std::string& name) {
+#ifdef FLASHIO_WITH_CUDA
+  (void)name;
+  return false;  // a CUDA build registers them from cmd_bench.cpp and cmd_profile.cpp
+#else
+  return name == "bench" || name == "profile";
+#endif
+}
+
+std::unique_ptr<OutputTarget> Invocation::open_output() const {
+  return std::make_unique<OutputTarget>(output.out_path, *out);
+}
+
+RunContext Invocation::context() const {
+  RunContext c;
+  c.subcommand = name;
+  c.command_line = command_line;
+  c.hardware = sweep.hardware;
+  if (!sweep.hardware.empty()) c.count_method = sim::to_string(sweep.count);
+  return c;
+}
+
+}  // namespace flashio::cli

@@ -1,0 +1,232 @@
+#include "experiments/sweep.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "experiments/usage_error.h"
+#include "experiments/value_list.h"
+#include "sim/block_mask.h"
+#include "sim/errors.h"
+#include "sim/tiling.h"
+
+namespace flashio::cli {
+namespace {
+
+std::string given_or(const po::variables_map& vm, const char* name, const std::string& fallback) {
+  return vm.count(name) ? vm[name].as<std::string>() : fallback;
+}
+
+std::vector<int64_t> positive_ints(const std::string& option, const std::string& text,
+                                   bool sizes = false) {
+  auto values = sizes ? parse_size_list(option, text) : parse_int_list(option, text);
+  for (int64_t v : values)
+    if (v <= 0)
+      throw UsageError(option + " must be " + (sizes ? "a size above 0 bytes" : "positive integers") +
+                       " (got " + std::to_string(v) + ")");
+  return values;
+}
+
+template <typename T, typename Parse>
+std::vector<T> named(const std::string& option, const std::string& text, Parse parse,
+                     const std::string& allowed) {
+  std::vector<T> values;
+  for (const std::string& name : parse_name_list(option, text)) {
+    const auto v = parse(name);
+    if (!v) throw UsageError(option + " '" + name + "' is unknown; allowed: " + allowed);
+    values.push_back(*v);
+  }
+  return values;
+}
+
+sim::CountMethod parse_count(const std::string& text) {
+  if (text == "formula") return sim::CountMethod::formula;
+  if (text == "walk") return sim::CountMethod::walk;
+  if (text == "execute") return sim::CountMethod::execute;
+  if (text == "cache") return sim::CountMethod::cache;
+  throw UsageError("--count '" + text +
+                   "' is unknown; allowed: formula, walk, execute, cache (one of them)");
+}
+
+template <typename T>
+int64_t size_or_one(const std::vector<T>& v) {
+  return v.empty() ? 1 : static_cast<int64_t>(v.size());
+}
+
+}  // namespace
+
+int64_t SweepSpec::size() const {
+  const int64_t sizes[] = {size_or_one(algos),      size_or_one(passes),      size_or_one(batches),
+                           size_or_one(heads),      size_or_one(seqlens),     size_or_one(headdims),
+                           size_or_one(dtypes),     size_or_one(causals),     size_or_one(masks),
+                           size_or_one(dropouts),   size_or_one(block_masks), size_or_one(sram_bytes),
+                           size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware)};
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
+    n *= s;
+  }
+  return n;
+}
+
+void add_sweep_options(po::options_description& options, const SweepDefaults& d) {
+  auto text = [](const std::string& help, const std::string& fallback) {
+    return fallback.empty() ? help : help + " [" + fallback + "]";
+  };
+  options.add_options()
+      ("algo", po::value<std::string>(),
+       text("algorithms: standard, flash1, flash2, blocksparse (list)", d.algo).c_str())
+      ("pass", po::value<std::string>(), text("fwd, bwd, fwdbwd (list)", d.pass).c_str())
+      ("batch", po::value<std::string>(), text("B, batch size (list or range)", d.batch).c_str())
+      ("heads", po::value<std::string>(), text("H, heads (list or range)", d.heads).c_str())
+      ("seqlen", po::value<std::string>(), text("N, sequence length (list or range)", d.seqlen).c_str())
+      ("headdim", po::value<std::string>(), text("d, head dimension (list or range)", d.headdim).c_str())
+      ("dtype", po::value<std::string>(), text("fp16, bf16, fp32 (list)", d.dtype).c_str())
+      ("causal", po::value<std::string>()->implicit_value("1"),
+       "causal mask (a switch; --causal=0,1 sweeps both) [0]")
+      ("mask", po::value<std::string>()->implicit_value("1"),
+       "standard: a separate key-padding mask pass over S (a switch; --mask=0,1 sweeps) [0]")
+      ("dropout", po::value<std::string>(),
+       "standard: dropout probability, a separate pass over P when > 0 (list or range) [0]")
+      ("block-mask", po::value<std::string>(),
+       "blocksparse: banded:W, random:DENSITY[:SEED] or a file of 0/1 rows (list) [dense]")
+      ("sram", po::value<std::string>(),
+       "M: shared memory per thread block; bytes, KiB/MiB (1024), KB/MB (1000) (list or range) "
+       "[the --hw preset's]")
+      ("block-r", po::value<std::string>(),
+       "Br, rows of Q per tile (list or range) [the paper's rule from M]")
+      ("block-c", po::value<std::string>(),
+       "Bc, rows of K, V per tile (list or range) [the paper's rule from M]")
+      ("hw", po::value<std::string>(),
+       text("hardware: a100-40gb, h100-sxm, h200, or a file of key = value lines (list)", d.hw).c_str())
+      ("count", po::value<std::string>(),
+       text("how to count: formula (closed form), walk (the schedule), execute (run it, small "
+            "shapes), cache (walk + the L2 model's dram bytes; rows source=cache)",
+            d.count).c_str());
+}
+
+SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d) {
+  SweepSpec s;
+  s.algos = named<sim::Algo>("--algo", given_or(vm, "algo", d.algo), sim::parse_algo,
+                             sim::allowed_algos());
+  s.passes = named<sim::Pass>("--pass", given_or(vm, "pass", d.pass), sim::parse_pass,
+                              sim::allowed_passes());
+  s.batches = positive_ints("--batch", given_or(vm, "batch", d.batch));
+  s.heads = positive_ints("--heads", given_or(vm, "heads", d.heads));
+  s.seqlens = positive_ints("--seqlen", given_or(vm, "seqlen", d.seqlen));
+  s.headdims = positive_ints("--headdim", given_or(vm, "headdim", d.headdim));
+  s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
+                               sim::allowed_dtypes());
+  s.causals = parse_switch_list("--causal", given_or(vm, "causal", "0"));
+  s.masks = parse_switch_list("--mask", given_or(vm, "mask", "0"));
+  s.dropouts = parse_real_list("--dropout", given_or(vm, "dropout", "0"));
+  for (double p : s.dropouts)
+    if (!(p >= 0.0 && p < 1.0))
+      throw UsageError("--dropout must be probabilities in [0, 1) (got " + std::to_string(p) + ")");
+  if (vm.count("block-mask")) {
+    for (const std::string& spec : parse_name_list("--block-mask", vm["block-mask"].as<std::string>())) {
+      const std::string text = (spec == "dense") ? "" : spec;
+      sim::validate_block_mask_spec(sim::BlockMaskSpec{text});
+      s.block_masks.push_back(text);
+    }
+  } else {
+    s.block_masks.push_back("");
+  }
+  const std::string sram = given_or(vm, "sram", d.sram);
+  if (!sram.empty()) s.sram_bytes = positive_ints("--sram", sram, /*sizes=*/true);
+  const std::string block_r = given_or(vm, "block-r", d.block_r);
+  if (!block_r.empty()) s.block_rs = positive_ints("--block-r", block_r);
+  const std::string block_c = given_or(vm, "block-c", d.block_c);
+  if (!block_c.empty()) s.block_cs = positive_ints("--block-c", block_c);
+  for (const std::string& name : parse_name_list("--hw", given_or(vm, "hw", d.hw)))
+    s.hardware.push_back(sim::resolve_hardware(name));  // throws InvalidInput naming --hw
+  s.count = parse_count(given_or(vm, "count", d.count));
+  if (s.size() > kMaxSweepConfigs)
+    throw UsageError("the sweep has more than " + std::to_string(kMaxSweepConfigs) +
+                     " configurations; narrow a list or a range");
+  return s;
+}
+
+sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
+  sim::Problem p;
+  p.batch = s.batches[at.batch];
+  p.heads = s.heads[at.heads];
+  p.seqlen = s.seqlens[at.seqlen];
+  p.headdim = s.headdims[at.headdim];
+  p.dtype = s.dtypes[at.dtype];
+  p.causal = s.causals[at.causal] != 0;
+  p.mask = s.masks[at.mask] != 0;
+  p.dropout = s.dropouts[at.dropout];
+  p.pass = s.passes[at.pass];
+  const sim::Algo algo = s.algos[at.algo];
+  sim::Config c = sim::make_config(algo, p, s.hardware[at.hw]);
+  if (!s.sram_bytes.empty()) {
+    c.sram_bytes = s.sram_bytes[at.sram];
+    c.tiling = sim::rule_tiling(algo, p, c.sram_bytes);
+  }
+  // One of Br, Bc given: the other still comes from the rule (DESIGN.md, "Tiling").
+  if (!s.block_rs.empty()) c.tiling.block_r = s.block_rs[at.block_r];
+  if (!s.block_cs.empty()) c.tiling.block_c = s.block_cs[at.block_c];
+  if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};
+  return c;
+}
+
+SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Config&)>& visit,
+                     std::ostream& err, bool progress, const std::string& what) {
+  SweepStats stats;
+  const int64_t total = s.size();
+  // The odometer: digit k runs over list k; the last digit (algo) turns fastest.
+  SweepPoint at;
+  size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,
+                      &at.headdim, &at.seqlen, &at.causal,  &at.mask,       &at.dropout,
+                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.algo};
+  const size_t limits[] = {s.hardware.size(),  s.passes.size(),
+                           s.dtypes.size(),    s.batches.size(),
+                           s.heads.size(),     s.headdims.size(),
+                           s.seqlens.size(),   s.causals.size(),
+                           s.masks.size(),     s.dropouts.size(),
+                           std::max<size_t>(1, s.sram_bytes.size()),
+                           std::max<size_t>(1, s.block_rs.size()),
+                           std::max<size_t>(1, s.block_cs.size()),
+                           s.block_masks.size(), s.algos.size()};
+  constexpr int kDigits = sizeof(limits) / sizeof(limits[0]);
+  using Clock = std::chrono::steady_clock;
+  auto last_report = Clock::now();
+  int64_t index = 0;
+  int64_t not_applicable = 0;  // a block mask with an algorithm that has none: not a new config
+  for (bool done = total == 0; !done; ++index) {
+    if (at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) {
+      ++not_applicable;
+    } else {
+      try {
+        visit(make_sweep_config(s, at));
+        ++stats.visited;
+      } catch (const sim::InvalidInput& e) {
+        if (stats.skipped == 0) stats.first_skip_reason = e.what();
+        ++stats.skipped;
+      }
+    }
+    if (progress && (index & 63) == 0 && Clock::now() - last_report > std::chrono::milliseconds(200)) {
+      last_report = Clock::now();
+      err << "\rflashio: " << index + 1 << " / " << total << " " << what << std::flush;
+    }
+    int k = kDigits - 1;
+    for (; k >= 0; --k) {
+      if (++*digits[k] < limits[k]) break;
+      *digits[k] = 0;
+    }
+    done = k < 0;
+  }
+  if (progress) err << "\r\033[K" << std::flush;
+  const int64_t considered = total - not_applicable;
+  if (stats.visited == 0 && stats.skipped > 0) {
+    if (considered == 1) throw UsageError(stats.first_skip_reason);
+    throw UsageError("none of the " + std::to_string(considered) + " " + what +
+                     " can exist; the first: " + stats.first_skip_reason);
+  }
+  if (stats.skipped > 0)
+    err << "flashio: skipped " << stats.skipped << " of " << considered << " " << what
+        << " that cannot exist (first: " << stats.first_skip_reason << ")\n";
+  return stats;
+}
+
+}  // namespace flashio::cli

@@ -1,0 +1,20 @@
+// Bad input to the runner (issue 2, "Bad input"): one line naming the option and what is
+// allowed. run_cli prints what() on one line of stderr and exits with status 2, like
+// sim::InvalidInput, which the model throws for configurations that cannot exist.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace flashio::cli {
+
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// The exit statuses of `flashio`.
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // an internal error (a bug), not the user's input
+constexpr int kExitUsage = 2;    // bad input: one line on stderr, no output file
+
+}  // namespace flashio::cli
