@@ -1,0 +1,67 @@
+// CapturedPass: the kernels one pass enqueues, captured into a CUDA graph without running them,
+// so that the profiler can launch them one at a time with an L2 flush before each (the kernels'
+// own enqueue() launches a whole pass at once). Works for our kernels and cuBLAS's alike.
+// Host code only; includes no CUDA header.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+typedef struct CUstream_st* cudaStream_t;  // as in <driver_types.h> (and kernels/attention.h)
+
+namespace flashio::profiler {
+
+class CapturedPass {
+ public:
+  // Captures everything `enqueue(stream)` puts on the stream. Throws ProfilerError
+  // (cuda_failure) when the capture fails or holds a node it cannot replay (host callbacks,
+  // events, child graphs).
+  explicit CapturedPass(const std::function<void(cudaStream_t)>& enqueue);
+  ~CapturedPass();
+  CapturedPass(const CapturedPass&) = delete;
+  CapturedPass& operator=(const CapturedPass&) = delete;
+
+  size_t kernel_count() const;
+  // The device function name of kernel k (mangled), to tell cuBLAS's kernels from ours.
+  std::string kernel_function(size_t k) const;
+  // Runs the non-kernel steps (memsets, copies) that come before kernel k and have not run yet.
+  void run_steps_before(size_t k, cudaStream_t stream);
+  // Launches kernel k alone, with its captured grid, block, shared memory, arguments and
+  // cluster shape.
+  void launch_kernel(size_t k, cudaStream_t stream);
+  // Runs whatever non-kernel steps remain after the last kernel.
+  void run_remaining_steps(cudaStream_t stream);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Evicts everything from the L2 by reading a buffer of twice its size (reads leave clean
+// lines, so the next kernel's misses cost no write-backs that are not its own), after the
+// caller's dirty data has been written back. Owns the buffer.
+class L2Flush {
+ public:
+  L2Flush();  // sizes the buffer from the current device's L2 (2×, at least 64 MiB)
+  ~L2Flush();
+  L2Flush(const L2Flush&) = delete;
+  L2Flush& operator=(const L2Flush&) = delete;
+  void enqueue(cudaStream_t stream);  // asynchronous
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* buffer_ = nullptr;
+  void* sink_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Median time in ms of `launch` over `repeats` runs (after `warmup`), each preceded by
+// `flush` on the same stream and timed alone with CUDA events.
+double median_time_ms(const std::function<void(cudaStream_t)>& launch,
+                      const std::function<void(cudaStream_t)>& flush, int warmup, int repeats,
+                      cudaStream_t stream);
+
+}  // namespace flashio::profiler

@@ -1,0 +1,81 @@
+// The L2 flush: every thread block reads its share of a buffer twice the L2's size with 16-byte
+// loads; a sum that is almost never stored keeps the compiler from dropping the loads.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "profiler/captured_pass.h"
+#include "profiler/profiler_error.h"
+
+namespace flashio::profiler {
+namespace {
+
+__global__ void l2_flush_read(const uint4* __restrict__ data, size_t count, unsigned* sink) {
+  unsigned acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const uint4 v = data[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;  // the buffer is zero: never true, but not provably so
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw ProfilerError(ErrorKind::cuda_failure, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace
+
+L2Flush::L2Flush() {
+  int device = 0, l2 = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
+  bytes_ = std::max<size_t>(2 * size_t(l2), size_t(64) << 20);
+  check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
+  check(cudaMemset(buffer_, 0, bytes_), "cudaMemset (L2 flush buffer)");
+  check(cudaMalloc(&sink_, sizeof(unsigned)), "cudaMalloc (L2 flush sink)");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+L2Flush::~L2Flush() {
+  cudaFree(buffer_);
+  cudaFree(sink_);
+}
+
+void L2Flush::enqueue(cudaStream_t stream) {
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SMs)");
+  l2_flush_read<<<sms * 4, 512, 0, stream>>>(static_cast<const uint4*>(buffer_), bytes_ / sizeof(uint4),
+                                             static_cast<unsigned*>(sink_));
+  check(cudaGetLastError(), "launch of l2_flush_read");
+}
+
+double median_time_ms(const std::function<void(cudaStream_t)>& launch,
+                      const std::function<void(cudaStream_t)>& flush, int warmup, int repeats,
+                      cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<float> ms;
+  for (int i = 0; i < warmup + repeats; ++i) {
+    flush(stream);
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    launch(stream);
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    if (i >= warmup) ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (ms.empty()) return 0.0;
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  return n % 2 ? ms[n / 2] : 0.5 * (double(ms[n / 2 - 1]) + ms[n / 2]);
+}
+
+}  // namespace flashio::profiler

@@ -1,0 +1,171 @@
+#include "profiler/profile_run.h"
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+
+#include "kernels/attention.h"
+#include "profiler/captured_pass.h"
+#include "profiler/launch_attribution.h"
+#include "profiler/metric_set.h"
+#include "profiler/profiler_error.h"
+#include "profiler/range_profiler.h"
+#include "sim/errors.h"
+
+namespace flashio::profiler {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw ProfilerError(ErrorKind::cuda_failure, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+kernels::AttentionConfig kernel_config(const sim::Config& c, bool explicit_tiling) {
+  kernels::AttentionConfig k;
+  k.batch = c.problem.batch;
+  k.heads = c.problem.heads;
+  k.seqlen = c.problem.seqlen;
+  k.headdim = c.problem.headdim;
+  k.causal = c.problem.causal;
+  k.mask = c.problem.mask;
+  k.dropout = c.problem.dropout;
+  k.dtype = kernels::parse_dtype(sim::to_string(c.problem.dtype));
+  k.algo = kernels::parse_algo(sim::to_string(c.algo));
+  if (explicit_tiling && c.algo != sim::Algo::standard) {
+    k.block_r = static_cast<int>(c.tiling.block_r);
+    k.block_c = static_cast<int>(c.tiling.block_c);
+  }
+  return k;
+}
+
+}  // namespace
+
+struct Profiler::Impl {
+  std::unique_ptr<RangeProfiler> ranges;
+  std::unique_ptr<L2Flush> flush;
+  cudaStream_t stream = nullptr;
+  std::vector<std::string> notes;
+};
+
+Profiler::Profiler() : impl_(std::make_unique<Impl>()) {
+  check_profiling_possible();
+  impl_->ranges = std::make_unique<RangeProfiler>(profile_metrics(), 4);
+  impl_->flush = std::make_unique<L2Flush>();
+  check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  for (const auto& m : impl_->ranges->unsupported())
+    impl_->notes.push_back("counter " + m + " is not available on " + impl_->ranges->chip_name());
+  impl_->notes.push_back("counters read in " + std::to_string(impl_->ranges->groups()) +
+                         " run(s) per kernel (one hardware pass each), L2 flushed before each");
+}
+
+Profiler::~Profiler() {
+  if (impl_ && impl_->stream) cudaStreamDestroy(impl_->stream);
+}
+
+std::vector<std::string> Profiler::notes() const { return impl_->notes; }
+
+std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptions& options) {
+  Impl& m = *impl_;
+  kernels::AttentionConfig kc;
+  std::unique_ptr<kernels::AttentionRun> run;
+  kernels::Pass pass;
+  try {
+    kc = kernel_config(c, options.explicit_tiling);
+    pass = kernels::parse_pass(sim::to_string(c.problem.pass));
+    run = std::make_unique<kernels::AttentionRun>(kc);
+  } catch (const std::invalid_argument& e) {
+    throw sim::InvalidInput(e.what());  // a configuration the kernels do not build
+  } catch (const std::runtime_error& e) {
+    throw ProfilerError(ErrorKind::cuda_failure, e.what());
+  }
+  run->fill_inputs(options.seed);
+
+  std::vector<kernels::Pass> passes;
+  if (pass == kernels::Pass::bwd) {
+    // The backward needs a forward's outputs: run it unmeasured first.
+    run->enqueue(kernels::Pass::fwd, m.stream);
+    check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (forward before bwd)");
+    passes = {kernels::Pass::bwd};
+  } else if (pass == kernels::Pass::fwd) {
+    passes = {kernels::Pass::fwd};
+  } else {
+    passes = {kernels::Pass::fwd, kernels::Pass::bwd};
+  }
+
+  // The key columns: the configuration's, with the tiling the kernels really use.
+  sim::Row key;
+  key.source = "measured";
+  key.algo = sim::to_string(c.algo);
+  key.pass = sim::to_string(c.problem.pass);
+  key.batch = c.problem.batch;
+  key.heads = c.problem.heads;
+  key.seqlen = c.problem.seqlen;
+  key.headdim = c.problem.headdim;
+  key.dtype = sim::to_string(c.problem.dtype);
+  key.causal = c.problem.causal ? 1 : 0;
+  key.sram_bytes = c.sram_bytes;
+  const kernels::KernelEntry* entry =
+      pass == kernels::Pass::bwd ? run->backward_entry() : run->forward_entry();
+  key.block_r = entry ? entry->block_r : c.tiling.block_r;
+  key.block_c = entry ? entry->block_c : c.tiling.block_c;
+  key.hw = c.hw.name;
+  key.mask = c.problem.mask ? 1 : 0;
+  key.dropout = c.problem.dropout;
+  key.block_mask = c.block_mask.text;
+
+  const std::vector<std::string>& metrics = m.ranges->metrics();
+  auto flush = [&](cudaStream_t s) { m.flush->enqueue(s); };
+  std::vector<sim::Row> rows;
+  for (kernels::Pass p : passes) {
+    const std::vector<std::string> names = run->kernel_names(p);
+    CapturedPass captured([&](cudaStream_t s) { run->enqueue(p, s); });
+    std::vector<std::string> functions;
+    for (size_t k = 0; k < captured.kernel_count(); ++k) functions.push_back(captured.kernel_function(k));
+    const std::vector<size_t> owner = attribute_launches(names, functions);
+    if (functions.size() != names.size())
+      m.notes.push_back(key.algo + " " + kernels::to_string(p) + ": " +
+                        std::to_string(functions.size()) + " launches for " +
+                        std::to_string(names.size()) + " kernels (cuBLAS split a GEMM)");
+
+    std::vector<MetricValues> values(names.size());
+    std::vector<double> time_ms(names.size(), 0.0);
+    for (size_t k = 0; k < functions.size(); ++k) {
+      captured.run_steps_before(k, m.stream);
+      const auto records = m.ranges->measure([&] { captured.launch_kernel(k, m.stream); },
+                                             [&] { flush(m.stream); });
+      for (const auto& r : records)
+        for (size_t i = 0; i < metrics.size(); ++i)
+          if (r.values[i] == r.values[i]) values[owner[k]][metrics[i]] += r.values[i];
+      if (options.repeats > 0)
+        time_ms[owner[k]] += median_time_ms([&](cudaStream_t s) { captured.launch_kernel(k, s); },
+                                            flush, options.warmup, options.repeats, m.stream);
+    }
+    captured.run_remaining_steps(m.stream);
+    check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");
+    for (size_t n = 0; n < names.size(); ++n) {
+      sim::Row r = key;
+      r.kernel = names[n];
+      fill_measured_values(r, values[n], time_ms[n]);
+      rows.push_back(std::move(r));
+    }
+  }
+
+  double pass_ms = 0;
+  if (options.repeats > 0) {
+    kernels::TimingOptions t;
+    t.warmup = options.warmup;
+    t.repeats = options.repeats;
+    t.stream = m.stream;
+    try {
+      pass_ms = kernels::time_pass(*run, pass, t).time_ms;
+    } catch (const std::runtime_error& e) {
+      throw ProfilerError(ErrorKind::cuda_failure, e.what());
+    }
+  }
+  sim::Row total_key = key;
+  total_key.flops = kernels::convention_flops(kc, pass);
+  rows.push_back(total_row(total_key, rows, pass_ms));
+  return rows;
+}
+
+}  // namespace flashio::profiler

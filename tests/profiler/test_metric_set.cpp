@@ -1,0 +1,93 @@
+// CPU-side: counters become row columns, kernel rows add up to the total row, and captured
+// launches are attributed to the pass's kernels (profiler/metric_set.h, launch_attribution.h).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "profiler/launch_attribution.h"
+#include "profiler/metric_set.h"
+#include "profiler/profiler_error.h"
+
+using namespace flashio;
+using namespace flashio::profiler;
+
+TEST_CASE("counters fill the row: io from the per-SM bytes, dram, tensor FLOPs from HMMA "
+          "instructions x 4096, CUDA-core work from warp instructions x 32", "[metrics]") {
+  MetricValues v = {{metric::io_read, 2.29e9},   {metric::io_write, 1.4e8},
+                    {metric::dram_read, 4.0e8},  {metric::dram_write, 1.4e8},
+                    {metric::hmma_inst, 67108864}, {metric::gmma_inst, 0},
+                    {metric::xu_inst, 1000},     {metric::fma_inst, 3000}};
+  sim::Row r;
+  fill_measured_values(r, v, 1.25);
+  CHECK(r.io_read_bytes == 2.29e9);
+  CHECK(r.io_write_bytes == 1.4e8);
+  CHECK(r.dram_read_bytes == 4.0e8);
+  CHECK(r.dram_write_bytes == 1.4e8);
+  // B=64, H=16, N=1024, d=64 forward: 4·B·H·N²·d = 274,877,906,944 = 67,108,864 × 4096.
+  CHECK(r.flops_tensor == 274877906944.0);
+  CHECK(r.flops_exp == 32000.0);
+  CHECK(r.flops_other == 96000.0);
+  CHECK(r.time_ms == 1.25);
+}
+
+TEST_CASE("a counter not measured, or NaN, leaves its column empty (never 0)", "[metrics]") {
+  MetricValues v = {{metric::io_read, 100.0}, {metric::dram_read, std::nan("")}};
+  sim::Row r;
+  r.dram_write_bytes = 5;  // stale values are cleared, not kept
+  fill_measured_values(r, v, 0.0);
+  CHECK(r.io_read_bytes == 100.0);
+  CHECK_FALSE(r.io_write_bytes.has_value());
+  CHECK_FALSE(r.dram_read_bytes.has_value());
+  CHECK_FALSE(r.dram_write_bytes.has_value());
+  CHECK_FALSE(r.flops_tensor.has_value());
+  CHECK_FALSE(r.time_ms.has_value());
+}
+
+TEST_CASE("wgmma kernels (cuBLAS sm_90) leave flops_tensor empty: their FLOPs per instruction "
+          "vary with the instruction's N", "[metrics]") {
+  MetricValues v = {{metric::hmma_inst, 10.0}, {metric::gmma_inst, 5.0}};
+  sim::Row r;
+  fill_measured_values(r, v, 0.0);
+  CHECK_FALSE(r.flops_tensor.has_value());
+}
+
+TEST_CASE("the total row adds up the kernel rows; a column unknown for one kernel is unknown "
+          "in total", "[metrics]") {
+  sim::Row key;
+  key.source = "measured";
+  key.algo = "flash2";
+  key.seqlen = 1025;
+  key.flops = 1e12;
+  sim::Row a = key, b = key;
+  a.kernel = "flash2_bwd_preprocess";
+  b.kernel = "flash2_bwd";
+  a.io_read_bytes = 97;
+  b.io_read_bytes = 1025;
+  a.dram_read_bytes = 10;  // b's dram unknown
+  a.flops_tensor = 0;
+  b.flops_tensor = 4096;
+  const sim::Row t = total_row(key, {a, b}, 2.0);
+  CHECK(t.kernel == "total");
+  CHECK(t.seqlen == 1025);
+  CHECK(t.io_read_bytes == 1122.0);
+  CHECK_FALSE(t.dram_read_bytes.has_value());
+  CHECK(t.flops_tensor == 4096.0);
+  CHECK(t.time_ms == 2.0);
+  CHECK(t.tflops == Approx(1e12 / 2e-3 / 1e12));
+  const sim::Row untimed = total_row(key, {a, b}, 0.0);
+  CHECK_FALSE(untimed.time_ms.has_value());
+  CHECK_FALSE(untimed.tflops.has_value());
+}
+
+TEST_CASE("launches map one to one when they match the kernels; a GEMM that cuBLAS split keeps "
+          "its extra launches", "[attribution]") {
+  CHECK(attribute_launches({"flash2_fwd"}, {"_ZN7flashio7kernels17flash2_fwd_kernel"}) ==
+        std::vector<size_t>{0});
+  const std::vector<std::string> names = {"gemm_qk", "softmax", "gemm_pv"};
+  const std::vector<std::string> functions = {"sm90_xmma_gemm_f16f16_f16f32", "splitKreduce_kernel",
+                                              "_ZN7flashio7kernels14softmax_rows", "sm90_xmma_gemm_x"};
+  CHECK(attribute_launches(names, functions) == std::vector<size_t>{0, 0, 1, 2});
+  // More launches than can be explained: an error, not a guess.
+  CHECK_THROWS_AS(attribute_launches({"flash2_fwd"}, {"a", "b"}), ProfilerError);
+  CHECK_THROWS_AS(attribute_launches({"gemm_qk", "softmax"}, {"sm90_gemm"}), ProfilerError);
+}

@@ -1,0 +1,139 @@
+// GPU tests of the profiler (skipped, exit 77, without a GPU): the counters read what a copy of
+// known traffic moves, the flush empties the L2, a captured pass replays kernel by kernel, and
+// a flash2 forward's io and tensor FLOPs match the model.
+#include <catch2/catch.hpp>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "profiler/captured_pass.h"
+#include "profiler/metric_set.h"
+#include "profiler/range_profiler.h"
+#include "tests/profiler/copy_kernel.h"
+#ifdef FLASHIO_PROFILER_HAS_KERNELS
+#include "profiler/profile_run.h"
+#include "sim/simulate.h"
+#endif
+
+using namespace flashio::profiler;
+
+namespace {
+
+struct DeviceBuffer {
+  explicit DeviceBuffer(size_t n) : bytes(n) { REQUIRE(cudaMalloc(&ptr, n) == cudaSuccess); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  void* ptr = nullptr;
+  size_t bytes = 0;
+};
+
+double value(const RangeProfiler& p, const RangeRecord& r, const std::string& metric) {
+  for (size_t i = 0; i < p.metrics().size(); ++i)
+    if (p.metrics()[i] == metric) return r.values[i];
+  FAIL("metric " << metric << " was not measured");
+  return 0;
+}
+
+// One profiler for the whole program: CUPTI allows one session per process at a time.
+RangeProfiler& profiler() {
+  static RangeProfiler p({metric::io_read, metric::io_write, metric::dram_read, metric::dram_write,
+                          metric::duration_ns},
+                         4);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a 256 MiB copy reads and writes 256 MiB, per SM and in DRAM, within 1 %",
+          "[gpu][profiler]") {
+  const size_t bytes = size_t(256) << 20;  // over 4× the H200's 60 MiB L2
+  DeviceBuffer src(bytes), dst(bytes);
+  REQUIRE(cudaMemset(src.ptr, 0x5a, bytes) == cudaSuccess);
+  REQUIRE(cudaMemset(dst.ptr, 0, bytes) == cudaSuccess);
+  L2Flush flush;
+  const auto records = profiler().measure([&] { testing::enqueue_copy(src.ptr, dst.ptr, bytes, nullptr); },
+                                          [&] { flush.enqueue(nullptr); });
+  REQUIRE(records.size() == 1);
+  const double b = static_cast<double>(bytes);
+  CHECK(value(profiler(), records[0], metric::io_read) == Approx(b).epsilon(0.01));
+  CHECK(value(profiler(), records[0], metric::io_write) == Approx(b).epsilon(0.01));
+  CHECK(value(profiler(), records[0], metric::dram_read) == Approx(b).epsilon(0.01));
+  // The copy's last ~60 MiB are still dirty in the L2 when it ends: this checks that the
+  // counters of a kernel include its write-backs (docs/l2_model.md, kernel boundaries).
+  CHECK(value(profiler(), records[0], metric::dram_write) == Approx(b).epsilon(0.01));
+  CHECK(value(profiler(), records[0], metric::duration_ns) > 0);
+}
+
+TEST_CASE("after the flush a buffer read just before comes from DRAM again; without the flush "
+          "the L2 serves it", "[gpu][profiler]") {
+  const size_t bytes = size_t(16) << 20;
+  DeviceBuffer buf(bytes), sink(64);
+  REQUIRE(cudaMemset(buf.ptr, 1, bytes) == cudaSuccess);
+  L2Flush flush;
+  auto read = [&] { testing::enqueue_read(buf.ptr, bytes, static_cast<unsigned*>(sink.ptr), nullptr); };
+  const auto cold = profiler().measure(read, [&] { read(); flush.enqueue(nullptr); });
+  const auto warm = profiler().measure(read, [&] { read(); });
+  REQUIRE(cold.size() == 1);
+  REQUIRE(warm.size() == 1);
+  CHECK(value(profiler(), cold[0], metric::dram_read) >= 0.99 * bytes);
+  CHECK(value(profiler(), warm[0], metric::dram_read) <= 0.10 * bytes);
+  CHECK(value(profiler(), warm[0], metric::io_read) == Approx(double(bytes)).epsilon(0.01));
+}
+
+TEST_CASE("a captured pass runs nothing while captured, then replays its kernels one at a time "
+          "with their own arguments", "[gpu][capture]") {
+  const size_t bytes = size_t(1) << 20;
+  DeviceBuffer a(bytes), b(bytes), c(bytes);
+  std::vector<uint8_t> host(bytes);
+  for (size_t i = 0; i < bytes; ++i) host[i] = static_cast<uint8_t>(i * 7 + 3);
+  REQUIRE(cudaMemcpy(a.ptr, host.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemset(c.ptr, 0xff, bytes) == cudaSuccess);
+  CapturedPass pass([&](cudaStream_t s) {
+    REQUIRE(cudaMemsetAsync(b.ptr, 0, bytes, s) == cudaSuccess);
+    testing::enqueue_copy(a.ptr, b.ptr, bytes, s);
+    testing::enqueue_copy(b.ptr, c.ptr, bytes, s);
+  });
+  REQUIRE(pass.kernel_count() == 2);
+  CHECK(pass.kernel_function(0).find("copy16") != std::string::npos);
+  std::vector<uint8_t> out(bytes);
+  REQUIRE(cudaMemcpy(out.data(), c.ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(out[0] == 0xff);  // capturing launched nothing
+  for (size_t k = 0; k < pass.kernel_count(); ++k) {
+    pass.run_steps_before(k, nullptr);
+    pass.launch_kernel(k, nullptr);
+  }
+  pass.run_remaining_steps(nullptr);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaMemcpy(out.data(), c.ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(out == host);
+}
+
+#ifdef FLASHIO_PROFILER_HAS_KERNELS
+TEST_CASE("flash2 forward: measured io within 2 % and tensor FLOPs within 1 % of the model",
+          "[gpu][flash2]") {
+  using namespace flashio;
+  // The test program holds one CUPTI session (profiler() above); Profiler opens its own, so the
+  // earlier one must not be alive: this case runs in its own process under CTest.
+  Profiler p;
+  for (int64_t n : {1024, 1025}) {
+    sim::Problem prob;
+    prob.batch = 4;
+    prob.heads = 16;
+    prob.seqlen = n;
+    prob.headdim = 64;
+    sim::Config c = sim::make_config(sim::Algo::flash2, prob, sim::hardware_preset("h200"));
+    ProfileOptions o;
+    o.repeats = 0;  // counters only
+    const auto rows = p.profile(c, o);
+    REQUIRE(!rows.empty());
+    const sim::Row& measured = rows.back();
+    c.tiling = {*measured.block_r, *measured.block_c};  // the tiling the kernel really used
+    const auto model = sim::simulate(c, sim::CountMethod::walk);
+    INFO("N=" << n << " tiling " << c.tiling.block_r << "x" << c.tiling.block_c);
+    REQUIRE(measured.io_read_bytes.has_value());
+    CHECK(*measured.io_read_bytes == Approx(double(model.total.io_read_bytes())).epsilon(0.02));
+    CHECK(*measured.io_write_bytes == Approx(double(model.total.io_write_bytes())).epsilon(0.02));
+    CHECK(*measured.flops_tensor == Approx(double(model.total.flops.tensor)).epsilon(0.01));
+  }
+}
+#endif
