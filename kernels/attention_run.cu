@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/attention.h"
 #include "kernels/launch.h"
@@ -61,6 +62,7 @@ struct AttentionRun::State {
   cublasHandle_t cublas = nullptr;
   uint64_t seed = 0;
   bool inputs_filled = false, forward_done = false, backward_done = false;
+  std::string bwd_missing;  // why there is no backward kernel for this configuration
 
   int64_t stats_elements() const { return config.batch * config.heads * stats_stride; }
   FlashParams flash_params() const {
@@ -121,8 +123,15 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
              std::to_string(c.headdim) + ")");
       st.fwd = &find_impl(c.algo, Pass::fwd, static_cast<int>(c.headdim), c.dtype, c.block_r, c.block_c);
       const bool own_bwd = c.bwd_block_r != 0 || c.bwd_block_c != 0;
-      st.bwd = &find_impl(c.algo, Pass::bwd, static_cast<int>(c.headdim), c.dtype, own_bwd ? c.bwd_block_r : c.block_r,
-                          own_bwd ? c.bwd_block_c : c.block_c);
+      try {
+        st.bwd = &find_impl(c.algo, Pass::bwd, static_cast<int>(c.headdim), c.dtype,
+                            own_bwd ? c.bwd_block_r : c.block_r, own_bwd ? c.bwd_block_c : c.block_c);
+      } catch (const std::invalid_argument& e) {
+        // A forward-only tiling (e.g. 128x128 at d = 128) may still run the forward; the
+        // backward is refused when it is enqueued. An explicit backward tiling must exist.
+        if (own_bwd) throw;
+        st.bwd_missing = e.what();
+      }
     }
     st.stats_stride = round_up(static_cast<int>(c.seqlen), 32);
     st.elements = c.batch * c.heads * c.seqlen * c.headdim;
@@ -222,6 +231,7 @@ std::vector<std::string> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
   if (!st.inputs_filled) throw std::logic_error("AttentionRun::enqueue: call fill_inputs first");
   if (pass == Pass::bwd && !st.forward_done)
     throw std::logic_error("AttentionRun::enqueue(bwd): the backward needs a forward enqueued since fill_inputs");
+  if (pass != Pass::fwd && st.config.algo != Algo::standard && !st.bwd) throw std::invalid_argument(st.bwd_missing);
   std::vector<std::string> names;
   if (st.config.algo == Algo::standard) {
     const StandardParams p = st.standard_params();
