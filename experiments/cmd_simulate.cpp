@@ -1,5 +1,6 @@
 // flashio simulate: the model's counts for every configuration of the sweep, as source=model
 // rows (sim::rows_from_result: one per kernel and a kernel=total row per configuration).
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -50,9 +51,14 @@ TableNotes simulate_notes(const SweepSpec& sweep) {
                   cache ? "." : "; every access assumed to reach HBM (no L2).");
     notes.lines.push_back(line);
   }
-  notes.lines.push_back(
-      "io ÷ std, speedup: standard attention's io and predicted time over this row's (same "
-      "problem). csv and json carry every kernel's row: --format csv.");
+  const bool compared = sweep.algos.size() > 1 &&
+                        std::count(sweep.algos.begin(), sweep.algos.end(), sim::Algo::standard) > 0;
+  if (compared)
+    notes.lines.push_back(
+        "io ÷ std, speedup: standard attention's io and predicted time over this row's (same "
+        "problem).");
+  notes.lines.push_back("Every kernel's row, and the exp and other FLOPs: --kernels, or "
+                        "--format csv or json.");
   return notes;
 }
 

@@ -1,0 +1,123 @@
+// Bad input (issue 2): one line on stderr naming the option, exit status 2, and no output file
+// created or truncated. Run through the binary, as a user meets them.
+#include <catch2/catch.hpp>
+
+#include "cli_harness.h"
+
+using namespace flashio::cli::test;
+
+namespace {
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string names;  // what the one line must mention
+};
+
+// Runs the case twice, --out naming a new file and an existing one; checks status, the one
+// line, and that neither file was touched.
+void check_rejected(const BadCase& c) {
+  INFO("flashio " << [&] {
+    std::string s;
+    for (const auto& a : c.args) s += a + " ";
+    return s;
+  }());
+  TempDir dir;
+  const auto fresh = dir / "fresh.csv", existing = dir / "existing.csv";
+  write_file(existing, "keep me\n");
+  for (const auto& out : {fresh, existing}) {
+    auto args = c.args;
+    if (args.front() != "explain") args.insert(args.end(), {"--out", out.string()});
+    const CliResult r = run_binary(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    const auto lines = r.err_lines();
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find(c.names) != std::string::npos);
+  }
+  CHECK(!std::filesystem::exists(fresh));
+  CHECK(read_file(existing) == "keep me\n");
+  int entries = 0;  // no temporary left behind
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  CHECK(entries == 1);
+}
+
+}  // namespace
+
+TEST_CASE("an unknown option is rejected with its name") {
+  check_rejected({{"simulate", "--frobnicate", "3"}, "--frobnicate"});
+}
+
+TEST_CASE("an unknown algorithm is rejected with the allowed ones") {
+  check_rejected({{"simulate", "--algo", "flash2,flash3"}, "standard, flash1, flash2, blocksparse"});
+}
+
+TEST_CASE("N, d, B, H <= 0 are rejected naming the option") {
+  check_rejected({{"simulate", "--seqlen", "0"}, "--seqlen"});
+  check_rejected({{"simulate", "--seqlen=-97"}, "--seqlen"});
+  check_rejected({{"simulate", "--headdim", "0"}, "--headdim"});
+  check_rejected({{"simulate", "--batch", "0"}, "--batch"});
+  check_rejected({{"simulate", "--heads=-1"}, "--heads"});
+  check_rejected({{"bound", "--seqlen", "1025,0"}, "--seqlen"});
+}
+
+TEST_CASE("a single tiling that does not fit in M is an error naming the tiling and M") {
+  check_rejected({{"simulate", "--algo", "flash2", "--block-r", "1025", "--block-c", "1025"},
+                  "--block-r"});
+}
+
+TEST_CASE("M < d is an error naming --sram") {
+  check_rejected({{"simulate", "--algo", "flash1", "--sram", "97B", "--headdim", "64"}, "--sram"});
+}
+
+TEST_CASE("a sweep in which no configuration can exist is an error") {
+  check_rejected({{"simulate", "--algo", "flash1,flash2", "--block-r", "2048,4096", "--block-c", "2048"},
+                  "none of the 4 configurations"});
+}
+
+TEST_CASE("malformed values are rejected naming the option and what is allowed") {
+  check_rejected({{"simulate", "--format", "xml"}, "--format"});
+  check_rejected({{"simulate", "--dtype", "fp8"}, "fp16, bf16, fp32"});
+  check_rejected({{"simulate", "--sram", "12 parsecs"}, "KiB"});
+  check_rejected({{"simulate", "--count", "guess"}, "--count"});
+  check_rejected({{"simulate", "--causal=2"}, "--causal"});
+  check_rejected({{"simulate", "--seqlen", "4096:1024:x2"}, "--seqlen"});
+  check_rejected({{"simulate", "--hw", "no-such-gpu"}, "--hw"});
+  check_rejected({{"simulate", "--algo", "blocksparse", "--block-mask", "stripes:3"}, "--block-mask"});
+  check_rejected({{"simulate", "--dropout", "1.5"}, "--dropout"});
+}
+
+TEST_CASE("an unknown subcommand is rejected with the allowed ones") {
+  const CliResult r = run_binary({"simulat"});
+  CHECK(r.status == 2);
+  REQUIRE(r.err_lines().size() == 1);
+  CHECK(r.err.find("simulate, bound, explain") != std::string::npos);
+  CHECK(run_binary({}).status == 2);
+}
+
+TEST_CASE("a malformed experiment file is rejected naming --config") {
+  TempDir files;
+  write_file(files / "not_options.cfg", "seqlen = 1024\nthis line has no equals sign\n");
+  write_file(files / "unknown.cfg", "seqlen = 1024\nfrobnicate = 3\n");
+  write_file(files / "bad_value.cfg", "seqlen = many\n");
+  check_rejected({{"simulate", "--config", (files / "not_options.cfg").string()}, "--config"});
+  check_rejected({{"simulate", "--config", (files / "unknown.cfg").string()}, "frobnicate"});
+  check_rejected({{"simulate", "--config", (files / "bad_value.cfg").string()}, "--seqlen"});
+  check_rejected({{"simulate", "--config", (files / "missing.cfg").string()}, "--config"});
+}
+
+TEST_CASE("an unwritable --out is rejected before any work, naming --out") {
+  TempDir dir;
+  for (const std::string& out : {std::string("/nonexistent-flashio-dir/rows.csv"), dir.path().string()}) {
+    const CliResult r = run_binary({"simulate", "--out", out});
+    CHECK(r.status == 2);
+    REQUIRE(r.err_lines().size() == 1);
+    CHECK(r.err.find("--out") != std::string::npos);
+  }
+  CHECK(!std::filesystem::exists("/nonexistent-flashio-dir"));
+}
+
+TEST_CASE("explain refuses problems too large to trace and sweeps") {
+  check_rejected({{"explain", "--seqlen", "65"}, "--seqlen"});
+  check_rejected({{"explain", "--seqlen", "8,16"}, "one configuration"});
+  check_rejected({{"explain", "--row", "10", "--seqlen", "10"}, "--row"});
+}
