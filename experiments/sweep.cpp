@@ -221,11 +221,11 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   if (stats.visited == 0 && stats.skipped > 0) {
     if (considered == 1) throw UsageError(stats.first_skip_reason);
     throw UsageError("none of the " + std::to_string(considered) + " " + what +
-                     " can exist; the first: " + stats.first_skip_reason);
+                     " can run; the first: " + stats.first_skip_reason);
   }
   if (stats.skipped > 0)
     err << "flashio: skipped " << stats.skipped << " of " << considered << " " << what
-        << " that cannot exist (first: " << stats.first_skip_reason << ")\n";
+        << " that cannot run (first: " << stats.first_skip_reason << ")\n";
   return stats;
 }
 

@@ -74,7 +74,8 @@ struct SweepPoint {
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 
 // What a sweep skipped: configurations that cannot exist (a tiling that does not fit in M,
-// M < d), which sim::validate and sim::simulate report with sim::InvalidInput.
+// M < d, --dropout with a FlashAttention algorithm) or cannot be counted (--count execute
+// beyond its size), which sim::validate and sim::simulate report with sim::InvalidInput.
 struct SweepStats {
   int64_t visited = 0;
   int64_t skipped = 0;
