@@ -61,6 +61,9 @@ void print_report(std::ostream& out, const sim::Config& c) {
   }
   // The model's io beside the bounds: flash1's follows Theorem 2's N²d²/M (its constant is the
   // schedule's), standard's Θ(Nd + N²) does not depend on M.
+  double theorem2_bytes = 0;
+  for (const sim::Bound& b : sim::bounds(c))
+    if (b.name == "theorem2") theorem2_bytes = b.total_bytes();
   out << "model io (closed form, the rule's tiling):";
   for (sim::Algo algo : {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2}) {
     sim::Config mc = sim::make_config(algo, p, c.hw);
@@ -71,6 +74,11 @@ void print_report(std::ostream& out, const sim::Config& c) {
     for (const auto& k : sim::closed_form_counts(mc))
       bytes += k.counts.io_read_bytes() + k.counts.io_write_bytes();
     out << "  " << sim::to_string(algo) << " " << format_bytes(static_cast<double>(bytes));
+    if (theorem2_bytes > 0 && algo != sim::Algo::standard) {
+      char ratio[48];
+      std::snprintf(ratio, sizeof ratio, " (%.2f× Theorem 2)", static_cast<double>(bytes) / theorem2_bytes);
+      out << ratio;
+    }
   }
   out << "\n";
   const double d2 = static_cast<double>(p.headdim) * static_cast<double>(p.headdim);
