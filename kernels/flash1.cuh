@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
   float* sLse = reinterpret_cast<float*>(sO + kBr * kD);
   float* sDelta = sLse + kBr;
   T* sdS = reinterpret_cast<T*>(sDelta + kBr);
-  float* sDq = reinterpret_cast<float*>(sdS + kBc * kBr);
+  float* sDq = reinterpret_cast<float*>(sdS + kBc * Tile::kDsCols);
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int n = p.seqlen;

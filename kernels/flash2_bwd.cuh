@@ -75,25 +75,41 @@ template <typename T, int kD, int kBr, int kBc>
 struct Flash2Bwd {
   using Tile = BwdTile<T, kD, kBr, kBc>;
   static constexpr int kThreads = Tile::kThreads;
-  // K, V (resident), Q, dO, then lse/delta, dSᵀ, dQ staging.
-  static constexpr int kSmemBytes = (2 * kBc * kD + 2 * kBr * kD) * 2 + Tile::kSmemStatsBytes +
-                                    Tile::kSmemDsBytes + Tile::kSmemDqBytes;
+  static constexpr int kStageBytes = 2 * kBr * kD * 2 + Tile::kSmemStatsBytes;  // Q, dO, lse, delta
+  static constexpr int kFixedBytes = 2 * kBc * kD * 2 + Tile::kSmemDsBytes + Tile::kSmemDqBytes;
+  // Blocks per SM: registers allow ~65536 / (threads · 255); shared memory 233472 B per SM with
+  // 1 KiB reserved per block. Q, dO, lse, delta get a second stage (the next row tile's loads
+  // overlap this one's compute) whenever that costs no resident block.
+  static constexpr int kBlocksByRegs = kThreads >= 256 ? 1 : kThreads >= 128 ? 2 : 4;
+  static constexpr int blocks_by_smem(int bytes) { return 233472 / (bytes + 1024); }
+  static constexpr int min_int(int a, int b) { return a < b ? a : b; }
+  static constexpr int kStages =
+      min_int(blocks_by_smem(kFixedBytes + 2 * kStageBytes), kBlocksByRegs) >=
+              min_int(blocks_by_smem(kFixedBytes + kStageBytes), kBlocksByRegs)
+          ? 2
+          : 1;
+  static constexpr int kSmemBytes = kFixedBytes + kStages * kStageBytes;
 };
+
+__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(tile::smem_addr(smem)), "l"(gmem));
+}
 
 template <typename T, int kD, int kBr, int kBc>
 __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_bwd_kernel(const FlashParams p) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
   constexpr int kThreads = K::kThreads;
+  constexpr int kStages = K::kStages;
   extern __shared__ uint4 smem_raw[];
   T* sK = reinterpret_cast<T*>(smem_raw);
   T* sV = sK + kBc * kD;
-  T* sQ = sV + kBc * kD;
-  T* sdO = sQ + kBr * kD;
-  float* sLse = reinterpret_cast<float*>(sdO + kBr * kD);
-  float* sDelta = sLse + kBr;
-  T* sdS = reinterpret_cast<T*>(sDelta + kBr);
-  float* sDq = reinterpret_cast<float*>(sdS + kBc * kBr);
+  T* sdS = sV + kBc * kD;
+  float* sDq = reinterpret_cast<float*>(sdS + kBc * Tile::kDsCols);
+  T* sQ = reinterpret_cast<T*>(sDq + kBr * Tile::kDqStride);  // [kStages][Br][d]
+  T* sdO = sQ + kStages * kBr * kD;                              // [kStages][Br][d]
+  float* sLse = reinterpret_cast<float*>(sdO + kStages * kBr * kD);  // [kStages][Br]
+  float* sDelta = sLse + kStages * kBr;                              // [kStages][Br]
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int n = p.seqlen;
@@ -112,26 +128,52 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   const float* delta = p.delta + bh * p.stats_stride;
   float* dq_accum = p.dq_accum + bh * n * kD;
 
+  // Row tile i into stage `stage`: Q_i, dO_i (valid rows), lse_i, delta_i (4-byte copies of the
+  // valid rows; rows ≥ N get lse = +inf, so P = 0 there, and delta = 0).
+  auto load_row_tile = [&](int i, int stage) {
+    const int q_row0 = i * kBr;
+    const int rows = min(kBr, n - q_row0);
+    tile::load_tile_async<kBr, kD, kThreads>(sQ + stage * kBr * kD, q + int64_t(q_row0) * kD, rows, tid);
+    tile::load_tile_async<kBr, kD, kThreads>(sdO + stage * kBr * kD, dout + int64_t(q_row0) * kD, rows, tid);
+    for (int r = tid; r < kBr; r += kThreads) {
+      if (r < rows) {
+        cp_async_4(sLse + stage * kBr + r, lse + q_row0 + r);
+        cp_async_4(sDelta + stage * kBr + r, delta + q_row0 + r);
+      } else {
+        sLse[stage * kBr + r] = INFINITY;
+        sDelta[stage * kBr + r] = 0.f;
+      }
+    }
+  };
+
   tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid);
   tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid);
+  load_row_tile(i_first, 0);
+  tile::cp_async_commit();
 
   Tile acc;
   acc.init();
   for (int i = i_first; i < tr; ++i) {
+    const int stage = kStages == 2 ? (i - i_first) & 1 : 0;
+    if constexpr (kStages == 2) {
+      if (i + 1 < tr) load_row_tile(i + 1, stage ^ 1);
+      tile::cp_async_commit();
+      tile::cp_async_wait<1>();
+    } else {
+      if (i != i_first) {
+        load_row_tile(i, 0);
+        tile::cp_async_commit();
+      }
+      tile::cp_async_wait<0>();
+    }
     const int q_row0 = i * kBr;
     const int rows = min(kBr, n - q_row0);
-    tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(q_row0) * kD, rows, tid);
-    tile::load_tile_async<kBr, kD, kThreads>(sdO, dout + int64_t(q_row0) * kD, rows, tid);
-    tile::cp_async_commit();
-    for (int r = tid; r < kBr; r += kThreads) {
-      sLse[r] = r < rows ? lse[q_row0 + r] * tile::kLog2e : INFINITY;
-      sDelta[r] = r < rows ? delta[q_row0 + r] : 0.f;
-    }
-    tile::cp_async_wait<0>();
+    // lse in base 2, by the thread whose copy just completed (visible to it after the wait).
+    for (int r = tid; r < rows; r += kThreads) sLse[stage * kBr + r] *= tile::kLog2e;
     __syncthreads();
     const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-    acc.step(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp,
-             lane);
+    acc.step(sQ + stage * kBr * kD, sdO + stage * kBr * kD, sK, sV, sLse + stage * kBr, sDelta + stage * kBr, sdS,
+             sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp, lane);
     // dq_accum_i += dS K_j: 16-byte fp32 atomics (RED.ADD.F32x4), a warp covering 512
     // contiguous bytes, so every sector is reduced whole.
     float* dq_tile = dq_accum + int64_t(q_row0) * kD;
@@ -140,8 +182,9 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
       atomicAdd(reinterpret_cast<float4*>(dq_tile + int64_t(r) * kD + c),
                 *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c));
     }
-    __syncthreads();  // Q, dO, dSᵀ and the staging tile are overwritten next
+    __syncthreads();  // this stage, dSᵀ and the staging tile are overwritten next
   }
+  tile::cp_async_wait<0>();
   // dK_j, dV_j through the (now free) K, V tiles.
   acc.stage_dk_dv(sK, sV, p.scale, warp, lane);
   __syncthreads();

@@ -19,6 +19,7 @@ struct BwdTile {
   static constexpr int kQT = kBr / 8;  // 8-column (query) tiles of Sᵀ
   static constexpr int kDT = kD / 8;
   static constexpr int kDqStride = kD + 8;  // fp32 staging row, padded against bank conflicts
+  static constexpr int kDsCols = kBr < 64 ? 64 : kBr;  // dSᵀ rows padded to the swizzle's minimum
   // dQ = dS K is split over the warps by (16-row slice, column range).
   static constexpr int kQSlices = kBr / 16;
   static constexpr int kDqSplits = kWarps > kQSlices ? kWarps / kQSlices : 1;
@@ -31,7 +32,7 @@ struct BwdTile {
 
   // Shared memory the step uses besides K, V, Q, dO: lse, delta, dSᵀ and the dQ staging tile.
   static constexpr int kSmemStatsBytes = 2 * kBr * 4;
-  static constexpr int kSmemDsBytes = kBc * kBr * 2;
+  static constexpr int kSmemDsBytes = kBc * kDsCols * 2;
   static constexpr int kSmemDqBytes = kBr * kDqStride * 4;
 
   float dk[kDT][4];
@@ -138,7 +139,7 @@ struct BwdTile {
     for (int nt = 0; nt < kQT; ++nt)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        *reinterpret_cast<uint32_t*>(sdS + tile::swz<kBr>(warp * 16 + g + h * 8, nt * 8 + t * 2)) =
+        *reinterpret_cast<uint32_t*>(sdS + tile::swz<kDsCols>(warp * 16 + g + h * 8, nt * 8 + t * 2)) =
             tile::Elem<T>::pack(p[nt][2 * h], p[nt][2 * h + 1]);
     __syncthreads();
 
@@ -158,7 +159,7 @@ struct BwdTile {
 #pragma unroll
         for (int s = 0; s < kDqSlicesPerWarp; ++s) {
           uint32_t a[4];
-          tile::load_a_trans<kBr>(a, sdS, (slice0 + s) * 16, kk * 16, lane);
+          tile::load_a_trans<kDsCols>(a, sdS, (slice0 + s) * 16, kk * 16, lane);
 #pragma unroll
           for (int np = 0; np < kDqChunk / 16; ++np) {
             uint32_t b[4];

@@ -94,7 +94,11 @@ struct FwdTile {
     }
 
     // Online softmax (FlashAttention-2, Algorithm 1 lines 8–10): new max, rescale the running
-    // sum and output by 2^(m_old − m_new), add this tile's probabilities.
+    // sum and output by 2^(m_old − m_new), add this tile's probabilities. O is rescaled only
+    // when some row of the warp has a new max (warp-uniform branch): after the first few
+    // tiles the running max rarely moves, and the rescale is 4·d/8 multiplies per row pair.
+    float alpha[kMT][2];
+    bool max_moved = false;
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -106,7 +110,8 @@ struct FwdTile {
         const float m_new = fmaxf(m[mt][h], mx);
         // A row with no visible key yet keeps m = −inf; use 0 so exponents stay −inf, not NaN.
         const float m_use = m_new == -INFINITY ? 0.f : m_new;
-        const float alpha = tile::exp2_approx(m[mt][h] - m_use);
+        alpha[mt][h] = tile::exp2_approx(m[mt][h] - m_use);
+        max_moved = max_moved || m_new != m[mt][h];
         m[mt][h] = m_new;
         float row_sum = 0.f;
 #pragma unroll
@@ -118,13 +123,16 @@ struct FwdTile {
             row_sum += p;
           }
         }
-        l[mt][h] = l[mt][h] * alpha + row_sum;
-#pragma unroll
-        for (int dt = 0; dt < kDT; ++dt) {
-          o[mt][dt][2 * h] *= alpha;
-          o[mt][dt][2 * h + 1] *= alpha;
-        }
+        l[mt][h] = l[mt][h] * alpha[mt][h] + row_sum;
       }
+    }
+    if (__any_sync(0xffffffffu, max_moved)) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int dt = 0; dt < kDT; ++dt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e >> 1];
     }
 
     // O += P V: P from registers (C layout of S is the A layout), V tile is [key][d].

@@ -80,18 +80,22 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Swizzled shared-memory tiles. A tile is a row-major array of 16-byte units; unit u of the
-// tile lives at u ^ ((u >> 3) & 7): within each 128-byte line the unit index is XORed with
-// the line number, so the 8 row addresses of one ldmatrix phase (same column, 8 consecutive
-// rows, rows of ≥ 64 bytes) fall in 8 different bank groups.
-__device__ __forceinline__ int swizzle_unit(int unit) { return unit ^ ((unit >> 3) & 7); }
-
-// Element offset of (row, col) in a swizzled tile with `cols` 16-bit elements per row.
-// col must be a multiple of 8 for vector access; any col works for scalar access.
+// Swizzled shared-memory tiles: 16-byte unit u of row r is stored at unit u ^ (r mod 8) of the
+// same row. Rows hold ≥ 8 units (≥ 64 16-bit elements; narrower tiles are padded to 64), so
+// the 8 row addresses of one ldmatrix phase (same column, 8 consecutive rows) land in 8
+// different bank groups, and a warp's 16-byte accesses along a row stay a permutation of it.
 template <int kCols>
 __device__ __forceinline__ int swz(int row, int col) {
-  const int unit = row * (kCols / 8) + col / 8;
-  return swizzle_unit(unit) * 8 + (col % 8);
+  static_assert(kCols >= 64 && kCols % 8 == 0, "swizzled rows hold at least 8 units of 16 bytes");
+  return row * kCols + (((col >> 3) ^ (row & 7)) << 3) + (col & 7);
+}
+
+// Shared address of a lane's ldmatrix row. Fragment rows start at multiples of 8, so
+// row mod 8 = lane mod 8, and with an even column unit c the lane's swizzled unit is
+// c ^ (lane_unit ^ (lane mod 8)): after unrolling, one XOR with a constant per load.
+template <int kCols, typename T>
+__device__ __forceinline__ uint32_t frag_addr(const T* smem, int row, int unit_even, int lane_unit, int lane) {
+  return smem_addr(smem) + (row * kCols + ((unit_even ^ (lane_unit ^ (lane & 7))) << 3)) * 2;
 }
 
 // Copies rows [0, rows) of a (rows_total × kCols) row-major global tile into a swizzled shared
@@ -135,36 +139,28 @@ __device__ __forceinline__ void store_tile(T* gmem, const T* smem, int rows, int
   }
 }
 
-// ldmatrix address of lane `lane` for an A fragment (16 rows × 16 k) at (row0, k0) of a
-// swizzled row-major tile [rows][kCols]: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15),
-// (8-15, 8-15), i.e. a[0..3] of the mma.
+// A fragment (16 rows × 16 k) at (row0, k0) of a swizzled row-major tile [rows][kCols]:
+// matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), i.e. a[0..3] of the mma.
+// row0 is a multiple of 8 and k0 of 16 (as for every loader below).
 template <int kCols, typename T>
 __device__ __forceinline__ void load_a(uint32_t (&a)[4], const T* smem, int row0, int k0, int lane) {
-  const int row = row0 + (lane & 15);
-  const int col = k0 + (lane >> 4) * 8;
-  ldmatrix_x4(a, smem_addr(smem + swz<kCols>(row, col)));
+  ldmatrix_x4(a, frag_addr<kCols>(smem, row0 + (lane & 15), k0 >> 3, lane >> 4, lane));
 }
-// A fragment (16 m × 16 k) from a tile stored transposed, [k][m] row-major with kCols = M.
+// A fragment (16 m × 16 k) from a tile stored transposed, [k][m] row-major with kCols ≥ M.
 template <int kCols, typename T>
 __device__ __forceinline__ void load_a_trans(uint32_t (&a)[4], const T* smem, int m0, int k0, int lane) {
-  const int krow = k0 + (lane & 7) + (lane >> 4) * 8;
-  const int mcol = m0 + ((lane >> 3) & 1) * 8;
-  ldmatrix_x4_trans(a, smem_addr(smem + swz<kCols>(krow, mcol)));
+  ldmatrix_x4_trans(a, frag_addr<kCols>(smem, k0 + (lane & 7) + (lane >> 4) * 8, m0 >> 3, (lane >> 3) & 1, lane));
 }
 // B fragments of two adjacent n-tiles (n0..n0+15) × k16 from a tile stored [n][k] (k
 // contiguous, e.g. K for S = QKᵀ): b[0], b[1] for n-tile 0, b[2], b[3] for n-tile 1.
 template <int kCols, typename T>
 __device__ __forceinline__ void load_b_nk(uint32_t (&b)[4], const T* smem, int n0, int k0, int lane) {
-  const int nrow = n0 + (lane & 7) + (lane >> 4) * 8;
-  const int kcol = k0 + ((lane >> 3) & 1) * 8;
-  ldmatrix_x4(b, smem_addr(smem + swz<kCols>(nrow, kcol)));
+  ldmatrix_x4(b, frag_addr<kCols>(smem, n0 + (lane & 7) + (lane >> 4) * 8, k0 >> 3, (lane >> 3) & 1, lane));
 }
 // The same two n-tiles from a tile stored [k][n] (n contiguous, e.g. V for O = PV).
 template <int kCols, typename T>
 __device__ __forceinline__ void load_b_kn(uint32_t (&b)[4], const T* smem, int k0, int n0, int lane) {
-  const int krow = k0 + (lane & 7) + ((lane >> 3) & 1) * 8;
-  const int ncol = n0 + (lane >> 4) * 8;
-  ldmatrix_x4_trans(b, smem_addr(smem + swz<kCols>(krow, ncol)));
+  ldmatrix_x4_trans(b, frag_addr<kCols>(smem, k0 + (lane & 7) + ((lane >> 3) & 1) * 8, n0 >> 3, lane >> 4, lane));
 }
 
 // Accumulator tiles c[2kk], c[2kk+1] (16 × 16 of a 16 × N accumulator) as an A fragment:

@@ -3,6 +3,7 @@
 // every registered tiling, outputs poisoned first, fresh random inputs each run.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "kernel_check.h"
@@ -38,6 +39,14 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   const fk::HostOutputs base = flashio::test::run_config(standard, pass, seed);
   const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base});
   INFO(label(config, "config") << " seed " << seed);
+  // One line per configuration on stdout: the figures docs/kernels.md quotes.
+  std::printf("%s | O max %.2e mean %.2e (std %.2e) | lse max %.2e", label(config, "errors").c_str(), e[0].o.max_abs,
+              e[0].o.mean_abs(), e[1].o.max_abs, e[0].lse.max_abs);
+  if (backward)
+    std::printf(" | dQ %.2e/%.2e (std %.2e) dK %.2e/%.2e (std %.2e) dV %.2e/%.2e (std %.2e)", e[0].dq.max_abs,
+                e[0].dq.mean_abs(), e[1].dq.max_abs, e[0].dk.max_abs, e[0].dk.mean_abs(), e[1].dk.max_abs,
+                e[0].dv.max_abs, e[0].dv.mean_abs(), e[1].dv.max_abs);
+  std::printf("\n");
   INFO("O   " << describe(e[0].o) << " | standard " << describe(e[1].o));
   INFO("LSE " << describe(e[0].lse));
   CHECK(within_tolerance(e[0].o, e[1].o, config.dtype));
