@@ -54,8 +54,9 @@ Profiler::Profiler() : impl_(std::make_unique<Impl>()) {
   check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   for (const auto& m : impl_->ranges->unsupported())
     impl_->notes.push_back("counter " + m + " is not available on " + impl_->ranges->chip_name());
-  impl_->notes.push_back("counters read in " + std::to_string(impl_->ranges->groups()) +
-                         " run(s) per kernel (one hardware pass each), L2 flushed before each");
+  impl_->notes.push_back("counters: each kernel launched alone after an L2 flush, replayed by "
+                         "CUPTI for " + std::to_string(impl_->ranges->passes()) +
+                         " hardware passes");
 }
 
 Profiler::~Profiler() {
@@ -131,11 +132,23 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     std::vector<double> time_ms(names.size(), 0.0);
     for (size_t k = 0; k < functions.size(); ++k) {
       captured.run_steps_before(k, m.stream);
-      const auto records = m.ranges->measure([&] { captured.launch_kernel(k, m.stream); },
-                                             [&] { flush(m.stream); });
-      for (const auto& r : records)
-        for (size_t i = 0; i < metrics.size(); ++i)
-          if (r.values[i] == r.values[i]) values[owner[k]][metrics[i]] += r.values[i];
+      // The kernel, then a drain (the flush again, in its own range): the drain's reads evict
+      // what the kernel left dirty in the L2, so the drain's DRAM writes are the kernel's
+      // write-backs (docs/profiler.md; the L2 model counts them the same way).
+      const auto records = m.ranges->measure(
+          [&] {
+            captured.launch_kernel(k, m.stream);
+            flush(m.stream);
+          },
+          [&] { flush(m.stream); });
+      if (records.size() != 2)
+        throw ProfilerError(ErrorKind::cuda_failure,
+                            "expected 2 profiled ranges (kernel, drain), got " + std::to_string(records.size()));
+      for (size_t i = 0; i < metrics.size(); ++i) {
+        double v = records[0].values[i];
+        if (metrics[i] == metric::dram_write) v += records[1].values[i];
+        if (v == v) values[owner[k]][metrics[i]] += v;
+      }
       if (options.repeats > 0)
         time_ms[owner[k]] += median_time_ms([&](cudaStream_t s) { captured.launch_kernel(k, s); },
                                             flush, options.warmup, options.repeats, m.stream);

@@ -148,6 +148,11 @@ struct RangeProfiler::Impl {
   CUpti_RangeProfiler_Object* object = nullptr;
   bool initialized = false;
   std::vector<Group> groups;
+  size_t passes = 0;  // hardware passes CUPTI replays each kernel for
+  // Host objects made while sorting metrics into groups. They stay alive until the profiler
+  // ends: CUPTI's host objects share state, and deinitialising one early left the others
+  // evaluating NaN (seen on the H200, CUDA 13.0).
+  std::vector<std::unique_ptr<HostObject>> retired;
 };
 
 void check_profiling_possible() {
@@ -219,44 +224,35 @@ RangeProfiler::RangeProfiler(const std::vector<std::string>& metrics, size_t max
 
   // Keep the metrics the chip knows; pack them greedily into groups of one pass each.
   for (const std::string& name : metrics) {
-    HostObject probe(m.chip, m.availability);
-    if (probe.add({name.c_str()}) == CUPTI_SUCCESS)
+    auto probe = std::make_unique<HostObject>(m.chip, m.availability);
+    if (probe->add({name.c_str()}) == CUPTI_SUCCESS)
       m.metrics.push_back(name);
     else
       m.unsupported.push_back(name);
+    m.retired.push_back(std::move(probe));
   }
-  for (size_t i = 0; i < m.metrics.size(); ++i) {
-    bool placed = false;
-    if (!m.groups.empty()) {
-      Group& g = m.groups.back();
-      std::vector<const char*> names = g.names;
-      names.push_back(m.metrics[i].c_str());
-      auto host = std::make_unique<HostObject>(m.chip, m.availability);
-      FLASHIO_CUPTI(host->add(names));
-      std::vector<uint8_t> config = host->config_image();
-      if (HostObject::passes(config) == 1) {
-        g.names = names;
-        g.metric_index.push_back(i);
-        g.host = std::move(host);
-        g.config = std::move(config);
-        placed = true;
-      }
+  // All metrics in one configuration; CUPTI's kernel replay runs each kernel once per hardware
+  // pass, restoring device memory in between. Seen on the H200 (CUDA 13.0, docs/profiler.md):
+  // packed this way a 256 MiB copy read 1.0000× and wrote 0.999× its bytes in DRAM, while
+  // splitting the metrics into single-pass groups evaluated NaN for all but one metric.
+  if (!m.metrics.empty()) {
+    Group g;
+    for (size_t i = 0; i < m.metrics.size(); ++i) {
+      g.names.push_back(m.metrics[i].c_str());
+      g.metric_index.push_back(i);
     }
-    if (!placed) {
-      Group g;
-      g.names = {m.metrics[i].c_str()};
-      g.metric_index = {i};
-      g.host = std::make_unique<HostObject>(m.chip, m.availability);
-      FLASHIO_CUPTI(g.host->add(g.names));
-      g.config = g.host->config_image();
-      m.groups.push_back(std::move(g));
-    }
+    g.host = std::make_unique<HostObject>(m.chip, m.availability);
+    FLASHIO_CUPTI(g.host->add(g.names));
+    g.config = g.host->config_image();
+    m.passes = HostObject::passes(g.config);
+    m.groups.push_back(std::move(g));
   }
 }
 
 RangeProfiler::~RangeProfiler() {
   if (!impl_) return;
   impl_->groups.clear();
+  impl_->retired.clear();
   if (impl_->object != nullptr) {
     CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = impl_->object;
@@ -270,7 +266,7 @@ RangeProfiler::~RangeProfiler() {
 
 const std::vector<std::string>& RangeProfiler::metrics() const { return impl_->metrics; }
 const std::vector<std::string>& RangeProfiler::unsupported() const { return impl_->unsupported; }
-size_t RangeProfiler::groups() const { return impl_->groups.size(); }
+size_t RangeProfiler::passes() const { return impl_->passes; }
 std::string RangeProfiler::chip_name() const { return impl_->chip; }
 
 std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& work,
@@ -300,7 +296,10 @@ std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& wor
     cfg.counterDataImageSize = data.size();
     cfg.pCounterDataImage = data.data();
     cfg.range = CUPTI_AutoRange;
-    cfg.replayMode = CUPTI_KernelReplay;  // one pass per group: nothing is actually replayed
+    // User replay: we run the work once per hardware pass ourselves, with `prepare` (the L2
+    // flush) before each pass. CUPTI's kernel replay would run the later passes with the L2
+    // warm from the first (seen on the H200: a 16 MiB re-read after a flush hit the L2).
+    cfg.replayMode = CUPTI_UserReplay;
     cfg.maxRangesPerPass = m.max_ranges;
     cfg.numNestingLevels = 1;
     cfg.minNestingLevel = 1;
@@ -308,26 +307,30 @@ std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& wor
     cfg.targetNestingLevel = 1;
     FLASHIO_CUPTI(cuptiRangeProfilerSetConfig(&cfg));
 
-    if (prepare) {
-      prepare();
-      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the unprofiled preparation)");
-    }
-
-    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = m.object;
-    FLASHIO_CUPTI(cuptiRangeProfilerStart(&start));
-    try {
-      work();
-      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the profiled work)");
-    } catch (...) {
+    bool all_submitted = false;
+    for (size_t pass = 0; !all_submitted; ++pass) {
+      if (pass > 4 * m.passes + 8)
+        throw ProfilerError(ErrorKind::cuda_failure, "CUPTI asked for more replay passes than the "
+                                                     "configuration needs (" + std::to_string(m.passes) + ")");
+      if (prepare) {
+        prepare();
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the unprofiled preparation)");
+      }
+      CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      start.pRangeProfilerObject = m.object;
+      FLASHIO_CUPTI(cuptiRangeProfilerStart(&start));
       CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
       stop.pRangeProfilerObject = m.object;
-      cuptiRangeProfilerStop(&stop);
-      throw;
+      try {
+        work();
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the profiled work)");
+      } catch (...) {
+        cuptiRangeProfilerStop(&stop);
+        throw;
+      }
+      FLASHIO_CUPTI(cuptiRangeProfilerStop(&stop));
+      all_submitted = stop.isAllPassSubmitted != 0;
     }
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = m.object;
-    FLASHIO_CUPTI(cuptiRangeProfilerStop(&stop));
 
     CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     decode.pRangeProfilerObject = m.object;
@@ -362,8 +365,9 @@ std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& wor
         if (cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS && ri.rangeName)
           records[r].name = ri.rangeName;
       }
-      const std::vector<double> v = g.host->evaluate(data, r, g.names);
-      for (size_t k = 0; k < g.metric_index.size(); ++k) records[r].values[g.metric_index[k]] = v[k];
+      // One metric per call: a metric CUPTI cannot evaluate leaves only its own value NaN.
+      for (size_t k = 0; k < g.metric_index.size(); ++k)
+        records[r].values[g.metric_index[k]] = g.host->evaluate(data, r, {g.names[k]})[0];
     }
     first = false;
   }

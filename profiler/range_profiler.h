@@ -2,9 +2,9 @@
 // cupti_profiler_host.h, CUDA 13): auto ranges (one range per kernel launch) with kernel replay,
 // on the current device's primary context. Host code only; includes no CUDA header.
 //
-// Metrics that need more than one hardware pass are split into groups that each fit in one
-// pass, and the caller's work is run once per group: no kernel is ever replayed by CUPTI, so
-// every measured kernel sees the L2 state the caller prepared (a flush, docs/profiler.md).
+// All metrics go into one configuration. Where it needs several hardware passes, the caller's
+// work runs once per pass (user replay) with its preparation (the L2 flush) before each, so that
+// every pass starts from the same L2 state (docs/profiler.md: what was seen on the H200).
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -31,13 +31,14 @@ class RangeProfiler {
 
   const std::vector<std::string>& metrics() const;      // measured, in the order asked
   const std::vector<std::string>& unsupported() const;  // asked for but unknown to the chip
-  size_t groups() const;                                 // how many times measure() runs work
+  size_t passes() const;                                 // hardware passes per kernel (replays)
   std::string chip_name() const;
 
-  // For each metric group: runs `prepare` (not profiled: e.g. the L2 flush), synchronises,
+  // For each hardware pass: runs `prepare` (not profiled: e.g. the L2 flush), synchronises,
   // then runs `work` (which enqueues kernels) between Start and Stop. Returns one record per
-  // kernel launch of one run, in launch order. Every run must launch the same kernels. Throws
-  // ProfilerError on a CUPTI failure or when the runs launched different numbers of kernels.
+  // kernel launch of `work`, in launch order. `work` must launch the same kernels every time and
+  // tolerate being run again (its kernels' counters, not their results, are what is read).
+  // Throws ProfilerError on a CUPTI failure.
   std::vector<RangeRecord> measure(const std::function<void()>& work,
                                    const std::function<void()>& prepare = {});
 
