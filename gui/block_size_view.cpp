@@ -12,7 +12,12 @@ namespace flashio::gui {
 namespace {
 
 using Value = std::optional<double> (*)(const sim::Row&);
-std::optional<double> tensor_flops(const sim::Row& r) { return r.flops_tensor; }
+// Every FLOP the schedule executes: tensor-core products plus the online softmax's exp and
+// CUDA-core work, which grow as blocks shrink (more rescaling passes).
+std::optional<double> all_flops(const sim::Row& r) {
+  if (!r.flops_tensor || !r.flops_exp || !r.flops_other) return std::nullopt;
+  return *r.flops_tensor + *r.flops_exp + *r.flops_other;
+}
 std::optional<double> convention_flops(const sim::Row& r) { return r.flops; }
 std::optional<double> time_of(const sim::Row& r) { return r.time_ms; }
 
@@ -42,7 +47,7 @@ QString x_title(const WorkbenchParams& params) {
 }  // namespace
 
 BlockSizeView::BlockSizeView(QWidget* parent) : WorkbenchView(parent) {
-  flops_ = new ChartPanel("FLOPs the schedule executes (tensor cores)");
+  flops_ = new ChartPanel("FLOPs the schedule executes (tensor + exp + other)");
   bytes_ = new ChartPanel("Bytes moved: io (SRAM ↔ L2/HBM), dram (after the L2)");
   time_ = new ChartPanel("Runtime: roofline estimate and measured");
   note_ = new QLabel();
@@ -96,13 +101,25 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
       measured[row.algo].push_back({x, row});
     }
 
+  // Bounds depend on M, not on the tiling: flat dashed lines across the sweep.
+  std::set<std::string> bound_names;
+  for (const auto& p : data.block_rows)
+    if (p.row.source == "bound") bound_names.insert(p.row.algo);
+  const std::vector<QColor> bound_colors = {QColor(60, 60, 60), QColor(140, 140, 140),
+                                            QColor(180, 120, 40), QColor(200, 80, 80)};
+  size_t k = 0;
+  for (const auto& b : bound_names)
+    bytes_->add_series("bound " + QString::fromStdString(b), SeriesKind::dashed,
+                       bound_colors[k++ % bound_colors.size()],
+                       points_of(data.block_rows, "bound", b, &io_bytes));
+
   bool first = true;
   for (const sim::Algo algo : params.algos) {
     const std::string name = sim::to_string(algo);
     const QString qname = QString::fromStdString(name);
     const QColor color = algo_color(name);
     flops_->add_series("flops model " + qname, SeriesKind::line, color,
-                       points_of(data.block_rows, "model", name, &tensor_flops));
+                       points_of(data.block_rows, "model", name, &all_flops));
     if (first) {
       flops_->add_series("flops convention 4BHN²d", SeriesKind::dotted, QColor(90, 90, 90),
                          points_of(data.block_rows, "model", name, &convention_flops));
@@ -133,25 +150,13 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
           if (auto y = v(p.row)) out.push_back({p.x, *y, row_tooltip(p.row), p.row});
         return out;
       };
-      flops_->add_series("flops measured " + qname, SeriesKind::points, color, pts(&tensor_flops));
+      flops_->add_series("flops measured " + qname, SeriesKind::points, color, pts(&all_flops));
       bytes_->add_series("io measured " + qname, SeriesKind::points, color, pts(&io_bytes));
       bytes_->add_series("dram measured " + qname, SeriesKind::squares, color.darker(130),
                          pts(&dram_bytes));
       time_->add_series("time measured " + qname, SeriesKind::points, color, pts(&time_of));
     }
   }
-  // Bounds depend on M, not on the tiling: flat dashed lines across the sweep.
-  std::set<std::string> bound_names;
-  for (const auto& p : data.block_rows)
-    if (p.row.source == "bound") bound_names.insert(p.row.algo);
-  const std::vector<QColor> bound_colors = {QColor(60, 60, 60), QColor(140, 140, 140),
-                                            QColor(180, 120, 40), QColor(200, 80, 80)};
-  size_t k = 0;
-  for (const auto& b : bound_names)
-    bytes_->add_series("bound " + QString::fromStdString(b), SeriesKind::dashed,
-                       bound_colors[k++ % bound_colors.size()],
-                       points_of(data.block_rows, "bound", b, &io_bytes));
-
   const QString xt = x_title(params);
   flops_->finish(xt, "FLOPs", true, true);
   bytes_->finish(xt, "bytes", true, true);
@@ -165,8 +170,9 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
                                 .arg(limit)
                           : QStringLiteral("%1: no swept tiling fits in M")
                                 .arg(QString::fromStdString(sim::to_string(algo))));
-  notes << (inputs.cache_rows ? QStringLiteral("L2-model curves: shown (replay_cache)")
-                              : QStringLiteral("L2-model curves: computing…"));
+  notes << (inputs.cache_rows      ? QStringLiteral("L2-model curves (dash-dot): sim::replay_cache")
+            : inputs.cache_pending ? QStringLiteral("L2-model curves: computing…")
+                                   : QStringLiteral("L2-model curves: off"));
   if (!data.skipped.empty())
     notes << QStringLiteral("left out: %1").arg(QString::fromStdString(data.skipped.front()));
   note_->setText(notes.join(QStringLiteral(" · ")));

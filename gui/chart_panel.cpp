@@ -79,7 +79,7 @@ QAbstractSeries* ChartPanel::add_series(const QString& name, SeriesKind kind, co
   } else {
     auto* line = new QLineSeries();
     QPen pen(color);
-    pen.setWidthF(kind == SeriesKind::line ? 2.2 : 1.6);
+    pen.setWidthF(kind == SeriesKind::line || kind == SeriesKind::dashdot ? 2.2 : 1.6);
     if (kind == SeriesKind::dashed) pen.setStyle(Qt::DashLine);
     if (kind == SeriesKind::dotted) pen.setStyle(Qt::DotLine);
     if (kind == SeriesKind::dashdot) pen.setStyle(Qt::DashDotLine);
@@ -123,9 +123,11 @@ void ChartPanel::finish(const QString& x_title, const QString& y_title, bool x_l
   x_log_ = x_log && x_max / x_min >= decades_for_log;
   y_log_ = y_log && y_max / y_min >= decades_for_log;
 
-  // Marker lines span the y range; added after the data so the range is known.
-  const double y_lo = y_log_ ? y_min / 1.5 : std::max(0.0, y_min - 0.05 * (y_max - y_min));
-  const double y_hi = y_log_ ? y_max * 1.5 : y_max + 0.08 * (y_max - y_min + 1e-300);
+  // Marker lines span the y range; added after the data so the range is known. A linear
+  // axis starts at 0 (counts are positive), and a flat series gets room around it.
+  double y_lo = y_log_ ? y_min / 1.5 : 0.0;
+  double y_hi = y_log_ ? y_max * 1.5 : y_max * 1.08;
+  if (y_log_ && y_hi / y_lo < 4) { y_lo = y_min / 2; y_hi = y_max * 2; }
   for (const auto& [name, where] : markers_) {
     auto* line = new QLineSeries();
     QPen pen(where.second);
@@ -142,7 +144,7 @@ void ChartPanel::finish(const QString& x_title, const QString& y_title, bool x_l
   auto make_axis = [](bool log, double lo, double hi, const QString& title) -> QAbstractAxis* {
     if (log) {
       auto* axis = new QLogValueAxis();
-      axis->setBase(lo > 0 && hi / lo < 1e4 ? 2.0 : 10.0);
+      axis->setBase(lo > 0 && hi / lo < 100 ? 2.0 : 10.0);
       axis->setRange(lo, hi);
       axis->setLabelFormat(hi >= 1e5 ? "%.0e" : "%g");
       axis->setMinorTickCount(-1);

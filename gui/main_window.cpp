@@ -1,5 +1,6 @@
 #include "gui/main_window.h"
 
+#include <algorithm>
 #include <exception>
 #include <map>
 
@@ -96,7 +97,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   rows_model_ = new RowsModel(this);
   table_ = new QTableView();
   table_->setModel(rows_model_);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Fixed widths: measuring every cell on each change would cost more than the redraw.
+  table_->horizontalHeader()->setDefaultSectionSize(96);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   table_->verticalHeader()->setDefaultSectionSize(20);
   auto* table_dock = new QDockWidget("Rows behind the charts");
   table_dock->setObjectName("rows");
@@ -128,7 +131,14 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
           [this](int v) { progress_->setValue(v); });
   connect(&cache_watcher_, &QFutureWatcher<std::vector<PlotRow>>::progressRangeChanged, this,
           [this](int lo, int hi) { progress_->setRange(lo, hi); });
-  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::update_table);
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    // Views not on screen are redrawn when shown: a change redraws only what is visible.
+    if (std::find(dirty_.begin(), dirty_.end(), current_view()) != dirty_.end()) {
+      dirty_.erase(std::find(dirty_.begin(), dirty_.end(), current_view()));
+      current_view()->redraw(inputs_);
+    }
+    update_table();
+  });
   for (WorkbenchView* v : views_)
     connect(v, &WorkbenchView::rows_changed, this, [this, v] {
       if (v == current_view()) update_table();
@@ -227,6 +237,7 @@ void MainWindow::on_data_finished() {
   last_compute_ms_ = static_cast<double>(change_timer_.nsecsElapsed()) / 1e6;
   inputs_.data = std::make_shared<const WorkbenchData>(data_watcher_.result());
   inputs_.cache_rows = nullptr;
+  inputs_.cache_pending = options_.cache_curves;
   QElapsedTimer redraw;
   redraw.start();
   redraw_all();
@@ -262,12 +273,17 @@ void MainWindow::on_cache_finished() {
   cancel_->setVisible(false);
   if (cache_watcher_.isCanceled() || cache_watcher_.future().resultCount() == 0) return;
   inputs_.cache_rows = std::make_shared<const std::vector<PlotRow>>(cache_watcher_.result());
-  block_->redraw(inputs_);
+  inputs_.cache_pending = false;
+  if (current_view() == block_) block_->redraw(inputs_);
+  else if (std::find(dirty_.begin(), dirty_.end(), block_) == dirty_.end()) dirty_.push_back(block_);
   Q_EMIT cache_ready_signal();
 }
 
 void MainWindow::redraw_all() {
-  for (WorkbenchView* v : views_) v->redraw(inputs_);
+  dirty_.clear();
+  for (WorkbenchView* v : views_)
+    if (v == current_view()) v->redraw(inputs_);
+    else dirty_.push_back(v);
 }
 
 void MainWindow::update_table() {

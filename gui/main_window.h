@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
   BreakdownView* breakdown_;
   TilingView* tiling_;
   std::vector<WorkbenchView*> views_;
+  std::vector<WorkbenchView*> dirty_;  // views whose data changed while not shown
   RowsModel* rows_model_;
   QTableView* table_;
   QLabel* status_;

@@ -24,6 +24,17 @@ bool WorkbenchParams::shows(sim::Algo algo) const {
   return std::find(algos.begin(), algos.end(), algo) != algos.end();
 }
 
+bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
+  const sim::Problem& a = problem;
+  const sim::Problem& b = o.problem;
+  return a.batch == b.batch && a.heads == b.heads && a.seqlen == b.seqlen &&
+         a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
+         a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
+         sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
+         block_r == o.block_r && block_c == o.block_c && sweep_min == o.sweep_min &&
+         sweep_max == o.sweep_max && shape == o.shape;
+}
+
 sim::Hardware hardware_of(const WorkbenchParams& params) {
   return sim::hardware_preset(params.hw_name);
 }

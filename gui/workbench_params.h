@@ -36,7 +36,8 @@ struct WorkbenchParams {
   SweepShape shape = SweepShape::outer;
 
   bool shows(sim::Algo algo) const;
-  bool operator==(const WorkbenchParams&) const = default;
+  // Field by field (sim::Problem has no operator==).
+  bool operator==(const WorkbenchParams& other) const;
 };
 
 // The hardware preset (throws sim::InvalidInput for an unknown name).

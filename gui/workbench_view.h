@@ -19,6 +19,7 @@ struct ViewInputs {
   std::shared_ptr<const WorkbenchData> data;
   std::shared_ptr<const std::vector<PlotRow>> cache_rows;  // null until computed
   std::shared_ptr<const std::vector<sim::Row>> loaded_rows;
+  bool cache_pending = false;  // the L2-model curves are being computed
 };
 
 class WorkbenchView : public QWidget {

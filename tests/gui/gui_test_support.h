@@ -1,0 +1,34 @@
+// Helpers shared by the GUI tests: a window without settings, and waiting for its signals.
+#pragma once
+#include <memory>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QXYSeries>
+
+#include "gui/main_window.h"
+
+namespace flashio::gui::test {
+
+inline std::unique_ptr<MainWindow> make_window(bool cache = false) {
+  WindowOptions options;
+  options.use_settings = false;
+  options.cache_curves = cache;
+  auto window = std::make_unique<MainWindow>(options);
+  window->resize(1400, 900);
+  window->show();
+  return window;
+}
+
+// Waits until the closed-form data for the panel's current parameters is drawn.
+inline bool wait_data(MainWindow& window, int timeout_ms = 20000) {
+  QSignalSpy spy(&window, &MainWindow::data_ready);
+  return spy.wait(timeout_ms);
+}
+
+inline QList<QPointF> points(QAbstractSeries* series) {
+  auto* xy = qobject_cast<QXYSeries*>(series);
+  return xy ? xy->points() : QList<QPointF>{};
+}
+
+}  // namespace flashio::gui::test
