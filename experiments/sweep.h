@@ -4,7 +4,6 @@
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
