@@ -1,0 +1,111 @@
+// flashio bench: time our CUDA kernels on the GPU (no CUPTI, so it can run under ncu) and write
+// source=measured rows: CUDA events, warm-up, median of >= 10 runs, an L2-sized buffer written
+// before each run (kernels::time_pass, the one timer). FLOPs by the field's convention.
+#include <cstdio>
+
+#include "experiments/subcommand.h"
+#include "experiments/usage_error.h"
+#include "kernels/attention.h"
+#include "sim/errors.h"
+#include "sim/row.h"
+
+namespace flashio::cli {
+namespace {
+
+int run_bench(Invocation& inv) {
+  const int repeats = inv.options["repeats"].as<int>();
+  const int warmup = inv.options["warmup"].as<int>();
+  if (repeats < 10) throw UsageError("--repeats must be at least 10 (got " + std::to_string(repeats) + ")");
+  if (warmup < 0) throw UsageError("--warmup must be >= 0");
+  for (sim::Algo a : inv.sweep.algos)
+    if (a == sim::Algo::blocksparse)
+      throw UsageError("--algo blocksparse has no CUDA kernel; bench runs standard, flash1, flash2");
+  if (!kernels::gpu_available())
+    throw UsageError("no usable CUDA GPU found; flashio bench needs one (run it on the GPU machine)");
+  const bool explicit_tiling = !inv.sweep.block_rs.empty() || !inv.sweep.block_cs.empty();
+  const uint64_t seed = inv.options["seed"].as<uint64_t>();
+
+  auto target = inv.open_output();
+  TableNotes notes;
+  notes.lines = {
+      "time: median of --repeats CUDA-event timings after --warmup runs, a buffer of 2x the L2 "
+      "written before each run (cold L2); bwd times the backward alone.",
+      "FLOPs: the field's convention 4·B·H·N²·d forward, 2.5x backward, halved when causal; "
+      "TFLOP/s = FLOPs / time."};
+  auto writer = make_row_writer(inv.output, target->stream(), inv.context(), notes);
+  run_sweep(
+      inv.sweep,
+      [&](const sim::Config& c) {
+        kernels::AttentionConfig k;
+        k.batch = c.problem.batch;
+        k.heads = c.problem.heads;
+        k.seqlen = c.problem.seqlen;
+        k.headdim = c.problem.headdim;
+        k.causal = c.problem.causal;
+        k.mask = c.problem.mask;
+        k.dropout = c.problem.dropout;
+        try {
+          k.dtype = kernels::parse_dtype(sim::to_string(c.problem.dtype));
+          k.algo = kernels::parse_algo(sim::to_string(c.algo));
+          if (explicit_tiling && c.algo != sim::Algo::standard) {
+            k.block_r = static_cast<int>(c.tiling.block_r);
+            k.block_c = static_cast<int>(c.tiling.block_c);
+          }
+          kernels::AttentionRun run(k);
+          run.fill_inputs(seed);
+          const kernels::Pass pass = kernels::parse_pass(sim::to_string(c.problem.pass));
+          kernels::TimingOptions opt;
+          opt.warmup = warmup;
+          opt.repeats = repeats;
+          const kernels::Timing t = kernels::time_pass(run, pass, opt);
+          sim::Row r;
+          r.source = "measured";
+          r.algo = sim::to_string(c.algo);
+          r.pass = sim::to_string(c.problem.pass);
+          r.kernel = "total";
+          r.batch = c.problem.batch;
+          r.heads = c.problem.heads;
+          r.seqlen = c.problem.seqlen;
+          r.headdim = c.problem.headdim;
+          r.dtype = sim::to_string(c.problem.dtype);
+          r.causal = c.problem.causal;
+          r.sram_bytes = c.sram_bytes;
+          const kernels::KernelEntry* e =
+              pass == kernels::Pass::bwd ? run.backward_entry() : run.forward_entry();
+          r.block_r = e ? e->block_r : c.tiling.block_r;
+          r.block_c = e ? e->block_c : c.tiling.block_c;
+          r.hw = c.hw.name;
+          r.mask = c.problem.mask;
+          r.dropout = c.problem.dropout;
+          r.flops = kernels::convention_flops(k, pass);
+          r.time_ms = t.time_ms;
+          r.tflops = *r.flops / (t.time_ms * 1e-3) / 1e12;
+          writer->write(r);
+        } catch (const std::invalid_argument& ex) {
+          // An unsupported kernel configuration is a configuration that cannot exist here.
+          throw sim::InvalidInput(ex.what());
+        }
+      },
+      *inv.err, inv.progress, "kernel configurations");
+  writer->finish();
+  target->commit();
+  return kExitOk;
+}
+
+const SubcommandRegistration registration({
+    .name = "bench",
+    .summary = "time the CUDA kernels on the GPU (CUDA events, median, cold L2; no CUPTI)",
+    .order = 40,
+    .defaults = {.algo = "flash2", .hw = "h200"},
+    .add_options =
+        [](po::options_description& o) {
+          o.add_options()("repeats", po::value<int>()->default_value(20),
+                          "timed runs per configuration (median reported; >= 10)")(
+              "warmup", po::value<int>()->default_value(3), "untimed runs first")(
+              "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs");
+        },
+    .run = run_bench,
+});
+
+}  // namespace
+}  // namespace flashio::cli
