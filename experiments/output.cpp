@@ -64,8 +64,10 @@ OutputTarget::OutputTarget(const std::string& path, std::ostream& standard_outpu
     throw UsageError("--out '" + path_ + "': directory '" + dir.string() +
                      "' does not exist; give a file in an existing, writable directory");
   // Same directory, so that the final rename is atomic and never crosses file systems.
-  temp_path_ = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
-                   .string();
+  std::string temp_name = ".";
+  temp_name += target.filename().string();
+  temp_name += ".tmp-" + std::to_string(::getpid());
+  temp_path_ = (dir / temp_name).string();
   file_.open(temp_path_, std::ios::out | std::ios::trunc);
   if (!file_)
     throw UsageError("--out '" + path_ + "': cannot write in '" + dir.string() + "' (" +
