@@ -20,13 +20,32 @@ struct BwdTile {
   static constexpr int kDT = kD / 8;
   static constexpr int kDqStride = kD + 8;  // fp32 staging row, padded against bank conflicts
   static constexpr int kDsCols = kBr < 64 ? 64 : kBr;  // dSᵀ rows padded to the swizzle's minimum
-  // dQ = dS K is split over the warps by (16-row slice, column range).
+  // dQ = dS K is split over the warps by (16-row slices, column range): each warp takes s
+  // slices × c columns with (Br/16 / s)·(d / c) = warps, in passes of `chunk` columns so its
+  // accumulators stay ≤ 64 registers beside dK and dV. Per 16 keys a warp loads s·(c/chunk)
+  // A fragments (dS) and c/16 B fragment pairs (K); s is chosen to load the fewest, since the
+  // backward is bound by shared-memory bandwidth (ncu: L1/TEX 86 % at d = 128).
   static constexpr int kQSlices = kBr / 16;
-  static constexpr int kDqSplits = kWarps > kQSlices ? kWarps / kQSlices : 1;
-  static constexpr int kDqSlicesPerWarp = kQSlices > kWarps ? kQSlices / kWarps : 1;
+  static constexpr int dq_splits(int s) { return kWarps * s / kQSlices; }
+  static constexpr int dq_chunk(int s) {
+    return (kD / dq_splits(s)) < 128 / s ? kD / dq_splits(s) : 128 / s;
+  }
+  static constexpr bool dq_valid(int s) {
+    return s <= kQSlices && kQSlices % s == 0 && (kWarps * s) % kQSlices == 0 && dq_splits(s) >= 1 &&
+           kD % (16 * dq_splits(s)) == 0 && dq_chunk(s) % 16 == 0;
+  }
+  static constexpr int dq_cost(int s) { return s * ((kD / dq_splits(s)) / dq_chunk(s)) + kD / dq_splits(s) / 16; }
+  static constexpr int best_dq_slices() {
+    int best = 0;
+    for (int s = 1; s <= 8; s *= 2)
+      if (dq_valid(s) && (best == 0 || dq_cost(s) < dq_cost(best))) best = s;
+    return best;
+  }
+  static constexpr int kDqSlicesPerWarp = best_dq_slices();
+  static constexpr int kDqSplits = dq_splits(kDqSlicesPerWarp);
   static constexpr int kDqCols = kD / kDqSplits;
-  // Columns per pass, so the dQ accumulators stay ≤ 64 registers beside dK and dV.
-  static constexpr int kDqChunk = kDqCols < 128 / kDqSlicesPerWarp ? kDqCols : 128 / kDqSlicesPerWarp;
+  static constexpr int kDqChunk = dq_chunk(kDqSlicesPerWarp);
+  static_assert(kDqSlicesPerWarp >= 1, "no valid dQ split");
   static_assert(kBr % 16 == 0 && kBc % 16 == 0, "tiles are multiples of 16");
   static_assert(kDqChunk % 16 == 0 && kDqCols % kDqChunk == 0, "dQ column split");
 

@@ -89,8 +89,8 @@ std::string supported_tilings(Algo algo, Pass pass) {
 // non-causal (docs/kernels.md, "Speed"; experiments/results/h200_speed.csv). bf16 builds these.
 static std::pair<int, int> default_tiling(Pass pass, int headdim, DType dtype) {
   (void)dtype;
-  if (pass == Pass::fwd) return {128, 64};
-  return headdim == 64 ? std::pair{128, 128} : std::pair{64, 64};
+  if (pass == Pass::fwd) return headdim == 64 ? std::pair{128, 128} : std::pair{128, 64};
+  return headdim == 64 ? std::pair{128, 128} : std::pair{64, 128};
 }
 
 const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c) {

@@ -11,7 +11,7 @@ void append_flash1_bwd_d128(std::vector<FlashImpl>& out) {
   out.push_back(flash1_bwd_impl<__half, 128, 64, 32>(DType::fp16));
   out.push_back(flash1_bwd_impl<__half, 128, 64, 64>(DType::fp16));
   out.push_back(flash1_bwd_impl<__half, 128, 64, 128>(DType::fp16));
-  out.push_back(flash1_bwd_impl<__nv_bfloat16, 128, 64, 64>(DType::bf16));
+  out.push_back(flash1_bwd_impl<__nv_bfloat16, 128, 64, 128>(DType::bf16));
 }
 
 }  // namespace flashio::kernels

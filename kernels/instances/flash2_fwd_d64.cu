@@ -11,7 +11,7 @@ void append_flash2_fwd_d64(std::vector<FlashImpl>& out) {
   out.push_back(flash2_fwd_impl<__half, 64, 128, 32>(DType::fp16));
   out.push_back(flash2_fwd_impl<__half, 64, 128, 64>(DType::fp16));
   out.push_back(flash2_fwd_impl<__half, 64, 128, 128>(DType::fp16));
-  out.push_back(flash2_fwd_impl<__nv_bfloat16, 64, 128, 64>(DType::bf16));
+  out.push_back(flash2_fwd_impl<__nv_bfloat16, 64, 128, 128>(DType::bf16));
 }
 
 }  // namespace flashio::kernels
