@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Merge the measured rows of flashio_kernel_bench and the peer rows of peers.py (one GPU call)
+into one CSV in the row schema (sim/row.h), with '#' lines stating how it was made (sim's
+read_rows_csv skips them). Peers leave the tiling columns empty ("not known").
+
+  merge_speed_csv.py OUT.csv --note "LINE" [--note "LINE" ...] IN.csv [IN.csv ...]
+"""
+import argparse
+import csv
+
+COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype", "causal",
+           "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "flops", "time_ms", "tflops"]
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--note", action="append", default=[])
+    a = ap.parse_args()
+    rows = []
+    for path in a.inputs:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                unknown = set(r) - set(COLUMNS)
+                if unknown:
+                    raise SystemExit(f"{path}: columns outside the schema: {sorted(unknown)}")
+                rows.append(r)
+    with open(a.out, "w", newline="") as f:
+        for note in a.note:
+            f.write("# " + note + "\n")
+        w = csv.DictWriter(f, fieldnames=COLUMNS, restval="", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+if __name__ == "__main__":
+    main()
