@@ -75,7 +75,8 @@ int run_profile(Invocation& inv) {
   writer->finish();
   target->commit();
   for (const auto& note : profiler->notes())
-    if (note.find("launches for") != std::string::npos || note.find("not available") != std::string::npos)
+    if (note.find("launches for") != std::string::npos || note.find("not available") != std::string::npos ||
+        note.rfind("occupancy", 0) == 0)
       *inv.err << "flashio profile: " << note << '\n';
   return kExitOk;
 }

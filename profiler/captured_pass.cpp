@@ -192,6 +192,20 @@ std::string CapturedPass::kernel_function(size_t k) const {
   return name;
 }
 
+CapturedPass::LaunchShape CapturedPass::launch_shape(size_t k) const {
+  CUDA_KERNEL_NODE_PARAMS p{};
+  check(FLASHIO_DRIVER(cuGraphKernelNodeGetParams)(impl_->steps[impl_->kernel_steps.at(k)].node, &p),
+        "cuGraphKernelNodeGetParams");
+  LaunchShape shape;
+  shape.blocks = static_cast<long long>(p.gridDimX) * p.gridDimY * p.gridDimZ;
+  shape.threads_per_block = static_cast<int>(p.blockDimX * p.blockDimY * p.blockDimZ);
+  shape.dynamic_smem_bytes = static_cast<int>(p.sharedMemBytes);
+  check(FLASHIO_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+            &shape.blocks_per_sm, function_of(p), shape.threads_per_block, p.sharedMemBytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return shape;
+}
+
 void CapturedPass::run_steps_before(size_t k, cudaStream_t stream) {
   const size_t limit = impl_->kernel_steps.at(k);
   for (size_t i = 0; i < limit; ++i) {

@@ -28,6 +28,15 @@ class CapturedPass {
   std::string kernel_function(size_t k) const;
   // Runs the non-kernel steps (memsets, copies) that come before kernel k and have not run yet.
   void run_steps_before(size_t k, cudaStream_t stream);
+  // Kernel k's launch shape and how many of its blocks one SM holds at once (the driver's
+  // occupancy calculator: registers, shared memory and threads).
+  struct LaunchShape {
+    long long blocks = 0;
+    int threads_per_block = 0;
+    int dynamic_smem_bytes = 0;
+    int blocks_per_sm = 0;
+  };
+  LaunchShape launch_shape(size_t k) const;
   // Launches kernel k alone, with its captured grid, block, shared memory, arguments and
   // cluster shape.
   void launch_kernel(size_t k, cudaStream_t stream);
@@ -40,12 +49,12 @@ class CapturedPass {
   std::unique_ptr<Impl> impl_;
 };
 
-// Evicts everything from the L2 by reading a buffer of twice its size (reads leave clean
+// Evicts everything from the L2 by reading a buffer of four times its size (reads leave clean
 // lines, so the next kernel's misses cost no write-backs that are not its own), after the
 // caller's dirty data has been written back. Owns the buffer.
 class L2Flush {
  public:
-  L2Flush();  // sizes the buffer from the current device's L2 (2×, at least 64 MiB)
+  L2Flush();  // sizes the buffer from the current device's L2 (4×, at least 256 MiB)
   ~L2Flush();
   L2Flush(const L2Flush&) = delete;
   L2Flush& operator=(const L2Flush&) = delete;

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "kernels/attention.h"
@@ -128,6 +129,18 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
                         std::to_string(functions.size()) + " launches for " +
                         std::to_string(names.size()) + " kernels (cuBLAS split a GEMM)");
 
+    // The real occupancy, for the L2 model's blocks_per_sm (registers can lower it below what
+    // the schedule's shared memory and threads allow).
+    for (size_t k = 0; k < functions.size(); ++k) {
+      const auto shape = captured.launch_shape(k);
+      const std::string note = "occupancy " + key.algo + " d=" + std::to_string(key.headdim) + " " +
+                               std::to_string(*key.block_r) + "x" + std::to_string(*key.block_c) +
+                               " " + names[owner[k]] + ": " + std::to_string(shape.blocks_per_sm) +
+                               " blocks/SM (" + std::to_string(shape.threads_per_block) +
+                               " threads, " + std::to_string(shape.dynamic_smem_bytes) +
+                               " B dynamic shared memory, grid " + std::to_string(shape.blocks) + ")";
+      if (std::find(m.notes.begin(), m.notes.end(), note) == m.notes.end()) m.notes.push_back(note);
+    }
     std::vector<MetricValues> values(names.size());
     std::vector<double> time_ms(names.size(), 0.0);
     for (size_t k = 0; k < functions.size(); ++k) {
