@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Merge the measured rows of flashio_kernel_bench and the peer rows of peers.py (one GPU call)
-into one CSV in the row schema (sim/row.h), with '#' lines stating how it was made (sim's
+into one CSV in the row schema (sim/row.h), one row per key (the first kept), with '#' lines stating how it was made (sim's
 read_rows_csv skips them). Peers leave the tiling columns empty ("not known").
 
   merge_speed_csv.py OUT.csv --note "LINE" [--note "LINE" ...] IN.csv [IN.csv ...]
@@ -17,13 +17,18 @@ def main():
     ap.add_argument("inputs", nargs="+")
     ap.add_argument("--note", action="append", default=[])
     a = ap.parse_args()
-    rows = []
+    rows, seen = [], set()
+    key_columns = COLUMNS[:16]  # source .. dropout: the row key (sim/row.h)
     for path in a.inputs:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
                 unknown = set(r) - set(COLUMNS)
                 if unknown:
                     raise SystemExit(f"{path}: columns outside the schema: {sorted(unknown)}")
+                key = tuple(r.get(c, "") for c in key_columns)
+                if key in seen:  # e.g. a sweep row repeating a default-tiling row: keep the first
+                    continue
+                seen.add(key)
                 rows.append(r)
     with open(a.out, "w", newline="") as f:
         for note in a.note:
