@@ -122,6 +122,7 @@ void BreakdownView::rebuild() {
     y_axis->setRange(0, max_total > 0 ? max_total * 1.05 : 1);
     y_axis->setTitleText("bytes");
     y_axis->setLabelFormat("%.3g");
+    y_axis->applyNiceNumbers();
   }
   chart->addAxis(x_axis, Qt::AlignBottom);
   chart->addAxis(y_axis, Qt::AlignLeft);

@@ -94,6 +94,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   tabs_->addTab(tiling_, "Tiling (teaching)");
   setCentralWidget(tabs_);
 
+  cache_pool_.setMaxThreadCount(1);
   rows_model_ = new RowsModel(this);
   table_ = new QTableView();
   table_->setModel(rows_model_);
@@ -206,7 +207,7 @@ void MainWindow::cancel_work() {
   data_watcher_.cancel();
   cache_watcher_.cancel();
   data_watcher_.waitForFinished();
-  cache_watcher_.waitForFinished();
+  cache_pool_.waitForDone();  // every replay, including ones no watcher follows any more
 }
 
 void MainWindow::recompute() {
@@ -252,13 +253,12 @@ void MainWindow::on_data_finished() {
 }
 
 void MainWindow::start_cache() {
-  cache_watcher_.cancel();
-  cache_watcher_.waitForFinished();
+  cache_watcher_.cancel();  // not waited for: the GUI thread never blocks on a replay
   const auto data = inputs_.data;
   progress_->setVisible(true);
   cancel_->setVisible(true);
   progress_->setFormat("L2 model %v/%m");
-  cache_watcher_.setFuture(QtConcurrent::run([data](QPromise<std::vector<PlotRow>>& promise) {
+  cache_watcher_.setFuture(QtConcurrent::run(&cache_pool_, [data](QPromise<std::vector<PlotRow>>& promise) {
     auto rows = compute_cache_rows(*data, [&promise](int done, int total) {
       promise.setProgressRange(0, total);
       promise.setProgressValue(done);

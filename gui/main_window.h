@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QThreadPool>
 
 #include "gui/workbench_data.h"
 #include "gui/workbench_view.h"
@@ -99,6 +100,9 @@ class MainWindow : public QMainWindow {
   ViewInputs inputs_;
   QFutureWatcher<WorkbenchData> data_watcher_;
   QFutureWatcher<std::vector<PlotRow>> cache_watcher_;
+  // The L2 replays run in a pool of their own: a replay cancelled mid-configuration finishes
+  // that configuration first, and must never hold up the closed form of the next change.
+  QThreadPool cache_pool_;
   QElapsedTimer change_timer_;
   double last_compute_ms_ = 0, last_redraw_ms_ = 0;
   bool pending_ = false;

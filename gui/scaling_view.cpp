@@ -83,7 +83,7 @@ void ScalingView::redraw(const ViewInputs& inputs) {
                         io_series(data.sram_rows, "bound", b));
   const int64_t e = sim::element_bytes(data.params.problem.dtype);
   const int64_t d = data.params.problem.headdim;
-  sram_->add_marker(QStringLiteral("M = d² = %1 elements (Saha–Ye crossover)").arg(d * d),
+  sram_->add_marker(QStringLiteral("M = d² = %1 el. (Saha–Ye)").arg(d * d),
                     data.crossover_sram_bytes, QColor(180, 120, 40));
   sram_->add_marker(QStringLiteral("current M = %1").arg(format_bytes_binary(
                         static_cast<double>(effective_sram_bytes(data.params)))),

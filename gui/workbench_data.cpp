@@ -132,7 +132,7 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
       sim::Config config = current_config(params, algo);
       config.sram_bytes = m;
       config.tiling = sim::rule_tiling(algo, params.problem, m);
-      jobs.push_back({&data.sram_rows, static_cast<double>(m), config, false});
+      jobs.push_back({&data.sram_rows, static_cast<double>(m), config, true});
     }
   }
   const int total = static_cast<int>(jobs.size() + params.algos.size());
