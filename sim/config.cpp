@@ -17,7 +17,8 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw) {
 void validate(const Config& c) {
   validate(c.problem);
   if (c.sram_bytes <= 0) throw InvalidInput("--sram must be a positive size (e.g. 227KiB)");
-  validate_tiling(c.problem, c.tiling, c.sram_bytes);
+  // standard attention has no tiles in SRAM: M and the tiling are carried in its rows only.
+  if (c.algo != Algo::standard) validate_tiling(c.problem, c.tiling, c.sram_bytes);
   if (c.algo != Algo::standard && (c.problem.mask || c.problem.dropout > 0))
     throw InvalidInput("--mask and --dropout are separate passes of standard attention only; "
                        "use them with --algo standard");

@@ -1,6 +1,7 @@
 // FlashAttention as the paper writes it (Algorithms 1 and 4: K/V outside, Q/O inside):
 // docs/schedules.md, "flash1". One thread block per (b, h).
 #include <memory>
+#include <mutex>
 
 #include "sim/flops_model.h"
 #include "sim/schedule.h"
@@ -11,10 +12,17 @@ namespace {
 // For each row tile i, the first and last column tile the schedule visits: the first step
 // starts from the initial O = 0, ℓ = 0, m = −∞ (Algorithm 1 line 2) without reading them, and
 // the last writes the final output instead of the running one.
+// Computed on the first emit: the closed form takes only the kernel list from the schedule, and
+// a sweep of thousands of configurations should not pay O(Tr·Tc) for each.
 struct RowSpan {
   TileFilter filter;
   std::vector<int64_t> first_j, last_j;
-  explicit RowSpan(const Config& c) : filter(c) {
+  std::once_flag once;
+  explicit RowSpan(const Config& c) : filter(c) {}
+  void ensure() {
+    std::call_once(once, [this] { compute(); });
+  }
+  void compute() {
     const TileGrid& g = filter.grid();
     first_j.assign(static_cast<size_t>(g.tr), -1);
     last_j.assign(static_cast<size_t>(g.tr), -1);
@@ -45,6 +53,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.threads_per_block = 128;
     k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
     k.emit = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+      span->ensure();
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 1 line 5
         const int64_t cj = g.cols_in(j);
         s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});  // line 6
@@ -80,6 +89,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.threads_per_block = 256;
     k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
     k.emit = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+      span->ensure();
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 4 line 6
         const int64_t cj = g.cols_in(j);
         s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});  // line 7
