@@ -3,28 +3,15 @@
 #include <iostream>
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QSaveFile>
 #include <QTimer>
 
 #include "gui/command_line.h"
 #include "gui/main_window.h"
+#include "gui/parameter_panel.h"
 #include "gui/tiling_view.h"
-
-namespace {
-
-// Runs the event loop until `signal` fires or `timeout_ms` passes; true when it fired.
-template <typename Signal>
-bool wait_for(flashio::gui::MainWindow& window, Signal signal, int timeout_ms) {
-  QEventLoop loop;
-  bool fired = false;
-  QObject::connect(&window, signal, &loop, [&] { fired = true; loop.quit(); });
-  QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
-  loop.exec();
-  return fired;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace flashio::gui;
@@ -68,10 +55,23 @@ int main(int argc, char** argv) {
   }
   window.resize(1680, 1050);
   window.show();
-  if (!window.data()) wait_for(window, &MainWindow::data_ready, 30000);
-  // The L2-model curves are part of the picture when they arrive within two minutes.
-  if (options.cache_curves && !window.cache_ready())
-    wait_for(window, &MainWindow::cache_ready_signal, 120000);
+  // Wait until the drawn data is the requested configuration's, and the L2-model curves are
+  // part of the picture when they arrive within three minutes.
+  QElapsedTimer waited;
+  waited.start();
+  auto ready = [&] {
+    return window.data() && window.data()->params == window.panel()->params() &&
+           (!options.cache_curves || window.cache_ready());
+  };
+  while (!ready() && waited.elapsed() < 180000) {
+    QEventLoop loop;
+    QTimer::singleShot(100, &loop, &QEventLoop::quit);
+    loop.exec();
+  }
+  if (!window.data()) {
+    std::cerr << "flashio-gui: --screenshot: the closed-form data never arrived\n";
+    return 1;
+  }
   if (cl.view == "tiling") {
     TilingView* tiling = window.tiling_view();
     tiling->reset();

@@ -214,8 +214,7 @@ void MainWindow::recompute() {
   change_timer_.start();
   if (data_watcher_.isRunning()) {
     // Let the running closed-form sweep finish (it is short) and start again from there.
-    pending_ = true;
-    data_watcher_.cancel();
+    pending_ = true;  // the running sweep is short: let it finish, then compare parameters
     return;
   }
   cache_watcher_.cancel();
@@ -231,7 +230,11 @@ void MainWindow::recompute() {
 }
 
 void MainWindow::on_data_finished() {
-  if (pending_ || data_watcher_.isCanceled() || data_watcher_.future().resultCount() == 0) {
+  const bool has_result = data_watcher_.future().resultCount() > 0;
+  // A change that arrived while this ran, but left the parameters as they were computed
+  // (e.g. set_params with the same values), needs no second run.
+  if (pending_ && has_result && data_watcher_.result().params == panel_->params()) pending_ = false;
+  if (pending_ || data_watcher_.isCanceled() || !has_result) {
     if (pending_) recompute();
     return;
   }
