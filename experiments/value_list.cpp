@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "experiments/usage_error.h"
+#include "sim/byte_size.h"
 
 namespace flashio::cli {
 namespace {
@@ -112,37 +113,10 @@ std::vector<int64_t> parse_int_list(const std::string& option, const std::string
   });
 }
 
-int64_t parse_size_bytes(const std::string& option, const std::string& text_in) {
-  const std::string_view text = trim(text_in);
-  // Unit suffixes: 1024-based KiB/MiB/GiB, 1000-based KB/MB/GB (kB too), B or none = bytes.
-  struct Unit {
-    const char* suffix;
-    double bytes;
-  };
-  static const Unit kUnits[] = {{"KiB", 1024.0},     {"MiB", 1024.0 * 1024},
-                                {"GiB", 1073741824.0}, {"KB", 1e3},
-                                {"kB", 1e3},         {"MB", 1e6},
-                                {"GB", 1e9},         {"B", 1.0}};
-  const char* allowed = "a size in bytes, or with a unit: KiB, MiB, GiB (1024-based), KB, MB, GB "
-                        "(1000-based)";
-  double scale = 1.0;
-  std::string_view number = text;
-  for (const Unit& u : kUnits) {
-    const std::string_view suffix(u.suffix);
-    if (number.size() >= suffix.size() && number.substr(number.size() - suffix.size()) == suffix) {
-      number = trim(number.substr(0, number.size() - suffix.size()));
-      scale = u.bytes;
-      break;
-    }
-  }
-  double value = 0;
-  if (!parse_whole_real(number, value)) fail(option, text, std::string("expected ") + allowed);
-  const double bytes = value * scale;
-  if (bytes > 9.0e18) fail(option, text, "too large");
-  const double rounded = std::round(bytes);
-  if (std::abs(bytes - rounded) > 1e-6 * std::max(1.0, bytes))
-    fail(option, text, "is not a whole number of bytes");
-  return static_cast<int64_t>(rounded);
+int64_t parse_size_bytes(const std::string& option, const std::string& text) {
+  const sim::ByteSizeParse parsed = sim::parse_byte_size(text);
+  if (!parsed.bytes) fail(option, trim(text), parsed.error);
+  return *parsed.bytes;
 }
 
 std::vector<int64_t> parse_size_list(const std::string& option, const std::string& text) {

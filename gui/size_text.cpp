@@ -7,24 +7,14 @@
 
 #include <QLocale>
 
+#include "sim/byte_size.h"
+
 namespace flashio::gui {
 
 std::optional<int64_t> parse_size_bytes(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 15) return std::nullopt;
-  const int64_t number = std::stoll(text.substr(0, digits));
-  std::string suffix = text.substr(digits);
-  for (auto& ch : suffix) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  static const std::array<std::pair<const char*, int64_t>, 8> units = {{
-      {"", 1}, {"b", 1}, {"kib", 1024}, {"mib", 1024 * 1024}, {"kb", 1000}, {"mb", 1000 * 1000},
-      {"k", 1024}, {"m", 1024 * 1024}}};
-  for (const auto& [name, factor] : units)
-    if (suffix == name) {
-      if (number <= 0) return std::nullopt;
-      return number * factor;
-    }
-  return std::nullopt;
+  const auto bytes = sim::parse_byte_size(text).bytes;
+  if (bytes && *bytes <= 0) return std::nullopt;
+  return bytes;
 }
 
 namespace {

@@ -10,7 +10,7 @@
 
 namespace flashio::gui {
 
-// nullopt when the text is not a positive whole number of bytes with a known suffix.
+// nullopt when the text is not a positive whole number of bytes (sim::parse_byte_size).
 std::optional<int64_t> parse_size_bytes(const std::string& text);
 
 // "227 KiB", "1.50 MiB", "512 B": 1024-based units, three significant digits.
