@@ -62,19 +62,56 @@ TableNotes simulate_notes(const SweepSpec& sweep) {
   return notes;
 }
 
+// --tensors: the bytes of each tensor, read and written, in the type it is stored in (the
+// counts behind io_read_bytes and io_write_bytes), one block per configuration.
+constexpr int64_t kMaxTensorBlocks = 64;
+
+void print_tensor_breakdown(std::ostream& out, const sim::SimResult& r) {
+  const sim::Config& c = r.config;
+  out << "\n" << sim::to_string(c.algo) << " " << sim::to_string(c.problem.pass) << "  N="
+      << c.problem.seqlen << " d=" << c.problem.headdim << " causal=" << c.problem.causal;
+  if (c.algo != sim::Algo::standard)
+    out << "  Br×Bc=" << c.tiling.block_r << "×" << c.tiling.block_c;
+  out << ": bytes per tensor\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "  %-9s %-5s %14s %14s\n", "tensor", "type", "read", "written");
+  out << line;
+  for (int t = 0; t < sim::kTensorCount; ++t) {
+    const auto tensor = static_cast<sim::Tensor>(t);
+    const auto& b = r.total.of(tensor);
+    if (b.read_bytes == 0 && b.write_bytes == 0) continue;
+    const int64_t e = sim::tensor_shape(tensor, c.problem).element_bytes;
+    const std::string type = e == 4 ? "fp32" : sim::to_string(c.problem.dtype);
+    std::snprintf(line, sizeof line, "  %-9s %-5s %14s %14s\n", sim::to_string(tensor).c_str(),
+                  type.c_str(), format_bytes(static_cast<double>(b.read_bytes)).c_str(),
+                  format_bytes(static_cast<double>(b.write_bytes)).c_str());
+    out << line;
+  }
+}
+
 int run_simulate(Invocation& inv) {
+  const bool tensors = inv.options.count("tensors") > 0;
+  if (tensors && inv.output.format != Format::table)
+    throw UsageError("--tensors prints a table; allowed only with --format table");
+  if (tensors && inv.sweep.size() > kMaxTensorBlocks)
+    throw UsageError("--tensors prints one block per configuration; allowed for at most " +
+                     std::to_string(kMaxTensorBlocks) + " configurations (this sweep has " +
+                     std::to_string(inv.sweep.size()) + ")");
   auto target = inv.open_output();
   auto writer = make_row_writer(inv.output, target->stream(), inv.context(),
                                 simulate_notes(inv.sweep));
   const sim::CountMethod method = inv.sweep.count;
+  std::vector<sim::SimResult> kept;  // --tensors only
   run_sweep(
       inv.sweep,
       [&](const sim::Config& config) {
-        for (const sim::Row& row : sim::rows_from_result(sim::simulate(config, method)))
-          writer->write(row);
+        sim::SimResult result = sim::simulate(config, method);
+        for (const sim::Row& row : sim::rows_from_result(result)) writer->write(row);
+        if (tensors) kept.push_back(std::move(result));
       },
       *inv.err, inv.progress);
   writer->finish();
+  for (const auto& r : kept) print_tensor_breakdown(target->stream(), r);
   target->commit();
   return kExitOk;
 }
@@ -83,6 +120,11 @@ const SubcommandRegistration registration({
     .name = "simulate",
     .summary = "predict bytes, FLOPs, extra memory and time for one or many configurations",
     .order = 10,
+    .add_options =
+        [](po::options_description& o) {
+          o.add_options()("tensors", "also print the bytes read and written per tensor (Q, K, "
+                                     "V, O, S, P, statistics, ...) for each configuration");
+        },
     .run = run_simulate,
 });
 
