@@ -8,6 +8,17 @@
 
 namespace flashio::kernels {
 
+// Blocks per SM that the register allocation must leave room for (__launch_bounds__). The
+// forward is latency-bound (docs/kernels.md, "Speed"): at d = 64, 128 × 64 holds a 32 × 64
+// score tile and a 32 × 64 output tile per warp, which fit in 168 registers (with the same
+// 16-byte stack frame as 128 × 128), so three 4-warp blocks (48 KiB shared memory each)
+// share an SM instead of two. Measured on the H200 it still trails 128 × 128 at two blocks
+// (287–292 against 302–307 TFLOP/s at B16 H16 N4096), which stays the default.
+// Everywhere else the accumulators alone take over 168 registers: no bound.
+constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
+  return headdim == 64 && block_r == 128 && block_c == 64 ? 3 : 1;
+}
+
 template <typename T, int kD, int kBr, int kBc>
 struct Flash2Fwd {
   static constexpr int kWarps = fwd_warps(kBr, kBc, kD);
@@ -15,11 +26,13 @@ struct Flash2Fwd {
   static constexpr int kThreads = Tile::kThreads;
   // Q tile + two stages of K and V tiles; the epilogue reuses Q's space for O and K's for lse.
   static constexpr int kSmemBytes = (kBr * kD + 4 * kBc * kD) * 2;
+  // Resident blocks per SM the register allocation must allow (__launch_bounds__).
+  static constexpr int kMinBlocks = fwd_min_blocks(kBr, kBc, kD);
   static_assert(kBc * kD * 2 >= kBr * 4, "lse staging must fit in one K stage");
 };
 
 template <typename T, int kD, int kBr, int kBc>
-__global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads)
+__global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -48,26 +61,40 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads)
   tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, n), tid);
   tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, n), tid);
   tile::cp_async_commit();
+  if (j_last >= 1) {  // K_1, V_1 into the second stage, nothing has read it yet
+    const int cols = min(kBc, n - kBc);
+    tile::load_tile_async<kBc, kD, kThreads>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sV + kBc * kD, v + int64_t(kBc) * kD, cols, tid);
+    tile::cp_async_commit();
+  }
 
   Tile acc;
   acc.init();
   for (int j = 0; j <= j_last; ++j) {
     const int stage = j & 1;
-    if (j < j_last) {  // prefetch the next K, V into the other stage while this one computes
+    // One barrier per tile: once K_j, V_j have landed (this thread's copies) and every warp
+    // has passed the barrier, every warp has also finished tile j − 1, so the other stage is
+    // free for the prefetch of K_{j+1}, V_{j+1}, which then overlaps this tile's compute.
+    // (K_1, V_1 were issued with tile 0, so at j = 0 one later group may still be in flight.)
+    if (j == 0 && j_last >= 1) {
+      tile::cp_async_wait<1>();
+    } else {
+      tile::cp_async_wait<0>();
+    }
+    __syncthreads();
+    if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
       const int cols = min(kBc, n - k_row);
       tile::load_tile_async<kBc, kD, kThreads>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD, cols, tid);
       tile::load_tile_async<kBc, kD, kThreads>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD, cols, tid);
+      tile::cp_async_commit();
     }
-    tile::cp_async_commit();
-    tile::cp_async_wait<1>();
-    __syncthreads();
     const int k_row0 = j * kBc;
     const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
     acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, q_row0, k_row0, n, p.causal, masked,
              scale_log2, warp, lane);
-    __syncthreads();  // the next iteration's prefetch overwrites the stage just read
   }
+  __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
 
   acc.reduce_row_sums();
   T* sO = sQ;

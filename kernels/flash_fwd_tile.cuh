@@ -93,37 +93,36 @@ struct FwdTile {
           }
     }
 
-    // Online softmax (FlashAttention-2, Algorithm 1 lines 8–10): new max, rescale the running
-    // sum and output by 2^(m_old − m_new), add this tile's probabilities. O is rescaled only
-    // when some row of the warp has a new max (warp-uniform branch): after the first few
-    // tiles the running max rarely moves, and the rescale is 4·d/8 multiplies per row pair.
-    float alpha[kMT][2];
+    // Online softmax (FlashAttention-2, Algorithm 1 lines 8–10) in two parts. First the new row
+    // max and 2^(m_old − m_new), and the rescale of the running sum and output — O only when
+    // some row of the warp has a new max (warp-uniform branch): after the first few tiles the
+    // running max rarely moves. The branch sits before any exponential, so that what follows
+    // is one straight-line block: the exponentials of key slice kk+1 (SFU) can issue while
+    // the tensor cores run slice kk's O += P V. Each score costs 4·d mma FLOPs but one SFU
+    // exponential, and the SFU gives only 16 per clock per SM: at d = 64 it is busy for a
+    // large part of the tile, and with two warps per scheduler the time it does not overlap
+    // the mma is lost (docs/kernels.md, "Speed").
+    float m_use[kMT][2], alpha[kMT][2];
     bool max_moved = false;
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float mx = -INFINITY;
+        // Two partial maxima halve the dependent FMNMX chain.
+        float mx0 = -INFINITY, mx1 = -INFINITY;
 #pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
-        mx = tile::quad_max(mx) * scale_log2;
+        for (int nt = 0; nt < kNT; nt += 2) {
+          mx0 = fmaxf(mx0, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
+          mx1 = fmaxf(mx1, fmaxf(s[mt][nt + 1][2 * h], s[mt][nt + 1][2 * h + 1]));
+        }
+        const float mx = tile::quad_max(fmaxf(mx0, mx1)) * scale_log2;
         const float m_new = fmaxf(m[mt][h], mx);
         // A row with no visible key yet keeps m = −inf; use 0 so exponents stay −inf, not NaN.
-        const float m_use = m_new == -INFINITY ? 0.f : m_new;
-        alpha[mt][h] = tile::exp2_approx(m[mt][h] - m_use);
+        m_use[mt][h] = m_new == -INFINITY ? 0.f : m_new;
+        alpha[mt][h] = tile::exp2_approx(m[mt][h] - m_use[mt][h]);
         max_moved = max_moved || m_new != m[mt][h];
         m[mt][h] = m_new;
-        float row_sum = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) {
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const float p = tile::exp2_approx(fmaf(s[mt][nt][2 * h + e], scale_log2, -m_use));
-            s[mt][nt][2 * h + e] = p;
-            row_sum += p;
-          }
-        }
-        l[mt][h] = l[mt][h] * alpha[mt][h] + row_sum;
+        l[mt][h] *= alpha[mt][h];
       }
     }
     if (__any_sync(0xffffffffu, max_moved)) {
@@ -135,12 +134,31 @@ struct FwdTile {
           for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e >> 1];
     }
 
-    // O += P V: P from registers (C layout of S is the A layout), V tile is [key][d].
+    // P = 2^(scale·S·log2 e − m) one 16-key slice at a time, each slice going straight into
+    // O += P V as the A operand (the C layout of two S tiles is the A layout of one k-slice);
+    // V tile is [key][d]. Row sums in two partial sums per row (shorter FADD chains).
+    float sum[kMT][2][2];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) sum[mt][h][0] = sum[mt][h][1] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
       uint32_t a[kMT][4];
 #pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) tile::acc_to_a<T>(a[mt], s[mt][2 * kk], s[mt][2 * kk + 1]);
+      for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int nt = 2 * kk + half;
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const float p = tile::exp2_approx(fmaf(s[mt][nt][e], scale_log2, -m_use[mt][e >> 1]));
+            s[mt][nt][e] = p;
+            sum[mt][e >> 1][half] += p;
+          }
+        }
+        tile::acc_to_a<T>(a[mt], s[mt][2 * kk], s[mt][2 * kk + 1]);
+      }
 #pragma unroll
       for (int dp = 0; dp < kD / 16; ++dp) {
         uint32_t b[4];
@@ -152,6 +170,10 @@ struct FwdTile {
         }
       }
     }
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) l[mt][h] += sum[mt][h][0] + sum[mt][h][1];
   }
 
   // Full row sums (each lane ends with the whole row's ℓ).
