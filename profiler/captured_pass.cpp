@@ -35,6 +35,9 @@ struct Step {
 }  // namespace
 
 struct CapturedPass::Impl {
+  ~Impl() {
+    if (graph) cudaGraphDestroy(graph);
+  }
   cudaGraph_t graph = nullptr;
   std::vector<Step> steps;           // topological order (capture order on one stream)
   std::vector<size_t> kernel_steps;  // index into steps of each kernel node
@@ -106,9 +109,7 @@ CapturedPass::CapturedPass(const std::function<void(cudaStream_t)>& enqueue)
   }
 }
 
-CapturedPass::~CapturedPass() {
-  if (impl_ && impl_->graph) cudaGraphDestroy(impl_->graph);
-}
+CapturedPass::~CapturedPass() = default;
 
 size_t CapturedPass::kernel_count() const { return impl_->kernel_steps.size(); }
 

@@ -10,7 +10,7 @@ const std::vector<std::string>& profile_metrics() {
       metric::dram_write,       metric::l2_read_sectors,  metric::l2_write_sectors,
       metric::l2_atom_sectors,  metric::l2_red_sectors,   metric::hmma_inst,
       metric::gmma_inst,        metric::fma_inst,         metric::xu_inst,
-      metric::duration_ns};
+      metric::duration_ns,      metric::local_store_bytes};
   return names;
 }
 
@@ -25,6 +25,8 @@ std::optional<double> get(const MetricValues& v, const std::string& name) {
 void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms) {
   row.io_read_bytes = get(v, metric::io_read);
   row.io_write_bytes = get(v, metric::io_write);
+  if (const auto spill = get(v, metric::local_store_bytes); spill && row.io_write_bytes)
+    row.io_write_bytes = *row.io_write_bytes - *spill;
   row.dram_read_bytes = get(v, metric::dram_read);
   row.dram_write_bytes = get(v, metric::dram_write);
   const auto hmma = get(v, metric::hmma_inst);

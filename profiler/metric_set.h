@@ -16,6 +16,11 @@ namespace metric {
 // atomics) leave through L1TEX and count as writes.
 inline const std::string io_read = "l1tex__m_xbar2l1tex_read_bytes.sum";
 inline const std::string io_write = "l1tex__m_l1tex2xbar_write_bytes.sum";
+// Register spills: local-memory stores at the L1 tag stage. L1 writes stores through to the L2,
+// so they also count in io_write; they are the kernel's spills, not the schedule's tiles, and
+// are taken out of io_write (seen on the H200: flash2_fwd 128x64 d64 stored 545 MB of spills
+// beside 69 MB of O and LSE; its spill loads hit in L1 and did not reach io_read).
+inline const std::string local_store_bytes = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
 // dram_*: bytes that reach HBM.
 inline const std::string dram_read = "dram__bytes_read.sum";
 inline const std::string dram_write = "dram__bytes_write.sum";
@@ -45,7 +50,8 @@ const std::vector<std::string>& profile_metrics();
 // measure is absent.
 using MetricValues = std::map<std::string, double>;
 
-// Fills the value columns of a measured row from the counters: io, dram, flops_tensor
+// Fills the value columns of a measured row from the counters: io (io_write without the
+// local-memory stores, when that counter was read), dram, flops_tensor
 // (HMMA instructions × 4096; empty when the kernel ran wgmma, whose FLOPs per instruction vary),
 // flops_exp and flops_other (XU and FMA pipe warp instructions × 32: an upper bound, since
 // predicated-off lanes and integer IMADs count too), and time_ms when given (> 0). Counters that

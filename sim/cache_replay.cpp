@@ -162,9 +162,44 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   return result;
 }
 
-CacheResult replay_cache(const Config& config, const CacheOptions& options) {
+int64_t measured_blocks_per_sm(const Config& c, const std::string& kernel) {
+  if (c.hw.name != "h200" || c.problem.dtype != DType::fp16) return 0;
+  struct Entry {
+    const char* kernel;
+    int64_t d, br, bc, blocks;
+  };
+  // Read off the H200 by `flashio profile` (cuOccupancyMaxActiveBlocksPerMultiprocessor on the
+  // captured launches; docs/l2_model.md). The schedules' own figures (shared memory of the
+  // tiles, threads) allow more: registers and the kernels' padded shared memory limit these.
+  static const Entry table[] = {
+      {"flash2_fwd", 64, 64, 64, 2},   {"flash2_fwd", 64, 64, 128, 2},
+      {"flash2_fwd", 64, 128, 64, 3},  {"flash2_fwd", 64, 128, 128, 2},
+      {"flash2_fwd", 128, 64, 64, 2},  {"flash2_bwd", 64, 64, 64, 2},
+      {"flash2_bwd", 64, 64, 128, 1},  {"flash2_bwd", 64, 128, 64, 2},
+      {"flash2_bwd", 64, 128, 128, 1}, {"flash2_bwd", 128, 64, 64, 2},
+      {"flash1_fwd", 64, 64, 64, 3},   {"flash1_fwd", 64, 64, 128, 2},
+      {"flash1_fwd", 64, 128, 64, 2},  {"flash1_fwd", 64, 128, 128, 2},
+      {"flash1_fwd", 128, 64, 64, 2},  {"flash1_bwd", 64, 64, 64, 2},
+      {"flash1_bwd", 64, 64, 128, 1},  {"flash1_bwd", 64, 128, 64, 1},
+      {"flash1_bwd", 64, 128, 128, 1}, {"flash1_bwd", 128, 64, 64, 1},
+  };
+  if (c.algo != Algo::flash1 && c.algo != Algo::flash2) return 0;
+  for (const Entry& e : table)
+    if (kernel == e.kernel && c.problem.headdim == e.d && c.tiling.block_r == e.br &&
+        c.tiling.block_c == e.bc)
+      return e.blocks;
+  return 0;
+}
+
+CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   validate(config);
-  CacheResult result = replay_kernels(build_schedule(config), config.problem, config.hw, options);
+  std::vector<KernelSchedule> kernels = build_schedule(config);
+  CacheOptions options = given;
+  if (options.measured_occupancy)
+    for (const auto& k : kernels)
+      if (!options.blocks_per_sm.count(k.name))
+        if (const int64_t b = measured_blocks_per_sm(config, k.name); b > 0) options.blocks_per_sm[k.name] = b;
+  CacheResult result = replay_kernels(kernels, config.problem, config.hw, options);
   result.config = config;
   return result;
 }

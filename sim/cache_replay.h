@@ -42,6 +42,9 @@ struct CacheOptions {
   // Blocks per SM by kernel name, where the kernels' registry knows it exactly (register use
   // can limit occupancy below what shared memory and threads allow).
   std::map<std::string, int64_t> blocks_per_sm;
+  // Use the occupancy measured for our kernels on this hardware (measured_blocks_per_sm) where
+  // it is known, for kernels not named in blocks_per_sm.
+  bool measured_occupancy = true;
   // Hardware geometry overrides: 0 keeps the Hardware's figure.
   int64_t l2_bytes = 0;
   int64_t l2_ways = 0;
@@ -68,6 +71,11 @@ struct CacheResult {
 // Blocks of this kernel one SM holds at once (at least 1): shared memory with the driver's
 // 1 KiB per-block reserve, threads per SM, and the hardware's blocks-per-SM limit.
 int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw);
+
+// Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the
+// H200 (`flashio profile` notes, 2026-12-01: registers and the kernels' real shared memory);
+// 0 where not measured (hardware other than h200, dtype other than fp16, other tilings).
+int64_t measured_blocks_per_sm(const Config& config, const std::string& kernel_name);
 
 // Replays every kernel of the configuration's pass. Throws InvalidInput for an invalid config.
 CacheResult replay_cache(const Config& config, const CacheOptions& options = {});

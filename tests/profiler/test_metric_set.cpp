@@ -30,6 +30,16 @@ TEST_CASE("counters fill the row: io from the per-SM bytes, dram, tensor FLOPs f
   CHECK(r.time_ms == 1.25);
 }
 
+TEST_CASE("register spills (local-memory stores) are taken out of io_write: they are the "
+          "kernel's, not the schedule's", "[metrics]") {
+  MetricValues v = {{metric::io_read, 4.36e9}, {metric::io_write, 614.47e6},
+                    {metric::local_store_bytes, 545.26e6}};
+  sim::Row r;
+  fill_measured_values(r, v, 0.0);
+  CHECK(*r.io_write_bytes == Approx(69.21e6));
+  CHECK(r.io_read_bytes == 4.36e9);
+}
+
 TEST_CASE("a counter not measured, or NaN, leaves its column empty (never 0)", "[metrics]") {
   MetricValues v = {{metric::io_read, 100.0}, {metric::dram_read, std::nan("")}};
   sim::Row r;

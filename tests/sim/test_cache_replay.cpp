@@ -227,3 +227,22 @@ TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram; the t
   }
   CHECK(rows.back().kernel == "total");
 }
+
+TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels; elsewhere, or "
+          "when asked not to, the schedule's shared memory and threads decide", "[cache]") {
+  Problem p = small_problem(1025, 64, Pass::fwd);
+  Config c = make_config(Algo::flash1, p, hardware_preset("h200"));
+  c.tiling = {128, 64};
+  CHECK(replay_cache(c).kernels[0].blocks_per_sm == 2);  // measured: registers limit flash1_fwd
+  CacheOptions formula;
+  formula.measured_occupancy = false;
+  const KernelSchedule fwd = build_schedule(c)[0];
+  CHECK(replay_cache(c, formula).kernels[0].blocks_per_sm == blocks_per_sm(fwd, c.hw));
+  CHECK(blocks_per_sm(fwd, c.hw) != 2);
+  Config a100 = c;
+  a100.hw = hardware_preset("a100-40gb");
+  a100.sram_bytes = a100.hw.sram_bytes;
+  CHECK(measured_blocks_per_sm(a100, "flash1_fwd") == 0);
+  c.tiling = {32, 32};  // not a built kernel
+  CHECK(measured_blocks_per_sm(c, "flash1_fwd") == 0);
+}
