@@ -61,7 +61,7 @@ TEST_CASE("wgmma kernels (cuBLAS sm_90) leave flops_tensor empty: their FLOPs pe
   CHECK_FALSE(r.flops_tensor.has_value());
 }
 
-TEST_CASE("the total row adds up the kernel rows; a column unknown for one kernel is unknown "
+TEST_CASE("the total row adds up the kernel rows, a column unknown for one kernel is unknown "
           "in total", "[metrics]") {
   sim::Row key;
   key.source = "measured";
@@ -89,7 +89,7 @@ TEST_CASE("the total row adds up the kernel rows; a column unknown for one kerne
   CHECK_FALSE(untimed.tflops.has_value());
 }
 
-TEST_CASE("launches map one to one when they match the kernels; a GEMM that cuBLAS split keeps "
+TEST_CASE("launches map one to one when they match the kernels, a GEMM that cuBLAS split keeps "
           "its extra launches", "[attribution]") {
   CHECK(attribute_launches({"flash2_fwd"}, {"_ZN7flashio7kernels17flash2_fwd_kernel"}) ==
         std::vector<size_t>{0});

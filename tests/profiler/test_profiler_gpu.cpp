@@ -44,7 +44,7 @@ RangeProfiler& profiler() {
 
 }  // namespace
 
-TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM and reads it from DRAM within 1 %; "
+TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM and reads it from DRAM within 1 %, "
           "it writes it to DRAM within 3 %",
           "[gpu][profiler]") {
   const size_t bytes = size_t(256) << 20;  // over 4× the H200's 60 MiB L2
@@ -74,7 +74,7 @@ TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM and reads it from DRAM
   CHECK(value(profiler(), records[0], metric::duration_ns) > 0);
 }
 
-TEST_CASE("after the flush a buffer read just before comes from DRAM again; without the flush "
+TEST_CASE("after the flush a buffer read just before comes from DRAM again, without the flush "
           "the L2 serves it", "[gpu][profiler]") {
   const size_t bytes = size_t(16) << 20;
   DeviceBuffer buf(bytes), sink(64);

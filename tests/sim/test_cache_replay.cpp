@@ -49,7 +49,7 @@ int64_t tensor_bytes(Tensor t, const Problem& p) {
 
 }  // namespace
 
-TEST_CASE("a tile read twice by one block comes from DRAM once; io counts it twice",
+TEST_CASE("a tile read twice by one block comes from DRAM once, io counts it twice",
           "[cache]") {
   const Problem p = small_problem(97, 64, Pass::fwd);
   const Hardware hw = hardware_preset("h200");
@@ -62,7 +62,7 @@ TEST_CASE("a tile read twice by one block comes from DRAM once; io counts it twi
 }
 
 TEST_CASE("cold kernel boundary: a kernel's output is written back at its end and read from "
-          "DRAM by the next; warm: the next kernel finds it in the L2", "[cache]") {
+          "DRAM by the next, warm: the next kernel finds it in the L2", "[cache]") {
   const Problem p = small_problem(1025, 40, Pass::fwd);
   const Hardware hw = hardware_preset("h200");
   const Transfer write_o{Tensor::O, Dir::write, 0, 0, 1025, 0, 40};
@@ -197,7 +197,7 @@ TEST_CASE("with an L2 far smaller than one step's tiles, DRAM traffic approaches
   CHECK(dram_read >= io_read * 0.9);
 }
 
-TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram; the total row adds "
+TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram, the total row adds "
           "up the kernels", "[cache]") {
   const Hardware hw = hardware_preset("h200");
   const Config c = make_config(Algo::flash2, small_problem(1025, 64, Pass::fwdbwd, true), hw);
@@ -228,7 +228,7 @@ TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram; the t
   CHECK(rows.back().kernel == "total");
 }
 
-TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels; elsewhere, or "
+TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, elsewhere, or "
           "when asked not to, the schedule's shared memory and threads decide", "[cache]") {
   Problem p = small_problem(1025, 64, Pass::fwd);
   Config c = make_config(Algo::flash1, p, hardware_preset("h200"));

@@ -14,7 +14,7 @@ L2Geometry one_set_of_4() { return L2Geometry{4 * 128, 128, 32, 4}; }
 constexpr uint64_t kLine = 128;
 }  // namespace
 
-TEST_CASE("a cold read misses every sector it touches; a re-read hits them all", "[l2]") {
+TEST_CASE("a cold read misses every sector it touches, a re-read hits them all", "[l2]") {
   L2Cache c(one_set_of_4());
   c.access(0, 128, Access::read);
   CHECK(c.stats().dram_read_bytes == 128);
@@ -76,7 +76,7 @@ TEST_CASE("a store allocates without reading DRAM, and its dirty sectors are wri
   CHECK(c.stats().dram_write_bytes == 64);  // clean lines are not written again
 }
 
-TEST_CASE("evicting a dirty line writes its dirty sectors; evicting a clean one writes nothing",
+TEST_CASE("evicting a dirty line writes its dirty sectors, evicting a clean one writes nothing",
           "[l2]") {
   L2Cache c(one_set_of_4());
   c.access(0, 96, Access::write);  // line 0: 3 dirty sectors
@@ -146,7 +146,7 @@ TEST_CASE("access_rows visits only the bytes of each row of a strided tile", "[l
   CHECK(d.stats().dram_read_bytes == 1024);
 }
 
-TEST_CASE("a working set of half the capacity is re-read from the L2; twice the capacity "
+TEST_CASE("a working set of half the capacity is re-read from the L2, twice the capacity "
           "streams through it (LRU thrash)", "[l2]") {
   const L2Geometry g{1 << 20, 128, 32, 16};  // 1 MiB, 512 sets
   L2Cache half(g);
