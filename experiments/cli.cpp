@@ -78,7 +78,9 @@ int run_subcommand(const Subcommand& sub, const std::vector<std::string>& args, 
   inv.progress = err_is_terminal;
   try {
     const std::vector<std::string> rest(args.begin() + 2, args.end());
-    po::store(po::command_line_parser(rest).options(all).run(), inv.options);
+    po::positional_options_description bare;
+    for (const std::string& name : sub.positional) bare.add(name.c_str(), 1);
+    po::store(po::command_line_parser(rest).options(all).positional(bare).run(), inv.options);
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + "; see flashio " + sub.name + " --help");
   }

@@ -154,8 +154,8 @@ std::string summary(const std::vector<Joined>& rows) {
 
 int run_compare(Invocation& inv) {
   if (!inv.options.count("predicted") || !inv.options.count("measured"))
-    throw UsageError("needs --predicted FILE (rows of flashio simulate) and --measured FILE "
-                     "(rows of flashio profile), both CSV");
+    throw UsageError("needs two CSV files: PREDICTED (rows of flashio simulate) and MEASURED (rows "
+                     "of flashio profile), as arguments or as --predicted and --measured");
   const std::string pred_path = inv.options["predicted"].as<std::string>();
   const std::string meas_path = inv.options["measured"].as<std::string>();
   const std::vector<sim::Row> predicted = read_rows("predicted", pred_path);
@@ -244,6 +244,7 @@ const SubcommandRegistration registration({
               "measured", po::value<std::string>(), "CSV rows of flashio profile (source=measured)");
         },
     .run = run_compare,
+    .positional = {"predicted", "measured"},
 });
 
 }  // namespace

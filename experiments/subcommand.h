@@ -56,6 +56,8 @@ struct Subcommand {
   SweepDefaults defaults;       // what the sweep options default to
   std::function<void(po::options_description&)> add_options;  // its own options, may be empty
   std::function<int(Invocation&)> run;  // returns the exit status; throws UsageError for input
+  // Options that bare arguments fill, in order (`flashio compare PREDICTED MEASURED`).
+  std::vector<std::string> positional;
 };
 
 class SubcommandRegistration {

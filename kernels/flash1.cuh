@@ -82,13 +82,15 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
           for (int h = 0; h < 2; ++h) {
             const int r = Tile::row_of(warp, lane, mt, h);
             if (r < rows) {
-              const float l = row_sum[q_row0 + r];
-              acc.m[mt][h] = row_max[q_row0 + r] * tile::kLog2e;
+              // __ldcg: past L1 to the L2, so a row this block wrote one step earlier is not
+              // served by L1 and the per-SM counters see every re-read Algorithm 1 counts.
+              const float l = __ldcg(row_sum + q_row0 + r);
+              acc.m[mt][h] = __ldcg(row_max + q_row0 + r) * tile::kLog2e;
               acc.l[mt][h] = (lane & 3) == 0 ? l : 0.f;  // lane-partial sums, reduced at the end
 #pragma unroll
               for (int dt = 0; dt < Tile::kDT; ++dt) {
-                const float2 x = *reinterpret_cast<const float2*>(o_accum + int64_t(q_row0 + r) * kD + dt * 8 +
-                                                                  (lane & 3) * 2);
+                const float2 x = __ldcg(reinterpret_cast<const float2*>(o_accum + int64_t(q_row0 + r) * kD +
+                                                                        dt * 8 + (lane & 3) * 2));
                 acc.o[mt][dt][2 * h] = x.x * l;  // O_i was stored normalised
                 acc.o[mt][dt][2 * h + 1] = x.y * l;
               }
@@ -184,7 +186,8 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
       tile::load_tile_async<kBr, kD, kThreads>(sO, o + int64_t(q_row0) * kD, rows, tid);
       tile::cp_async_commit();
       for (int r = tid; r < kBr; r += kThreads)  // lse = m + log ℓ, in base 2
-        sLse[r] = r < rows ? (row_max[q_row0 + r] + logf(row_sum[q_row0 + r])) * tile::kLog2e : INFINITY;
+        sLse[r] = r < rows ? (__ldcg(row_max + q_row0 + r) + logf(__ldcg(row_sum + q_row0 + r))) * tile::kLog2e
+                           : INFINITY;
       tile::cp_async_wait<0>();
       __syncthreads();
       // Line 19: D_i = rowsum(dO_i ∘ O_i), recomputed here (flash2 precomputes it).
@@ -212,8 +215,8 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
         float4 b = *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c + 4);
         float* g = acc_tile + int64_t(r) * kD + c;
         if (!first) {
-          const float4 ga = *reinterpret_cast<const float4*>(g);
-          const float4 gb = *reinterpret_cast<const float4*>(g + 4);
+          const float4 ga = __ldcg(reinterpret_cast<const float4*>(g));  // L2, not L1 (see above)
+          const float4 gb = __ldcg(reinterpret_cast<const float4*>(g + 4));
           a = make_float4(a.x + ga.x, a.y + ga.y, a.z + ga.z, a.w + ga.w);
           b = make_float4(b.x + gb.x, b.y + gb.y, b.z + gb.z, b.w + gb.w);
         }

@@ -5,7 +5,7 @@
 
 using namespace flashio::cli::test;
 
-TEST_CASE("--tensors lists each tensor's bytes: S and P for standard, o_accum, l, m for flash1") {
+TEST_CASE("simulate --tensors lists each tensor's bytes: S and P for standard, o_accum, l, m for flash1") {
   const auto r = run_in_process({"simulate", "--algo", "standard,flash1", "--tensors"});
   REQUIRE(r.status == 0);
   const auto std_at = r.out.find("standard fwd");
@@ -22,7 +22,7 @@ TEST_CASE("--tensors lists each tensor's bytes: S and P for standard, o_accum, l
   CHECK(flash1.find("\n  l ") != std::string::npos);
 }
 
-TEST_CASE("--tensors with csv or json, or with a large sweep, is refused with exit 2") {
+TEST_CASE("simulate --tensors with csv or json, or with a large sweep, is refused with exit 2") {
   const auto csv = run_in_process({"simulate", "--tensors", "--format", "csv"});
   CHECK(csv.status == 2);
   REQUIRE(csv.err_lines().size() == 1);

@@ -103,6 +103,11 @@ TEST_CASE("compare joins measured and predicted rows on the key columns other th
   CHECK(std::stod(csv_value(res.out, "flash2_fwd", "rel_err_time")) == Approx(-0.75));
   CHECK(csv_value(res.out, "total", "predicted_source") == "cache");
   CHECK(res.err.find("summary") != std::string::npos);
+  // The two files may also be given as arguments: flashio compare PREDICTED MEASURED.
+  const Result bare = run({"compare", (dir / "pred.csv").string(), (dir / "meas.csv").string(),
+                           "--format", "csv"});
+  REQUIRE(bare.status == 0);
+  CHECK(bare.out == res.out);
   fs::remove_all(dir);
 }
 
