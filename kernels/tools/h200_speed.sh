@@ -1,30 +1,38 @@
 #!/bin/bash
-# Speed on the H200 (docs/kernels.md, "Speed"): PyTorch's attention backends (peers.py) and
-# our kernels (flashio_kernel_bench) in the same call, on issue 3's shapes, fp16, causal and
-# not; then a sweep of every flash2 tiling and an ncu look at the two flash2 d = 128 kernels.
+# Speed on the H200 (docs/kernels.md, "Speed"): PyTorch's attention backends (peers.py) and our
+# kernels (`flashio bench`) in the same call, on issue 3's shapes, fp16, causal and not, then
+# a sweep of flash2 tilings. Optional: NCU=1 adds an ncu look at the two flash2 d = 128 kernels.
 # Usage, from the repository root on the GPU machine: kernels/tools/h200_speed.sh BIN_DIR OUT_DIR
+# (BIN_DIR holds flashio and peers.py; rows are merged by kernels/tools/merge_speed_csv.py).
 set -u
 BIN=$1
 OUT=$2
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
 export PYTHONUNBUFFERED=1
-SHAPES="16,16,4096,64;16,16,4096,128;64,16,1024,64"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee -a "$OUT/gpu.txt"
 timeout 150 python3 "$BIN/peers.py" --impls flash,cudnn --csv "$OUT/peers.csv" 2>&1 | tee "$OUT/peers.log"
 timeout 120 python3 "$BIN/peers.py" --impls flash,cudnn --causal --csv "$OUT/peers_causal.csv" 2>&1 | tee -a "$OUT/peers.log"
-timeout 150 "$BIN/flashio_kernel_bench" --algo flash2 --pass fwd,bwd,fwdbwd --causal 0,1 --shapes "$SHAPES" \
-  --csv "$OUT/flash2.csv" 2>&1 | tee "$OUT/bench.log"
-timeout 120 "$BIN/flashio_kernel_bench" --algo flash1,standard --pass fwd,fwdbwd --causal 0,1 --shapes "$SHAPES" \
-  --csv "$OUT/others.csv" 2>&1 | tee -a "$OUT/bench.log"
-timeout 120 "$BIN/flashio_kernel_bench" --algo flash2 --pass fwd,bwd --tiling all --repeats 10 --shapes "$SHAPES" \
-  --csv "$OUT/sweep.csv" > "$OUT/sweep.log" 2>&1
-echo "sweep rc=$?"
-cat "$OUT/sweep.log"
-NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-for k in flash2_fwd flash2_bwd_kernel; do
-  timeout 90 "$NCU" --clock-control none -k "regex:$k" --launch-skip 3 --launch-count 1 \
-    --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy \
-    "$BIN/flashio_kernel_bench" --algo flash2 --pass fwd,bwd --shapes "16,16,4096,128" --repeats 10 \
-    > "$OUT/ncu_$k.txt" 2>&1
-  echo "ncu $k rc=$?"
-done
+# Issue 3's shapes: B16 H16 N4096 d64 and d128, B64 H16 N1024 d64 (two sweeps: the product of
+# the lists would add B64 N4096 and B16 N1024).
+bench() {  # name, then flashio bench options
+  local name=$1; shift
+  timeout 150 "$BIN/flashio" bench --format csv --out "$OUT/$name.csv" "$@" 2>&1 | tee -a "$OUT/bench.log"
+  echo "bench $name rc=${PIPESTATUS[0]}" | tee -a "$OUT/bench.log"
+}
+bench flash2_n4096 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+bench flash2_n1024 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+bench others_n4096 --algo flash1,standard --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+bench others_n1024 --algo flash1,standard --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+# Every built flash2 tiling from {32, 64, 128}² (the ones not built are skipped and counted).
+bench sweep_n4096 --algo flash2 --pass fwd,bwd --batch 16 --heads 16 --seqlen 4096 --headdim 64,128 \
+  --block-r 32,64,128 --block-c 32,64,128 --repeats 10
+if [ "${NCU:-0}" = 1 ]; then
+  NCU_BIN=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for k in flash2_fwd flash2_bwd_kernel; do
+    timeout 90 "$NCU_BIN" --clock-control none -k "regex:$k" --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis --section Occupancy \
+      "$BIN/flashio" bench --algo flash2 --pass fwd,bwd --batch 16 --heads 16 --seqlen 4096 --headdim 128 \
+      --repeats 10 > "$OUT/ncu_$k.txt" 2>&1
+    echo "ncu $k rc=$?"
+  done
+fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Merge the measured rows of flashio_kernel_bench and the peer rows of peers.py (one GPU call)
+"""Merge the measured rows of `flashio bench` and the peer rows of peers.py (one GPU call)
 into one CSV in the row schema (sim/row.h), one row per key (the first kept), with '#' lines stating how it was made (sim's
 read_rows_csv skips them). Peers leave the tiling columns empty ("not known").
 
@@ -8,8 +8,11 @@ read_rows_csv skips them). Peers leave the tiling columns empty ("not known").
 import argparse
 import csv
 
+# The row schema (sim/row.h, row_columns()); merged files keep every column, empty where unknown.
 COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype", "causal",
-           "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "flops", "time_ms", "tflops"]
+           "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask", "flops",
+           "flops_tensor", "flops_exp", "flops_other", "io_read_bytes", "io_write_bytes",
+           "dram_read_bytes", "dram_write_bytes", "extra_memory_bytes", "time_ms", "tflops"]
 
 def main():
     ap = argparse.ArgumentParser()
@@ -18,7 +21,7 @@ def main():
     ap.add_argument("--note", action="append", default=[])
     a = ap.parse_args()
     rows, seen = [], set()
-    key_columns = COLUMNS[:16]  # source .. dropout: the row key (sim/row.h)
+    key_columns = COLUMNS[:17]  # source .. block_mask: the row key (sim/row.h)
     for path in a.inputs:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):

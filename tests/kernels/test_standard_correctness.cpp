@@ -10,7 +10,7 @@
 namespace fk = flashio::kernels;
 using flashio::test::describe;
 
-TEST_CASE("standard forward and backward are within fp16 rounding of the reference (relative error <= 1e-2)",
+TEST_CASE("standard forward and backward are within fp16 rounding of the reference (relative error <= 1e-2, or max abs <= 1e-2 and mean abs <= 1e-3)",
           "[gpu]") {
   for (int64_t n : {1, 97, 1025})
     for (int64_t d : {64, 128})
@@ -28,7 +28,10 @@ TEST_CASE("standard forward and backward are within fp16 rounding of the referen
                     << describe(e.dv));
           for (const flashio::test::ErrorStats* s : {&e.o, &e.dq, &e.dk, &e.dv}) {
             CHECK(s->nan_count == 0);
-            CHECK(s->relative() <= 1e-2);
+            // Relative error is ill-conditioned where the exact gradient is zero (N = 1: one key,
+            // P = 1, so dS = 0 and dQ, dK are rounding noise); issue 3's absolute rule covers it.
+            const bool absolute = s->max_abs <= 1e-2 && s->mean_abs() <= 1e-3;
+            CHECK((s->relative() <= 1e-2 || absolute));
           }
         }
 }
