@@ -209,28 +209,25 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
       const bool first = j == 0;
       const bool last = j == last_visited_key_tile(q_row0, rows, tc, kBc, p.causal);
       float* acc_tile = dq_accum + int64_t(q_row0) * kD;
-      for (int u = tid; u < rows * kD / 8; u += kThreads) {
-        const int r = u / (kD / 8), c = (u % (kD / 8)) * 8;
+      // One float4 per thread and step, consecutive lanes on consecutive 16 bytes: every 32-byte
+      // sector of dq_accum is read by one instruction (__ldcg goes past L1, so two half-sector
+      // reads would move the sector twice) and written whole.
+      for (int u = tid; u < rows * kD / 4; u += kThreads) {
+        const int r = u / (kD / 4), c = (u % (kD / 4)) * 4;
         float4 a = *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c);
-        float4 b = *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c + 4);
         float* g = acc_tile + int64_t(r) * kD + c;
         if (!first) {
           const float4 ga = __ldcg(reinterpret_cast<const float4*>(g));  // L2, not L1 (see above)
-          const float4 gb = __ldcg(reinterpret_cast<const float4*>(g + 4));
           a = make_float4(a.x + ga.x, a.y + ga.y, a.z + ga.z, a.w + ga.w);
-          b = make_float4(b.x + gb.x, b.y + gb.y, b.z + gb.z, b.w + gb.w);
         }
         if (last) {
           const float s = p.scale;
-          uint4 out;
+          uint2 out;
           out.x = tile::Elem<T>::pack(a.x * s, a.y * s);
           out.y = tile::Elem<T>::pack(a.z * s, a.w * s);
-          out.z = tile::Elem<T>::pack(b.x * s, b.y * s);
-          out.w = tile::Elem<T>::pack(b.z * s, b.w * s);
-          *reinterpret_cast<uint4*>(dq + int64_t(q_row0 + r) * kD + c) = out;
+          *reinterpret_cast<uint2*>(dq + int64_t(q_row0 + r) * kD + c) = out;
         } else {
-          reinterpret_cast<float4*>(g)[0] = a;
-          reinterpret_cast<float4*>(g)[1] = b;
+          *reinterpret_cast<float4*>(g) = a;
         }
       }
       __syncthreads();
