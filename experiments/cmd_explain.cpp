@@ -112,7 +112,7 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
     TraceSink sink(out, p);
     for (int64_t block = 0; block < ks.blocks_per_head; ++block) {
       if (ks.blocks_per_head > 1) out << "  thread block " << block << ":\n";
-      ks.emit(0, block, sink);
+      ks.emit_block(0, block, sink);
     }
     const int64_t heads = ks.heads;
     out << "  one head: read " << sink.read_bytes() << " B, write " << sink.write_bytes()

@@ -98,7 +98,7 @@ TilingTrace build_trace(const sim::Config& config) {
     for (int64_t bh = 0; bh < kernel.heads; ++bh)
       for (int64_t block = 0; block < kernel.blocks_per_head; ++block) {
         StepSink sink(trace, kernel.name, bh);
-        kernel.emit(bh, block, sink);
+        kernel.emit_block(bh, block, sink);
       }
   return trace;
 }

@@ -129,7 +129,7 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
       while (next_block < kr.grid_blocks) {
         const int64_t index = next_block++;
         BlockRecorder recorder(addresses, slot.runs, kr.counts);
-        kernel.emit(index / kernel.blocks_per_head, index % kernel.blocks_per_head, recorder);
+        kernel.emit_block(index / kernel.blocks_per_head, index % kernel.blocks_per_head, recorder);
         if (!slot.runs.empty()) {
           slot.active = true;
           return;

@@ -43,8 +43,8 @@ struct KernelSchedule {
   int64_t blocks_per_head = 0;  // thread blocks per (b, h)
   int64_t threads_per_block = 128;
   int64_t smem_bytes = 0;       // shared memory per block (occupancy in the L2 model)
-  // Emits the steps of one thread block in program order.
-  std::function<void(int64_t bh, int64_t block_in_head, ScheduleSink&)> emit;
+  // Emits the steps of one thread block in program order (not named emit: Qt reserves it).
+  std::function<void(int64_t bh, int64_t block_in_head, ScheduleSink&)> emit_block;
 
   int64_t grid_blocks() const { return heads * blocks_per_head; }
 };

@@ -12,7 +12,7 @@ namespace {
 // For each row tile i, the first and last column tile the schedule visits: the first step
 // starts from the initial O = 0, ℓ = 0, m = −∞ (Algorithm 1 line 2) without reading them, and
 // the last writes the final output instead of the running one.
-// Computed on the first emit: the closed form takes only the kernel list from the schedule, and
+// Computed on the first emit_block call: the closed form takes only the kernel list from the schedule, and
 // a sweep of thousands of configurations should not pay O(Tr·Tc) for each.
 struct RowSpan {
   TileFilter filter;
@@ -52,7 +52,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.blocks_per_head = 1;
     k.threads_per_block = 128;
     k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
-    k.emit = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+    k.emit_block = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
       span->ensure();
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 1 line 5
         const int64_t cj = g.cols_in(j);
@@ -88,7 +88,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.blocks_per_head = 1;
     k.threads_per_block = 256;
     k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
-    k.emit = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+    k.emit_block = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
       span->ensure();
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 4 line 6
         const int64_t cj = g.cols_in(j);

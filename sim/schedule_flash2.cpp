@@ -22,7 +22,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.blocks_per_head = g.tr;
     k.threads_per_block = 128;
     k.smem_bytes = (g.br + 2 * g.bc) * d * e;  // Q tile + one K and one V tile
-    k.emit = [filter, g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    k.emit_block = [filter, g, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::Q, Dir::read, bh, i * g.br, r, 0, d});  // Q_i once, stays on chip
       for (int64_t j = 0; j < g.tc; ++j) {
@@ -46,7 +46,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     pre.blocks_per_head = g.tr;
     pre.threads_per_block = 128;
     pre.smem_bytes = 0;
-    pre.emit = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    pre.emit_block = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::O, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dO, Dir::read, bh, i * g.br, r, 0, d});
@@ -62,7 +62,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.blocks_per_head = g.tc;
     k.threads_per_block = 256;
     k.smem_bytes = (2 * g.br + 2 * g.bc) * d * e;  // K, V resident; Q, dO streamed
-    k.emit = [filter, g, d](int64_t bh, int64_t j, ScheduleSink& s) {
+    k.emit_block = [filter, g, d](int64_t bh, int64_t j, ScheduleSink& s) {
       const int64_t cj = g.cols_in(j);
       s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});
       s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
@@ -89,7 +89,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     conv.blocks_per_head = g.tr;
     conv.threads_per_block = 128;
     conv.smem_bytes = 0;
-    conv.emit = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    conv.emit_block = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dQ, Dir::write, bh, i * g.br, r, 0, d});

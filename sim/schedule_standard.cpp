@@ -24,7 +24,7 @@ KernelSchedule gemm_nt(const std::string& name, const Shape& sh, Tensor a_t, Ten
   k.blocks_per_head = sh.tiles_n() * sh.tiles_n();
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;  // two stages of 128×64 A and B panels
-  k.emit = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
+  k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const int64_t a = blk / sh.tiles_n(), b = blk % sh.tiles_n();
     const int64_t ra = sh.rows(a, sh.n), rb = sh.rows(b, sh.n);
     s.transfer({a_t, Dir::read, bh, a * kGemmTile, ra, 0, sh.d});
@@ -46,7 +46,7 @@ KernelSchedule gemm_nn(const std::string& name, const Shape& sh, Tensor a_t, boo
   k.blocks_per_head = sh.tiles_n() * sh.tiles_d();
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
-  k.emit = [sh, a_t, a_transposed, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
+  k.emit_block = [sh, a_t, a_transposed, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const int64_t a = blk / sh.tiles_d(), b = blk % sh.tiles_d();
     const int64_t ra = sh.rows(a, sh.n), cb = sh.rows(b, sh.d);
     if (a_transposed)
@@ -70,7 +70,7 @@ KernelSchedule rowwise(const std::string& name, const Shape& sh, std::vector<Ten
   k.blocks_per_head = sh.n;
   k.threads_per_block = 256;
   k.smem_bytes = 0;
-  k.emit = [sh, reads, reads_delta, out, row_flops](int64_t bh, int64_t row, ScheduleSink& s) {
+  k.emit_block = [sh, reads, reads_delta, out, row_flops](int64_t bh, int64_t row, ScheduleSink& s) {
     for (Tensor t : reads) s.transfer({t, Dir::read, bh, row, 1, 0, sh.n});
     if (reads_delta) s.transfer({Tensor::delta, Dir::read, bh, row, 1, 0, 1});
     s.compute(row_flops(sh.n));
@@ -107,7 +107,7 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
       k.heads = sh.heads;
       k.blocks_per_head = sh.tiles_n();
       k.threads_per_block = 256;
-      k.emit = [sh](int64_t bh, int64_t a, ScheduleSink& s) {
+      k.emit_block = [sh](int64_t bh, int64_t a, ScheduleSink& s) {
         const int64_t r = sh.rows(a, sh.n);
         s.transfer({Tensor::dO, Dir::read, bh, a * kGemmTile, r, 0, sh.d});
         s.transfer({Tensor::O, Dir::read, bh, a * kGemmTile, r, 0, sh.d});

@@ -29,7 +29,7 @@ KernelSchedule kernel_of(const std::string& name, int64_t heads, std::vector<Tra
   k.name = name;
   k.heads = heads;
   k.blocks_per_head = 1;
-  k.emit = [steps](int64_t bh, int64_t, ScheduleSink& s) {
+  k.emit_block = [steps](int64_t bh, int64_t, ScheduleSink& s) {
     for (Transfer t : steps) {
       t.bh = bh;
       s.transfer(t);
