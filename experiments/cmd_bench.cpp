@@ -6,6 +6,7 @@
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
 #include "kernels/attention.h"
+#include "profiler/kernel_config.h"
 #include "sim/errors.h"
 #include "sim/row.h"
 
@@ -36,21 +37,8 @@ int run_bench(Invocation& inv) {
   run_sweep(
       inv.sweep,
       [&](const sim::Config& c) {
-        kernels::AttentionConfig k;
-        k.batch = c.problem.batch;
-        k.heads = c.problem.heads;
-        k.seqlen = c.problem.seqlen;
-        k.headdim = c.problem.headdim;
-        k.causal = c.problem.causal;
-        k.mask = c.problem.mask;
-        k.dropout = c.problem.dropout;
         try {
-          k.dtype = kernels::parse_dtype(sim::to_string(c.problem.dtype));
-          k.algo = kernels::parse_algo(sim::to_string(c.algo));
-          if (explicit_tiling && c.algo != sim::Algo::standard) {
-            k.block_r = static_cast<int>(c.tiling.block_r);
-            k.block_c = static_cast<int>(c.tiling.block_c);
-          }
+          const kernels::AttentionConfig k = profiler::kernel_config(c, explicit_tiling);
           kernels::AttentionRun run(k);
           run.fill_inputs(seed);
           const kernels::Pass pass = kernels::parse_pass(sim::to_string(c.problem.pass));
@@ -58,25 +46,7 @@ int run_bench(Invocation& inv) {
           opt.warmup = warmup;
           opt.repeats = repeats;
           const kernels::Timing t = kernels::time_pass(run, pass, opt);
-          sim::Row r;
-          r.source = "measured";
-          r.algo = sim::to_string(c.algo);
-          r.pass = sim::to_string(c.problem.pass);
-          r.kernel = "total";
-          r.batch = c.problem.batch;
-          r.heads = c.problem.heads;
-          r.seqlen = c.problem.seqlen;
-          r.headdim = c.problem.headdim;
-          r.dtype = sim::to_string(c.problem.dtype);
-          r.causal = c.problem.causal;
-          r.sram_bytes = c.sram_bytes;
-          const kernels::KernelEntry* e =
-              pass == kernels::Pass::bwd ? run.backward_entry() : run.forward_entry();
-          r.block_r = e ? e->block_r : c.tiling.block_r;
-          r.block_c = e ? e->block_c : c.tiling.block_c;
-          r.hw = c.hw.name;
-          r.mask = c.problem.mask;
-          r.dropout = c.problem.dropout;
+          sim::Row r = profiler::measured_row(c, run, pass);
           r.flops = kernels::convention_flops(k, pass);
           r.time_ms = t.time_ms;
           r.tflops = *r.flops / (t.time_ms * 1e-3) / 1e12;

@@ -7,6 +7,7 @@
 
 #include "kernels/attention.h"
 #include "profiler/captured_pass.h"
+#include "profiler/kernel_config.h"
 #include "profiler/launch_attribution.h"
 #include "profiler/metric_set.h"
 #include "profiler/profiler_error.h"
@@ -19,24 +20,6 @@ namespace {
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
     throw ProfilerError(ErrorKind::cuda_failure, std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-kernels::AttentionConfig kernel_config(const sim::Config& c, bool explicit_tiling) {
-  kernels::AttentionConfig k;
-  k.batch = c.problem.batch;
-  k.heads = c.problem.heads;
-  k.seqlen = c.problem.seqlen;
-  k.headdim = c.problem.headdim;
-  k.causal = c.problem.causal;
-  k.mask = c.problem.mask;
-  k.dropout = c.problem.dropout;
-  k.dtype = kernels::parse_dtype(sim::to_string(c.problem.dtype));
-  k.algo = kernels::parse_algo(sim::to_string(c.algo));
-  if (explicit_tiling && c.algo != sim::Algo::standard) {
-    k.block_r = static_cast<int>(c.tiling.block_r);
-    k.block_c = static_cast<int>(c.tiling.block_c);
-  }
-  return k;
 }
 
 }  // namespace
@@ -95,25 +78,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   }
 
   // The key columns: the configuration's, with the tiling the kernels really use.
-  sim::Row key;
-  key.source = "measured";
-  key.algo = sim::to_string(c.algo);
-  key.pass = sim::to_string(c.problem.pass);
-  key.batch = c.problem.batch;
-  key.heads = c.problem.heads;
-  key.seqlen = c.problem.seqlen;
-  key.headdim = c.problem.headdim;
-  key.dtype = sim::to_string(c.problem.dtype);
-  key.causal = c.problem.causal ? 1 : 0;
-  key.sram_bytes = c.sram_bytes;
-  const kernels::KernelEntry* entry =
-      pass == kernels::Pass::bwd ? run->backward_entry() : run->forward_entry();
-  key.block_r = entry ? entry->block_r : c.tiling.block_r;
-  key.block_c = entry ? entry->block_c : c.tiling.block_c;
-  key.hw = c.hw.name;
-  key.mask = c.problem.mask ? 1 : 0;
-  key.dropout = c.problem.dropout;
-  key.block_mask = c.block_mask.text;
+  const sim::Row key = measured_row(c, *run, pass);
 
   const std::vector<std::string>& metrics = m.ranges->metrics();
   auto flush = [&](cudaStream_t s) { m.flush->enqueue(s); };

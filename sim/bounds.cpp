@@ -59,21 +59,8 @@ std::vector<Bound> bounds(const Config& c) {
 std::vector<Row> bound_rows(const Config& c) {
   std::vector<Row> rows;
   for (const Bound& b : bounds(c)) {
-    Row r;
-    r.source = "bound";
+    Row r = config_row(c, "bound");
     r.algo = b.name;
-    r.pass = to_string(c.problem.pass);
-    r.kernel = "total";
-    r.batch = c.problem.batch;
-    r.heads = c.problem.heads;
-    r.seqlen = c.problem.seqlen;
-    r.headdim = c.problem.headdim;
-    r.dtype = to_string(c.problem.dtype);
-    r.causal = c.problem.causal;
-    r.sram_bytes = c.sram_bytes;
-    r.block_r = c.tiling.block_r;
-    r.block_c = c.tiling.block_c;
-    r.hw = c.hw.name;
     r.io_read_bytes = b.read_bytes;
     r.io_write_bytes = b.write_bytes;
     rows.push_back(std::move(r));

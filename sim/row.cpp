@@ -92,12 +92,12 @@ std::string Row::key() const {
   return k;
 }
 
-std::vector<Row> rows_from_result(const SimResult& res, const std::string& source) {
-  const Config& c = res.config;
+Row config_row(const Config& c, const std::string& source) {
   Row base;
-  base.source = source.empty() ? (res.method == CountMethod::cache ? "cache" : "model") : source;
+  base.source = source;
   base.algo = to_string(c.algo);
   base.pass = to_string(c.problem.pass);
+  base.kernel = "total";
   base.batch = c.problem.batch;
   base.heads = c.problem.heads;
   base.seqlen = c.problem.seqlen;
@@ -111,6 +111,13 @@ std::vector<Row> rows_from_result(const SimResult& res, const std::string& sourc
   base.mask = c.problem.mask ? 1 : 0;
   base.dropout = c.problem.dropout;
   base.block_mask = c.block_mask.text;
+  return base;
+}
+
+std::vector<Row> rows_from_result(const SimResult& res, const std::string& source) {
+  const Row base = config_row(
+      res.config,
+      source.empty() ? (res.method == CountMethod::cache ? "cache" : "model") : source);
 
   auto fill = [](Row& row, const Counts& counts, double time_ms) {
     row.dram_read_bytes.reset();

@@ -42,6 +42,11 @@ struct Row {
 const std::vector<std::string>& row_columns();
 const std::vector<std::string>& key_columns();
 
+// A row whose key columns are the configuration's (value columns empty): the one place a
+// Config becomes key columns, for model, measured and bound rows alike.
+struct Config;
+Row config_row(const Config& config, const std::string& source);
+
 // Rows of a result: one per kernel, then kernel=total. source defaults to "model" (closed form,
 // walk, execute) or "cache" (the L2 model, which fills dram_*); a non-empty source overrides.
 std::vector<Row> rows_from_result(const SimResult& result, const std::string& source = "");
