@@ -7,6 +7,7 @@
 #include "sim/config.h"
 #include "sim/hardware.h"
 #include "sim/simulate.h"
+#include "tiled_config.h"
 
 using namespace flashio::sim;
 
@@ -14,16 +15,7 @@ namespace {
 
 Config config(Algo algo, Pass pass, int64_t b, int64_t h, int64_t n, int64_t d, int64_t br,
               int64_t bc, bool causal) {
-  Problem p;
-  p.batch = b;
-  p.heads = h;
-  p.seqlen = n;
-  p.headdim = d;
-  p.causal = causal;
-  p.pass = pass;
-  Config c = make_config(algo, p, hardware_preset("h200"));
-  c.tiling = {br, bc};
-  return c;
+  return test::tiled_config(algo, pass, b, h, n, d, br, bc, causal);
 }
 
 void require_equal(const Config& c) {

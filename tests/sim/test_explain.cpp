@@ -13,6 +13,7 @@
 #include "sim/explain.h"
 #include "sim/hardware.h"
 #include "sim/simulate.h"
+#include "tiled_config.h"
 
 using namespace flashio::sim;
 
@@ -20,16 +21,7 @@ namespace {
 
 Config make(Algo algo, int64_t n, int64_t d, int64_t br, int64_t bc, bool causal,
             int64_t batch = 1, int64_t heads = 1) {
-  Problem p;
-  p.batch = batch;
-  p.heads = heads;
-  p.seqlen = n;
-  p.headdim = d;
-  p.causal = causal;
-  p.pass = Pass::fwd;
-  Config c = make_config(algo, p, hardware_preset("h200"));
-  c.tiling = {br, bc};
-  return c;
+  return test::tiled_config(algo, Pass::fwd, batch, heads, n, d, br, bc, causal);
 }
 
 Counts total(const std::vector<KernelCounts>& kernels) {
