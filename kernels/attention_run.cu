@@ -18,7 +18,10 @@ namespace flashio::kernels {
 
 namespace {
 
-constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
+// cuBLAS's workspace: 32 MiB is its recommendation for Hopper, but split-K GEMMs over many
+// batches (gemm_dv, gemm_dk: N × d outputs with an inner dimension N) ask for more; with too
+// little, cuBLAS allocates during the pass, which a captured pass cannot replay.
+constexpr size_t kCublasWorkspaceBytes = size_t(256) << 20;
 
 // One cudaMalloc'd allocation, freed on destruction.
 struct DeviceBuffer {
@@ -161,7 +164,7 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         if (c.dropout > 0.0) st.p_drop.allocate(nn);
         st.delta.allocate(stats);
         FLASHIO_CUBLAS_CHECK(cublasCreate(&st.cublas));
-        // A workspace of our own (32 MiB, cuBLAS's recommendation for Hopper): cuBLAS then
+        // A workspace of our own (kCublasWorkspaceBytes): cuBLAS then
         // allocates nothing inside a pass, so the profiler can capture the pass into a graph
         // and replay its kernels one at a time.
         st.cublas_workspace.allocate(kCublasWorkspaceBytes);

@@ -108,25 +108,34 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-// delta = rowsum(dO ∘ O) for 128 rows per block.
+// delta = rowsum(dO ∘ O) for 128 rows per block. The block's rows of O (and of dO) are one
+// contiguous span of rows·d elements, so consecutive threads read consecutive 16-byte chunks of
+// it and every sector fetched is used whole. (A first version gave each thread a row and read
+// it 16 B at a time: the 32 threads of a warp touched 32 sectors for 16 B each, and the H200
+// measured io 1.5× and dram 2× the two tensors, against the model's once.)
 template <typename T>
 __global__ void __launch_bounds__(128) rowsum_do_o_kernel(const T* dout, const T* o, float* delta, int n, int d,
                                                           int stats_stride) {
+  __shared__ float row_sum[128];
+  row_sum[threadIdx.x] = 0.f;
+  __syncthreads();
   const int64_t bh = blockIdx.y;
-  const int row = blockIdx.x * 128 + threadIdx.x;
-  if (row >= n) return;
-  const T* orow = o + (bh * n + row) * d;
-  const T* drow = dout + (bh * n + row) * d;
-  float sum = 0.f;
-  for (int c = 0; c < d; c += 8) {  // d is a multiple of 8: 16-byte loads
-    const uint4 ov = *reinterpret_cast<const uint4*>(orow + c);
-    const uint4 dv = *reinterpret_cast<const uint4*>(drow + c);
+  const int row0 = blockIdx.x * 128;
+  const int rows = min(128, n - row0);
+  const int chunks_per_row = d / 8;  // d is a multiple of 8: 16-byte chunks
+  const int64_t base = (bh * n + row0) * d;
+  for (int k = threadIdx.x; k < rows * chunks_per_row; k += 128) {
+    const uint4 ov = *reinterpret_cast<const uint4*>(o + base + int64_t(k) * 8);
+    const uint4 dv = *reinterpret_cast<const uint4*>(dout + base + int64_t(k) * 8);
     const T* oe = reinterpret_cast<const T*>(&ov);
     const T* de = reinterpret_cast<const T*>(&dv);
+    float partial = 0.f;
 #pragma unroll
-    for (int e = 0; e < 8; ++e) sum += E<T>::to_float(oe[e]) * E<T>::to_float(de[e]);
+    for (int e = 0; e < 8; ++e) partial += E<T>::to_float(oe[e]) * E<T>::to_float(de[e]);
+    atomicAdd(&row_sum[k / chunks_per_row], partial);
   }
-  delta[bh * stats_stride + row] = sum;
+  __syncthreads();
+  if (threadIdx.x < rows) delta[bh * stats_stride + row0 + threadIdx.x] = row_sum[threadIdx.x];
 }
 
 // dS = P ∘ (dP − delta) (Appendix B.2, eq. for dS), written over S.

@@ -22,6 +22,8 @@ void check(cudaError_t e, const char* what) {
     throw ProfilerError(ErrorKind::cuda_failure, std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+constexpr size_t kMaxRangesPerMeasurement = 32;
+
 }  // namespace
 
 struct Profiler::Impl {
@@ -33,7 +35,10 @@ struct Profiler::Impl {
 
 Profiler::Profiler() : impl_(std::make_unique<Impl>()) {
   check_profiling_possible();
-  impl_->ranges = std::make_unique<RangeProfiler>(profile_metrics(), 4);
+  // Ranges per measurement: a kernel and its drain when a pass replays one kernel at a time; the
+  // whole pass plus a drain when it cannot be captured (standard's backward: 6 names, and
+  // cuBLAS may split a GEMM into more kernels).
+  impl_->ranges = std::make_unique<RangeProfiler>(profile_metrics(), kMaxRangesPerMeasurement);
   impl_->flush = std::make_unique<L2Flush>();
   check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   for (const auto& m : impl_->ranges->unsupported())
@@ -86,11 +91,13 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   for (kernels::Pass p : passes) {
     const std::vector<std::string> names = run->kernel_names(p);
     std::unique_ptr<CapturedPass> capture;
+    std::string capture_error;
     try {
       capture = std::make_unique<CapturedPass>([&](cudaStream_t s) { run->enqueue(p, s); });
     } catch (const ProfilerError& e) {
       // cuBLAS allocates its workspace inside the capture (a memory-allocation node) unless the
       // handle has one: then the pass runs whole, flushed before and drained after.
+      capture_error = e.what();
       m.notes.push_back(key.algo + " " + kernels::to_string(p) +
                         ": kernels measured back to back, no flush between them (" + e.what() + ")");
     }
@@ -105,7 +112,9 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
         throw ProfilerError(ErrorKind::cuda_failure,
                             "the " + kernels::to_string(p) + " pass launched " +
                                 std::to_string(records.size() - 1) + " kernels for " +
-                                std::to_string(names.size()) + " names; cannot attribute them");
+                                std::to_string(names.size()) +
+                                " names; cannot attribute them (the pass could not be captured "
+                                "for one-by-one replay: " + capture_error + ")");
       for (size_t n = 0; n < names.size(); ++n) {
         MetricValues v;
         for (size_t i = 0; i < metrics.size(); ++i) {
