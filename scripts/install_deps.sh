@@ -8,5 +8,5 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config \
   libeigen3-dev nlohmann-json3-dev libboost-program-options-dev catch2 \
-  qt6-base-dev qt6-charts-dev libqt6svg6-dev libgl-dev \
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6-dev libgl-dev \
   fonts-dejavu-core >/dev/null
