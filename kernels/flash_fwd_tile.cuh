@@ -80,29 +80,63 @@ struct FwdTile {
       }
     }
 
-    if (masked) {
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int row = q_row0 + row_of(warp, lane, mt, e >> 1);
-            const int col = k_row0 + nt * 8 + (lane & 3) * 2 + (e & 1);
-            if (col >= n || (causal && col > row)) s[mt][nt][e] = -INFINITY;
-          }
-    }
+    if (masked) mask_scores(s, q_row0, k_row0, n, causal, warp, lane);
+    float m_use[kMT][2];
+    update_max(s, scale_log2, m_use);
 
-    // Online softmax (FlashAttention-2, Algorithm 1 lines 8–10) in two parts. First the new row
-    // max and 2^(m_old − m_new), and the rescale of the running sum and output — O only when
-    // some row of the warp has a new max (warp-uniform branch): after the first few tiles the
-    // running max rarely moves. The branch sits before any exponential, so that what follows
-    // is one straight-line block: the exponentials of key slice kk+1 (SFU) can issue while
-    // the tensor cores run slice kk's O += P V. Each score costs 4·d mma FLOPs but one SFU
-    // exponential, and the SFU gives only 16 per clock per SM: at d = 64 it is busy for a
-    // large part of the tile, and with two warps per scheduler the time it does not overlap
-    // the mma is lost (docs/kernels.md, "Speed").
-    float m_use[kMT][2], alpha[kMT][2];
+    // P one 16-key slice at a time, each slice going straight into O += P V as the A operand;
+    // V tile is [key][d].
+    float sum[kMT][2][2];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) sum[mt][h][0] = sum[mt][h][1] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+      uint32_t a[kMT][4];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) exp_to_a(s, mt, kk, m_use, scale_log2, sum, a[mt]);
+#pragma unroll
+      for (int dp = 0; dp < kD / 16; ++dp) {
+        uint32_t b[4];
+        tile::load_b_kn<kD>(b, sV, kk * 16, dp * 16, lane);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          tile::mma_16816<T>(o[mt][2 * dp], a[mt], b[0], b[1]);
+          tile::mma_16816<T>(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+        }
+      }
+    }
+    add_sums(sum);
+  }
+
+  // Scores outside the matrix (col ≥ N) or above the causal diagonal become −inf.
+  static __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], int q_row0, int k_row0, int n,
+                                                     bool causal, int warp, int lane) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int row = q_row0 + row_of(warp, lane, mt, e >> 1);
+          const int col = k_row0 + nt * 8 + (lane & 3) * 2 + (e & 1);
+          if (col >= n || (causal && col > row)) s[mt][nt][e] = -INFINITY;
+        }
+  }
+
+  // Online softmax (FlashAttention-2, Algorithm 1 lines 8–10), first part: the new row max
+  // and 2^(m_old − m_new), and the rescale of the running sum and output — O only when some
+  // row of the warp has a new max (warp-uniform branch): after the first few tiles the running
+  // max rarely moves. The branch sits before any exponential, so that what follows is one
+  // straight-line block: the exponentials of key slice kk+1 (SFU) can issue while the tensor
+  // cores run slice kk's O += P V. Each score costs 4·d mma FLOPs but one SFU exponential, and
+  // the SFU gives only 16 per clock per SM: at d = 64 it is busy for a large part of the tile,
+  // and with two warps per scheduler the time it does not overlap the mma is lost
+  // (docs/kernels.md, "Speed").
+  __device__ __forceinline__ void update_max(const float (&s)[kMT][kNT][4], float scale_log2,
+                                             float (&m_use)[kMT][2]) {
+    float alpha[kMT][2];
     bool max_moved = false;
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
@@ -133,43 +167,28 @@ struct FwdTile {
 #pragma unroll
           for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e >> 1];
     }
+  }
 
-    // P = 2^(scale·S·log2 e − m) one 16-key slice at a time, each slice going straight into
-    // O += P V as the A operand (the C layout of two S tiles is the A layout of one k-slice);
-    // V tile is [key][d]. Row sums in two partial sums per row (shorter FADD chains).
-    float sum[kMT][2][2];
+  // Second part, for key slice kk of row slice mt: P = 2^(scale·S·log2 e − m) as the A
+  // fragment of P V (the C layout of two S tiles is the A layout of one k-slice), its row sums
+  // in two partial sums per row (shorter FADD chains).
+  static __device__ __forceinline__ void exp_to_a(float (&s)[kMT][kNT][4], int mt, int kk,
+                                                  const float (&m_use)[kMT][2], float scale_log2,
+                                                  float (&sum)[kMT][2][2], uint32_t (&a)[4]) {
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
+    for (int half = 0; half < 2; ++half) {
+      const int nt = 2 * kk + half;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) sum[mt][h][0] = sum[mt][h][1] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < kBc / 16; ++kk) {
-      uint32_t a[kMT][4];
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int nt = 2 * kk + half;
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const float p = tile::exp2_approx(fmaf(s[mt][nt][e], scale_log2, -m_use[mt][e >> 1]));
-            s[mt][nt][e] = p;
-            sum[mt][e >> 1][half] += p;
-          }
-        }
-        tile::acc_to_a<T>(a[mt], s[mt][2 * kk], s[mt][2 * kk + 1]);
-      }
-#pragma unroll
-      for (int dp = 0; dp < kD / 16; ++dp) {
-        uint32_t b[4];
-        tile::load_b_kn<kD>(b, sV, kk * 16, dp * 16, lane);
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          tile::mma_16816<T>(o[mt][2 * dp], a[mt], b[0], b[1]);
-          tile::mma_16816<T>(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
-        }
+      for (int e = 0; e < 4; ++e) {
+        const float p = tile::exp2_approx(fmaf(s[mt][nt][e], scale_log2, -m_use[mt][e >> 1]));
+        s[mt][nt][e] = p;
+        sum[mt][e >> 1][half] += p;
       }
     }
+    tile::acc_to_a<T>(a, s[mt][2 * kk], s[mt][2 * kk + 1]);
+  }
+
+  __device__ __forceinline__ void add_sums(const float (&sum)[kMT][2][2]) {
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll

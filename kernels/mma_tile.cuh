@@ -90,6 +90,12 @@ __device__ __forceinline__ int swz(int row, int col) {
   return row * kCols + (((col >> 3) ^ (row & 7)) << 3) + (col & 7);
 }
 
+// swz as a layout type, for the loaders below (wgmma tiles use wg::AtomSwizzled instead).
+template <int kCols>
+struct RowSwizzled {
+  static __device__ __forceinline__ int at(int row, int col) { return swz<kCols>(row, col); }
+};
+
 // Shared address of a lane's ldmatrix row. Fragment rows start at multiples of 8, so
 // row mod 8 = lane mod 8, and with an even column unit c the lane's swizzled unit is
 // c ^ (lane_unit ^ (lane mod 8)): after unrolling, one XOR with a constant per load.
@@ -99,9 +105,10 @@ __device__ __forceinline__ uint32_t frag_addr(const T* smem, int row, int unit_e
 }
 
 // Copies rows [0, rows) of a (rows_total × kCols) row-major global tile into a swizzled shared
-// tile with cp.async, and zero-fills rows [rows, kRows) so that edge tiles compute on zeros.
-// Only valid rows are read (docs/schedules.md: edge tiles move only their valid rows).
-template <int kRows, int kCols, int kThreads, typename T>
+// tile (Layout::at gives an element's place) with cp.async, and zero-fills rows [rows, kRows)
+// so that edge tiles compute on zeros. Only valid rows are read (docs/schedules.md: edge tiles
+// move only their valid rows).
+template <int kRows, int kCols, int kThreads, typename T, typename Layout = RowSwizzled<kCols>>
 __device__ __forceinline__ void load_tile_async(T* smem, const T* gmem, int rows, int tid) {
   constexpr int kUnitsPerRow = kCols / 8;
   constexpr int kUnits = kRows * kUnitsPerRow;
@@ -115,7 +122,7 @@ __device__ __forceinline__ void load_tile_async(T* smem, const T* gmem, int rows
       if (kUnits % kThreads != 0 && u >= kUnits) break;
       const int row = u / kUnitsPerRow;
       const int c = (u % kUnitsPerRow) * 8;
-      cp_async_16(smem + swz<kCols>(row, c), gmem + static_cast<int64_t>(row) * kCols + c);
+      cp_async_16(smem + Layout::at(row, c), gmem + static_cast<int64_t>(row) * kCols + c);
     }
     return;
   }
@@ -125,7 +132,7 @@ __device__ __forceinline__ void load_tile_async(T* smem, const T* gmem, int rows
     if (kUnits % kThreads != 0 && u >= kUnits) break;
     const int row = u / kUnitsPerRow;
     const int c = (u % kUnitsPerRow) * 8;
-    T* dst = smem + swz<kCols>(row, c);
+    T* dst = smem + Layout::at(row, c);
     if (row < rows) {
       cp_async_16(dst, gmem + static_cast<int64_t>(row) * kCols + c);
     } else {

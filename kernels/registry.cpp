@@ -87,14 +87,16 @@ std::string supported_tilings(Algo algo, Pass pass) {
 
 // Default tilings: the fastest measured on the H200 at B16 H16 N4096 and B64 H16 N1024, fp16,
 // non-causal (docs/kernels.md, "Speed"; experiments/results/h200_speed.csv). bf16 builds these.
-static std::pair<int, int> default_tiling(Pass pass, int headdim, DType dtype) {
+// flash2's forward defaults are its wgmma kernels (128 × 64 at d = 64, 128 × 128 at d = 128).
+static std::pair<int, int> default_tiling(Algo algo, Pass pass, int headdim, DType dtype) {
   (void)dtype;
+  if (pass == Pass::fwd && algo == Algo::flash2) return headdim == 64 ? std::pair{128, 64} : std::pair{128, 128};
   if (pass == Pass::fwd) return headdim == 64 ? std::pair{128, 128} : std::pair{128, 64};
   return headdim == 64 ? std::pair{128, 128} : std::pair{64, 128};
 }
 
 const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c) {
-  if (block_r == 0 && block_c == 0) std::tie(block_r, block_c) = default_tiling(pass, headdim, dtype);
+  if (block_r == 0 && block_c == 0) std::tie(block_r, block_c) = default_tiling(algo, pass, headdim, dtype);
   for (const FlashImpl& impl : flash_impls()) {
     const KernelEntry& e = impl.entry;
     if (e.algo == algo && e.pass == pass && e.headdim == headdim && e.dtype == dtype && e.block_r == block_r &&

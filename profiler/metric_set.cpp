@@ -22,7 +22,7 @@ std::optional<double> get(const MetricValues& v, const std::string& name) {
 }
 }  // namespace
 
-void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms) {
+void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms, double flops_per_gmma_inst) {
   row.io_read_bytes = get(v, metric::io_read);
   row.io_write_bytes = get(v, metric::io_write);
   if (const auto spill = get(v, metric::local_store_bytes); spill && row.io_write_bytes)
@@ -33,6 +33,8 @@ void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms) 
   const auto gmma = get(v, metric::gmma_inst);
   row.flops_tensor.reset();
   if (hmma && (!gmma || *gmma == 0)) row.flops_tensor = *hmma * kFlopsPerHmma16816;
+  else if (hmma && gmma && flops_per_gmma_inst > 0)
+    row.flops_tensor = *hmma * kFlopsPerHmma16816 + *gmma * flops_per_gmma_inst;
   if (const auto xu = get(v, metric::xu_inst)) row.flops_exp = *xu * kThreadsPerWarp;
   else row.flops_exp.reset();
   if (const auto fma = get(v, metric::fma_inst)) row.flops_other = *fma * kThreadsPerWarp;

@@ -52,11 +52,14 @@ using MetricValues = std::map<std::string, double>;
 
 // Fills the value columns of a measured row from the counters: io (io_write without the
 // local-memory stores, when that counter was read), dram, flops_tensor
-// (HMMA instructions × 4096; empty when the kernel ran wgmma, whose FLOPs per instruction vary),
+// (HMMA instructions × 4096, plus GMMA warp instructions × flops_per_gmma_inst when the kernel
+// is one of our wgmma kernels, whose instruction shapes are known; empty when a kernel ran
+// wgmma of unknown shape — cuBLAS's),
 // flops_exp and flops_other (XU and FMA pipe warp instructions × 32: an upper bound, since
 // predicated-off lanes and integer IMADs count too), and time_ms when given (> 0). Counters that
 // were not measured leave their columns empty.
-void fill_measured_values(sim::Row& row, const MetricValues& values, double time_ms);
+void fill_measured_values(sim::Row& row, const MetricValues& values, double time_ms,
+                          double flops_per_gmma_inst = 0.0);
 
 // The kernel=total row: the key of `key`, each value column the sum over `kernel_rows` (empty
 // when any kernel's is empty), time_ms as given (the whole pass timed on its own).

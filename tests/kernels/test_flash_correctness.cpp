@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "kernel_check.h"
 #include "kernels/attention.h"
@@ -102,6 +103,20 @@ TEST_CASE("flash1 and flash2 forward and backward match the reference at N = 102
       for (bool causal : {false, true}) {
         check_against_reference(make(algo, 1, 2, 1025, d, causal), true);
         check_against_reference(make(algo, 1, 1, 4096, d, causal), true);
+      }
+}
+
+TEST_CASE("the wgmma forward tilings (d = 128: 128x128, d = 64: 128x64) match the reference at N = 1025 and 4096, "
+          "causal and not",
+          "[gpu][wgmma]") {
+  // At N = 200 (the registry test above) a 128-key tile pipeline has only two tiles and never
+  // prefetches inside the loop; these shapes run the double-buffered loop many times.
+  for (const auto& [d, block_c] : {std::pair<int64_t, int>{128, 128}, std::pair<int64_t, int>{64, 64}})
+    for (bool causal : {false, true})
+      for (int64_t n : {1025, 4096}) {
+        fk::AttentionConfig c = make(fk::Algo::flash2, 1, 2, n, d, causal);
+        c.block_r = 128, c.block_c = block_c;
+        check_against_reference(c, false);
       }
 }
 

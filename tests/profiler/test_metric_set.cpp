@@ -61,6 +61,19 @@ TEST_CASE("wgmma kernels (cuBLAS sm_90) leave flops_tensor empty: their FLOPs pe
   CHECK_FALSE(r.flops_tensor.has_value());
 }
 
+TEST_CASE("our wgmma kernels: GMMA warp instructions x the kernel's FLOPs per instruction, "
+          "plus any HMMA", "[metrics]") {
+  // flash2_fwd wgmma 128 x 128 at d = 128, B=16 H=16 N=4096: per tile and warpgroup 8 wgmma
+  // of 64x128x16 for S and 8 for P V, counted by each of 4 warps: 65,536 FLOPs per count.
+  const double per_inst = 1024.0 * 128 * 128 / (128 + 128);
+  CHECK(per_inst == 65536.0);
+  const double tiles = 16.0 * 16 * 32 * 32 * 2;  // (B·H·Tr·Tc) × 2 warpgroups
+  MetricValues v = {{metric::hmma_inst, 0.0}, {metric::gmma_inst, tiles * 16 * 4}};
+  sim::Row r;
+  fill_measured_values(r, v, 0.0, per_inst);
+  CHECK(*r.flops_tensor == 4.0 * 16 * 16 * 4096.0 * 4096 * 128);  // 4·B·H·N²·d
+}
+
 TEST_CASE("the total row adds up the kernel rows, a column unknown for one kernel is unknown "
           "in total", "[metrics]") {
   sim::Row key;

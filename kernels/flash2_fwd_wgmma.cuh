@@ -1,0 +1,184 @@
+// flash2_fwd on Hopper's warpgroup mma (wgmma, sm_90a): the same schedule as flash2_fwd.cuh
+// (docs/schedules.md, "flash2": one block per row tile i, grid (Tr, H, B), Q_i read once, K_j
+// and V_j streamed in ascending j through a two-stage cp.async pipeline, O_i and lse_i written
+// once), so the model's counts are the same; only the arithmetic differs. Each warpgroup (4
+// warps) owns 64 rows of the Br = 128 tile:
+//   S = Q Kᵀ   wgmma with Q and K read from shared memory (d/16 instructions of 64 × Bc × 16);
+//   softmax    on the S accumulators, in FwdTile's code (its layout is m16n8's, warp by warp);
+//   O += P V   P's fragments from registers, V from shared memory as an N-major operand,
+//              issued one 16-key slice at a time as soon as that slice's exponentials are done,
+//              so the SFU works while the tensor cores run.
+// wgmma is asynchronous and needs no ldmatrix fragments of K and V in registers, which is what
+// limited the mma.sync kernel at d = 128 (docs/kernels.md, "Speed").
+#pragma once
+#include "kernels/flash_fwd_tile.cuh"
+#include "kernels/launch.h"
+#include "kernels/wgmma.cuh"
+
+namespace flashio::kernels {
+
+template <typename T, int kD, int kBr, int kBc>
+struct Flash2FwdWgmma {
+  static_assert(kBr == 128 && (kBc == 64 || kBc == 128) && (kD == 64 || kD == 128),
+                "wgmma forward: Br = 128 (two warpgroups), Bc 64 or 128, d 64 or 128");
+  static constexpr int kWarps = kBr / 16;  // 16 rows per warp, 64 per warpgroup
+  using Tile = FwdTile<T, kD, kBr, kBc, kWarps>;
+  static_assert(Tile::kMT == 1, "one 16-row slice per warp");
+  static constexpr int kThreads = Tile::kThreads;
+  // Q tile + two stages of K and V tiles, plus room to align them to 1024 B (swizzle atoms).
+  static constexpr int kSmemBytes = (kBr * kD + 4 * kBc * kD) * 2 + 1024;
+  static_assert(kBc * kD * 2 >= kBr * 4, "lse staging must fit in one K stage");
+  // Resident blocks per SM the register allocation must allow: at d = 64, S, O and P's
+  // fragments of a 128 × 64 tile take 80 registers, so two 8-warp blocks fit.
+  static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
+  // Per visited tile a warpgroup issues d/16 wgmma of 64 × Bc × 16 (S) and Bc/16 of 64 × d × 16
+  // (P V), each counted once per warp (4): 2·64·Bc·d·2 FLOPs over (d + Bc)/16 · 4 counts.
+  static constexpr double kFlopsPerGmmaInst = 1024.0 * kBc * kD / (kBc + kD);
+};
+
+template <typename T, int kD, int kBr, int kBc>
+__global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
+    flash2_fwd_wgmma_kernel(const FlashParams p) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
+  using Tile = typename K::Tile;
+  constexpr int kThreads = K::kThreads;
+  using QLayout = wg::AtomSwizzled<kBr>;
+  using KVLayout = wg::AtomSwizzled<kBc>;
+  extern __shared__ uint4 smem_raw[];
+  // Swizzle atoms must start on 1024-byte boundaries of the shared window.
+  const uint32_t raw = tile::smem_addr(smem_raw);
+  T* sQ = reinterpret_cast<T*>(reinterpret_cast<char*>(smem_raw) + (((raw + 1023) & ~1023u) - raw));
+  T* sK = sQ + kBr * kD;
+  T* sV = sK + 2 * kBc * kD;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int warpgroup = warp / 4;
+  const int n = p.seqlen;
+  const int i = blockIdx.x;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int q_row0 = i * kBr;
+  const int rows = min(kBr, n - q_row0);
+  const int tc = (n + kBc - 1) / kBc;
+  // Causal: skip tiles wholly above the diagonal (j·Bc > i·Br + r_i − 1).
+  const int j_last = p.causal ? min(tc - 1, (q_row0 + rows - 1) / kBc) : tc - 1;
+
+  const T* q = static_cast<const T*>(p.q) + (bh * n + q_row0) * kD;
+  const T* k = static_cast<const T*>(p.k) + bh * n * kD;
+  const T* v = static_cast<const T*>(p.v) + bh * n * kD;
+  const float scale_log2 = p.scale * tile::kLog2e;
+
+  tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
+  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK, k, min(kBc, n), tid);
+  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV, v, min(kBc, n), tid);
+  tile::cp_async_commit();
+  if (j_last >= 1) {
+    const int cols = min(kBc, n - kBc);
+    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV + kBc * kD, v + int64_t(kBc) * kD, cols, tid);
+    tile::cp_async_commit();
+  }
+
+  // Descriptor offsets. Q and K are K-major operands (k = d along a row): a 16-wide k step is
+  // 32 B inside a 64-wide panel, a new panel every 4 steps. V is the N-major B of P V: a
+  // 16-key step is 16 rows (2 KiB); its d panels are kBc rows apart.
+  constexpr uint32_t kAtomBytes = 1024;
+  const T* q_wg = sQ + warpgroup * 64 * 64;  // this warpgroup's 64 rows in each panel
+
+  Tile acc;
+  acc.init();
+  float s[1][Tile::kNT][4];
+  float(&s_flat)[kBc / 2] = reinterpret_cast<float(&)[kBc / 2]>(s);
+  float(&o_flat)[kD / 2] = reinterpret_cast<float(&)[kD / 2]>(acc.o);
+  for (int j = 0; j <= j_last; ++j) {
+    const int stage = j & 1;
+    if (j == 0 && j_last >= 1) {
+      tile::cp_async_wait<1>();
+    } else {
+      tile::cp_async_wait<0>();
+    }
+    wg::fence_proxy_async();  // this thread's cp.async writes, before wgmma reads them
+    __syncthreads();
+    if (j >= 1 && j < j_last) {
+      const int k_row = (j + 1) * kBc;
+      const int cols = min(kBc, n - k_row);
+      tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD,
+                                                            cols, tid);
+      tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD,
+                                                            cols, tid);
+      tile::cp_async_commit();
+    }
+    const T* sKs = sK + stage * kBc * kD;
+    const T* sVs = sV + stage * kBc * kD;
+
+    // S = Q Kᵀ (the first step overwrites S: scale_d = 0).
+    wg::fence();
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk) {
+      const uint64_t qd = wg::sw128_desc(q_wg + (kk / 4) * (kBr * 64) + (kk % 4) * 16, 16, kAtomBytes);
+      const uint64_t kd = wg::sw128_desc(sKs + (kk / 4) * (kBc * 64) + (kk % 4) * 16, 16, kAtomBytes);
+      wg::wgmma_ss<T, kBc>(s_flat, qd, kd, kk > 0);
+    }
+    wg::commit();
+    wg::wait<0>();
+
+    const int k_row0 = j * kBc;
+    const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
+    if (masked) Tile::mask_scores(s, q_row0, k_row0, n, p.causal, warp, lane);
+    float m_use[1][2];
+    acc.update_max(s, scale_log2, m_use);
+
+    float sum[1][2][2] = {{{0.f, 0.f}, {0.f, 0.f}}};
+    // One fragment array per key slice: an issued wgmma reads its A registers until the wait.
+    uint32_t a[kBc / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+      Tile::exp_to_a(s, 0, kk, m_use, scale_log2, sum, a[kk]);
+      wg::fence();  // a[kk] (and, at kk = 0, the rescaled O) written since the last wgmma
+      wg::wgmma_rs_tn<T, kD>(o_flat, a[kk], wg::sw128_desc(sVs + kk * 16 * 64, kBc * 128, kAtomBytes));
+    }
+    wg::commit();
+    acc.add_sums(sum);
+    wg::wait<0>();  // O complete before the next rescale, and V's stage free for the prefetch
+  }
+  __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
+
+  acc.reduce_row_sums();
+  T* sO = sQ;
+  float* sLse = reinterpret_cast<float*>(sK);
+  acc.stage_normalised(sO, warp, lane);
+  if ((lane & 3) == 0) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      sLse[Tile::row_of(warp, lane, 0, h)] = (acc.m[0][h] + __log2f(acc.l[0][h])) * 0.6931471805599453f;
+  }
+  __syncthreads();
+  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (bh * n + q_row0) * kD, sO, rows, tid);
+  float* lse = p.lse + bh * p.stats_stride + q_row0;
+  for (int r = tid; r < rows; r += kThreads) lse[r] = sLse[r];
+#endif
+}
+
+template <typename T, int kD, int kBr, int kBc>
+void launch_flash2_fwd_wgmma(const FlashParams& p, cudaStream_t stream) {
+  using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
+  static bool attribute_set = false;  // raise the dynamic shared-memory limit once per kernel
+  if (!attribute_set) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash2_fwd_wgmma_kernel<T, kD, kBr, kBc>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    attribute_set = true;
+  }
+  const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
+  flash2_fwd_wgmma_kernel<T, kD, kBr, kBc><<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  FLASHIO_LAUNCH_CHECK("flash2_fwd");
+}
+
+template <typename T, int kD, int kBr, int kBc>
+FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
+  using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes,
+                               K::kFlopsPerGmmaInst},
+                   &launch_flash2_fwd_wgmma<T, kD, kBr, kBc>};
+}
+
+}  // namespace flashio::kernels
