@@ -111,17 +111,13 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     const T* sKs = sK + stage * kBc * kD;
     const T* sVs = sV + stage * kBc * kD;
 
-    // S = Q Kᵀ, accumulated from zeros. (Letting the first wgmma overwrite S, scale_d = 0, saves
-    // the zeroing, but the H200 counted each such instruction twice in
-    // sm__inst_executed_pipe_tensor_op_gmma: one extra count per tile and warp.)
-#pragma unroll
-    for (int e = 0; e < kBc / 2; ++e) s_flat[e] = 0.f;
+    // S = Q Kᵀ (the first step overwrites S: scale_d = 0).
     wg::fence();
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk) {
       const uint64_t qd = wg::sw128_desc(q_wg + (kk / 4) * (kBr * 64) + (kk % 4) * 16, 16, kAtomBytes);
       const uint64_t kd = wg::sw128_desc(sKs + (kk / 4) * (kBc * 64) + (kk % 4) * 16, 16, kAtomBytes);
-      wg::wgmma_ss<T, kBc>(s_flat, qd, kd, 1);
+      wg::wgmma_ss<T, kBc>(s_flat, qd, kd, kk > 0);
     }
     wg::commit();
     wg::wait<0>();
