@@ -19,6 +19,27 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
   return headdim == 64 && block_r == 128 && block_c == 64 ? 3 : 1;
 }
 
+// The row tile i that a forward block owns (grid (Tr, H, B), blockIdx.x fastest) and the key
+// tiles 0..j_last it visits. Shared by the mma.sync and wgmma forwards.
+template <typename T, int kD, int kBr, int kBc>
+struct Flash2FwdRowTile {
+  int n, q_row0, rows, j_last;
+  int64_t bh;
+  const T *q, *k, *v;  // Q_i; K and V of head bh
+  __device__ __forceinline__ explicit Flash2FwdRowTile(const FlashParams& p) {
+    n = p.seqlen;
+    bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+    q_row0 = blockIdx.x * kBr;
+    rows = min(kBr, n - q_row0);
+    const int tc = (n + kBc - 1) / kBc;
+    // Causal: skip tiles wholly above the diagonal (j·Bc > i·Br + r_i − 1).
+    j_last = p.causal ? min(tc - 1, (q_row0 + rows - 1) / kBc) : tc - 1;
+    q = static_cast<const T*>(p.q) + (bh * n + q_row0) * kD;
+    k = static_cast<const T*>(p.k) + bh * n * kD;
+    v = static_cast<const T*>(p.v) + bh * n * kD;
+  }
+};
+
 template <typename T, int kD, int kBr, int kBc>
 struct Flash2Fwd {
   static constexpr int kWarps = fwd_warps(kBr, kBc, kD);
@@ -30,6 +51,40 @@ struct Flash2Fwd {
   static constexpr int kMinBlocks = fwd_min_blocks(kBr, kBc, kD);
   static_assert(kBc * kD * 2 >= kBr * 4, "lse staging must fit in one K stage");
 };
+
+// Waits for this thread's copies of K_j, V_j. K_1, V_1 are issued with tile 0, so at j = 0 one
+// later group may still be in flight.
+__device__ __forceinline__ void wait_for_kv_tile(int j, int j_last) {
+  if (j == 0 && j_last >= 1) {
+    tile::cp_async_wait<1>();
+  } else {
+    tile::cp_async_wait<0>();
+  }
+}
+
+// The epilogue of both forwards, after the loop's last barrier: O/ℓ staged (16-bit) over Q and
+// lse over K in shared memory, then O_i and lse_i written once, whole sectors.
+template <int kBr, int kD, int kThreads, typename T, typename Tile, typename RowTile>
+__device__ __forceinline__ void flash2_fwd_epilogue(Tile& acc, T* sQ, T* sK, const FlashParams& p, const RowTile& t,
+                                                    int warp, int lane, int tid) {
+  acc.reduce_row_sums();
+  T* sO = sQ;
+  float* sLse = reinterpret_cast<float*>(sK);
+  acc.stage_normalised(sO, warp, lane);
+  if ((lane & 3) == 0) {
+#pragma unroll
+    for (int mt = 0; mt < Tile::kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        // lse = ln(Σ exp(scale·s)) = (m₂ + log2 ℓ)·ln 2, m₂ being the base-2 running max.
+        sLse[Tile::row_of(warp, lane, mt, h)] = (acc.m[mt][h] + __log2f(acc.l[mt][h])) * 0.6931471805599453f;
+      }
+  }
+  __syncthreads();
+  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (t.bh * t.n + t.q_row0) * kD, sO, t.rows, tid);
+  float* lse = p.lse + t.bh * p.stats_stride + t.q_row0;
+  for (int r = tid; r < t.rows; r += kThreads) lse[r] = sLse[r];
+}
 
 template <typename T, int kD, int kBr, int kBc>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
@@ -43,18 +98,9 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int n = p.seqlen;
-  const int i = blockIdx.x;
-  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int q_row0 = i * kBr;
-  const int rows = min(kBr, n - q_row0);
-  const int tc = (n + kBc - 1) / kBc;
-  // Causal: skip tiles wholly above the diagonal (j·Bc > i·Br + r_i − 1).
-  const int j_last = p.causal ? min(tc - 1, (q_row0 + rows - 1) / kBc) : tc - 1;
-
-  const T* q = static_cast<const T*>(p.q) + (bh * n + q_row0) * kD;
-  const T* k = static_cast<const T*>(p.k) + bh * n * kD;
-  const T* v = static_cast<const T*>(p.v) + bh * n * kD;
+  const Flash2FwdRowTile<T, kD, kBr, kBc> t(p);
+  const int n = t.n, q_row0 = t.q_row0, rows = t.rows, j_last = t.j_last;
+  const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
   tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
@@ -75,12 +121,7 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     // One barrier per tile: once K_j, V_j have landed (this thread's copies) and every warp
     // has passed the barrier, every warp has also finished tile j − 1, so the other stage is
     // free for the prefetch of K_{j+1}, V_{j+1}, which then overlaps this tile's compute.
-    // (K_1, V_1 were issued with tile 0, so at j = 0 one later group may still be in flight.)
-    if (j == 0 && j_last >= 1) {
-      tile::cp_async_wait<1>();
-    } else {
-      tile::cp_async_wait<0>();
-    }
+    wait_for_kv_tile(j, j_last);
     __syncthreads();
     if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
@@ -96,36 +137,20 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   }
   __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
 
-  acc.reduce_row_sums();
-  T* sO = sQ;
-  float* sLse = reinterpret_cast<float*>(sK);
-  acc.stage_normalised(sO, warp, lane);
-  if ((lane & 3) == 0) {
-#pragma unroll
-    for (int mt = 0; mt < Tile::kMT; ++mt)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        // lse = ln(Σ exp(scale·s)) = (m₂ + log2 ℓ)·ln 2, m₂ being the base-2 running max.
-        sLse[Tile::row_of(warp, lane, mt, h)] = (acc.m[mt][h] + __log2f(acc.l[mt][h])) * 0.6931471805599453f;
-      }
-  }
-  __syncthreads();
-  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (bh * n + q_row0) * kD, sO, rows, tid);
-  float* lse = p.lse + bh * p.stats_stride + q_row0;
-  for (int r = tid; r < rows; r += kThreads) lse[r] = sLse[r];
+  flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
 }
 
-template <typename T, int kD, int kBr, int kBc>
+// Launches a flash2 forward kernel (K: its traits, kKernel: the kernel) over grid (Tr, H, B),
+// raising its dynamic shared-memory limit once. Shared by the mma.sync and wgmma forwards.
+template <typename K, int kBr, void (*kKernel)(FlashParams)>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
-  using K = Flash2Fwd<T, kD, kBr, kBc>;
-  static bool attribute_set = false;  // raise the dynamic shared-memory limit once per kernel
+  static bool attribute_set = false;
   if (!attribute_set) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash2_fwd_kernel<T, kD, kBr, kBc>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
     attribute_set = true;
   }
   const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
-  flash2_fwd_kernel<T, kD, kBr, kBc><<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  kKernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_fwd");
 }
 
@@ -133,7 +158,7 @@ template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_impl(DType dtype) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
-                   &launch_flash2_fwd<T, kD, kBr, kBc>};
+                   &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc>>};
 }
 
 }  // namespace flashio::kernels

@@ -11,6 +11,7 @@
 // wgmma is asynchronous and needs no ldmatrix fragments of K and V in registers, which is what
 // limited the mma.sync kernel at d = 128 (docs/kernels.md, "Speed").
 #pragma once
+#include "kernels/flash2_fwd.cuh"
 #include "kernels/flash_fwd_tile.cuh"
 #include "kernels/launch.h"
 #include "kernels/wgmma.cuh"
@@ -54,18 +55,9 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const int n = p.seqlen;
-  const int i = blockIdx.x;
-  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int q_row0 = i * kBr;
-  const int rows = min(kBr, n - q_row0);
-  const int tc = (n + kBc - 1) / kBc;
-  // Causal: skip tiles wholly above the diagonal (j·Bc > i·Br + r_i − 1).
-  const int j_last = p.causal ? min(tc - 1, (q_row0 + rows - 1) / kBc) : tc - 1;
-
-  const T* q = static_cast<const T*>(p.q) + (bh * n + q_row0) * kD;
-  const T* k = static_cast<const T*>(p.k) + bh * n * kD;
-  const T* v = static_cast<const T*>(p.v) + bh * n * kD;
+  const Flash2FwdRowTile<T, kD, kBr, kBc> t(p);
+  const int n = t.n, q_row0 = t.q_row0, rows = t.rows, j_last = t.j_last;
+  const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
   tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
@@ -92,11 +84,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
   float(&o_flat)[kD / 2] = reinterpret_cast<float(&)[kD / 2]>(acc.o);
   for (int j = 0; j <= j_last; ++j) {
     const int stage = j & 1;
-    if (j == 0 && j_last >= 1) {
-      tile::cp_async_wait<1>();
-    } else {
-      tile::cp_async_wait<0>();
-    }
+    wait_for_kv_tile(j, j_last);
     wg::fence_proxy_async();  // this thread's cp.async writes, before wgmma reads them
     __syncthreads();
     if (j >= 1 && j < j_last) {
@@ -143,34 +131,8 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
   }
   __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
 
-  acc.reduce_row_sums();
-  T* sO = sQ;
-  float* sLse = reinterpret_cast<float*>(sK);
-  acc.stage_normalised(sO, warp, lane);
-  if ((lane & 3) == 0) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      sLse[Tile::row_of(warp, lane, 0, h)] = (acc.m[0][h] + __log2f(acc.l[0][h])) * 0.6931471805599453f;
-  }
-  __syncthreads();
-  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (bh * n + q_row0) * kD, sO, rows, tid);
-  float* lse = p.lse + bh * p.stats_stride + q_row0;
-  for (int r = tid; r < rows; r += kThreads) lse[r] = sLse[r];
+  flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
 #endif
-}
-
-template <typename T, int kD, int kBr, int kBc>
-void launch_flash2_fwd_wgmma(const FlashParams& p, cudaStream_t stream) {
-  using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
-  static bool attribute_set = false;  // raise the dynamic shared-memory limit once per kernel
-  if (!attribute_set) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash2_fwd_wgmma_kernel<T, kD, kBr, kBc>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-    attribute_set = true;
-  }
-  const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
-  flash2_fwd_wgmma_kernel<T, kD, kBr, kBc><<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
-  FLASHIO_LAUNCH_CHECK("flash2_fwd");
 }
 
 template <typename T, int kD, int kBr, int kBc>
@@ -178,7 +140,7 @@ FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
   using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes,
                                K::kFlopsPerGmmaInst},
-                   &launch_flash2_fwd_wgmma<T, kD, kBr, kBc>};
+                   &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc>>};
 }
 
 }  // namespace flashio::kernels
