@@ -243,12 +243,7 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
 template <typename T, int kD, int kBr, int kBc>
 void launch_flash1_fwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash1Fwd<T, kD, kBr, kBc>;
-  static bool attribute_set = false;
-  if (!attribute_set) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash1_fwd_kernel<T, kD, kBr, kBc>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-    attribute_set = true;
-  }
+  opt_in_dynamic_smem<flash1_fwd_kernel<T, kD, kBr, kBc>>(K::kSmemBytes);
   flash1_fwd_kernel<T, kD, kBr, kBc><<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash1_fwd");
 }
@@ -256,12 +251,7 @@ void launch_flash1_fwd(const FlashParams& p, cudaStream_t stream) {
 template <typename T, int kD, int kBr, int kBc>
 void launch_flash1_bwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash1Bwd<T, kD, kBr, kBc>;
-  static bool attribute_set = false;
-  if (!attribute_set) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash1_bwd_kernel<T, kD, kBr, kBc>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-    attribute_set = true;
-  }
+  opt_in_dynamic_smem<flash1_bwd_kernel<T, kD, kBr, kBc>>(K::kSmemBytes);
   flash1_bwd_kernel<T, kD, kBr, kBc><<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash1_bwd");
 }

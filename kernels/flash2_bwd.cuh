@@ -195,12 +195,7 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
 template <typename T, int kD, int kBr, int kBc>
 void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
-  static bool attribute_set = false;
-  if (!attribute_set) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(flash2_bwd_kernel<T, kD, kBr, kBc>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-    attribute_set = true;
-  }
+  opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc>>(K::kSmemBytes);
   const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
   flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");

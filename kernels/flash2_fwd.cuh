@@ -144,11 +144,7 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
 // raising its dynamic shared-memory limit once. Shared by the mma.sync and wgmma forwards.
 template <typename K, int kBr, void (*kKernel)(FlashParams)>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
-  static bool attribute_set = false;
-  if (!attribute_set) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes));
-    attribute_set = true;
-  }
+  opt_in_dynamic_smem<kKernel>(K::kSmemBytes);
   const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
   kKernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_fwd");

@@ -72,22 +72,7 @@ struct BwdTile {
     const int g = lane >> 2, t = lane & 3;
     // Sᵀ = K_j Q_iᵀ (this warp's 16 key rows × Br queries).
     float p[kQT][4];
-#pragma unroll
-    for (int nt = 0; nt < kQT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) p[nt][e] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < kD / 16; ++kk) {
-      uint32_t a[4];
-      tile::load_a<kD>(a, sK, warp * 16, kk * 16, lane);
-#pragma unroll
-      for (int np = 0; np < kQT / 2; ++np) {
-        uint32_t b[4];
-        tile::load_b_nk<kD>(b, sQ, np * 16, kk * 16, lane);
-        tile::mma_16816<T>(p[2 * np], a, b[0], b[1]);
-        tile::mma_16816<T>(p[2 * np + 1], a, b[2], b[3]);
-      }
-    }
+    tile::warp_mma_abt<kD>(p, sK, warp * 16, sQ, lane);
     // Pᵀ = exp(scale·Sᵀ − lse) (Algorithm 4, line 13 with ℓ, m folded into lse).
 #pragma unroll
     for (int nt = 0; nt < kQT; ++nt)
@@ -103,55 +88,18 @@ struct BwdTile {
         p[nt][e] = v;
       }
     // dV_j += Pᵀ dO_i (line 16).
-#pragma unroll
-    for (int kk = 0; kk < kBr / 16; ++kk) {
-      uint32_t a[4];
-      tile::acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
-#pragma unroll
-      for (int dp = 0; dp < kD / 16; ++dp) {
-        uint32_t b[4];
-        tile::load_b_kn<kD>(b, sdO, kk * 16, dp * 16, lane);
-        tile::mma_16816<T>(dv[2 * dp], a, b[0], b[1]);
-        tile::mma_16816<T>(dv[2 * dp + 1], a, b[2], b[3]);
-      }
-    }
+    tile::warp_mma_acc_b<kD>(dv, p, sdO, lane);
     // dPᵀ = V_j dO_iᵀ (line 17), then dSᵀ = Pᵀ ∘ (dPᵀ − D) (line 20), kept in p.
     {
       float dp_acc[kQT][4];
-#pragma unroll
-      for (int nt = 0; nt < kQT; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) dp_acc[nt][e] = 0.f;
-#pragma unroll
-      for (int kk = 0; kk < kD / 16; ++kk) {
-        uint32_t a[4];
-        tile::load_a<kD>(a, sV, warp * 16, kk * 16, lane);
-#pragma unroll
-        for (int np = 0; np < kQT / 2; ++np) {
-          uint32_t b[4];
-          tile::load_b_nk<kD>(b, sdO, np * 16, kk * 16, lane);
-          tile::mma_16816<T>(dp_acc[2 * np], a, b[0], b[1]);
-          tile::mma_16816<T>(dp_acc[2 * np + 1], a, b[2], b[3]);
-        }
-      }
+      tile::warp_mma_abt<kD>(dp_acc, sV, warp * 16, sdO, lane);
 #pragma unroll
       for (int nt = 0; nt < kQT; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) p[nt][e] *= dp_acc[nt][e] - sDelta[nt * 8 + t * 2 + (e & 1)];
     }
     // dK_j += dSᵀ Q_i (line 21; the scale is applied once, when dK is written).
-#pragma unroll
-    for (int kk = 0; kk < kBr / 16; ++kk) {
-      uint32_t a[4];
-      tile::acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
-#pragma unroll
-      for (int dp = 0; dp < kD / 16; ++dp) {
-        uint32_t b[4];
-        tile::load_b_kn<kD>(b, sQ, kk * 16, dp * 16, lane);
-        tile::mma_16816<T>(dk[2 * dp], a, b[0], b[1]);
-        tile::mma_16816<T>(dk[2 * dp + 1], a, b[2], b[3]);
-      }
-    }
+    tile::warp_mma_acc_b<kD>(dk, p, sQ, lane);
     // dSᵀ to shared memory ([key][query]), for dQ_i = dS K_j (line 20), whose inner dimension
     // (keys) is split across warps.
 #pragma unroll

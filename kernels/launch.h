@@ -23,6 +23,18 @@ inline void check_cuda(cudaError_t status, const char* what, const char* file, i
 #define FLASHIO_LAUNCH_CHECK(name) \
   ::flashio::kernels::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
 
+// Raises kKernel's dynamic shared-memory limit to `bytes` (above 48 KiB a kernel must opt in),
+// once per kernel: on its first launch.
+template <auto kKernel>
+void opt_in_dynamic_smem(int bytes) {
+  static bool done = false;
+  if (!done) {
+    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kKernel),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    done = true;
+  }
+}
+
 // Pointers are device pointers; 16-bit tensors are (B, H, N, d) contiguous. Statistics (lse,
 // ℓ, m, delta) are fp32 with a per-(b, h) stride of stats_stride ≥ N floats, a multiple of 32,
 // so each head's statistics start on a 128-byte line and stores fill whole sectors.

@@ -194,6 +194,47 @@ __device__ __forceinline__ void acc_to_a(uint32_t (&a)[4], const float (&c0)[4],
   a[3] = Elem<T>::pack(c1[2], c1[3]);
 }
 
+// One warp's C (16 × 8·kNT, fp32) = A·Bᵀ over k < kK: A is rows a_row0..a_row0+15 of a
+// swizzled [·][kK] tile, B rows 0..8·kNT−1 of another, both k contiguous (e.g. Sᵀ = K Qᵀ).
+template <int kK, int kNT, typename T>
+__device__ __forceinline__ void warp_mma_abt(float (&c)[kNT][4], const T* sA, int a_row0, const T* sB, int lane) {
+#pragma unroll
+  for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) c[nt][e] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < kK / 16; ++kk) {
+    uint32_t a[4];
+    load_a<kK>(a, sA, a_row0, kk * 16, lane);
+#pragma unroll
+    for (int np = 0; np < kNT / 2; ++np) {
+      uint32_t b[4];
+      load_b_nk<kK>(b, sB, np * 16, kk * 16, lane);
+      mma_16816<T>(c[2 * np], a, b[0], b[1]);
+      mma_16816<T>(c[2 * np + 1], a, b[2], b[3]);
+    }
+  }
+}
+
+// One warp's C (16 × kN, fp32) += P·B: P (16 × 8·kPT) is fp32 accumulator tiles, taken as A
+// fragments 16 columns at a time; B is a swizzled [k][kN] tile, n contiguous (e.g. dV += Pᵀ dO).
+template <int kN, int kPT, typename T>
+__device__ __forceinline__ void warp_mma_acc_b(float (&c)[kN / 8][4], const float (&p)[kPT][4], const T* sB,
+                                               int lane) {
+#pragma unroll
+  for (int kk = 0; kk < kPT / 2; ++kk) {
+    uint32_t a[4];
+    acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
+#pragma unroll
+    for (int dp = 0; dp < kN / 16; ++dp) {
+      uint32_t b[4];
+      load_b_kn<kN>(b, sB, kk * 16, dp * 16, lane);
+      mma_16816<T>(c[2 * dp], a, b[0], b[1]);
+      mma_16816<T>(c[2 * dp + 1], a, b[2], b[3]);
+    }
+  }
+}
+
 // 2^x by the SFU (ex2.approx; 2^-inf = 0). The softmax runs in base 2 with the scale folded
 // into log2 e, one FFMA and one MUFU per score (FlashAttention-2's habit).
 __device__ __forceinline__ float exp2_approx(float x) {
