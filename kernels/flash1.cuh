@@ -240,33 +240,25 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
   }
 }
 
-template <typename T, int kD, int kBr, int kBc>
-void launch_flash1_fwd(const FlashParams& p, cudaStream_t stream) {
-  using K = Flash1Fwd<T, kD, kBr, kBc>;
-  opt_in_dynamic_smem<flash1_fwd_kernel<T, kD, kBr, kBc>>(K::kSmemBytes);
-  flash1_fwd_kernel<T, kD, kBr, kBc><<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
-  FLASHIO_LAUNCH_CHECK("flash1_fwd");
-}
-
-template <typename T, int kD, int kBr, int kBc>
-void launch_flash1_bwd(const FlashParams& p, cudaStream_t stream) {
-  using K = Flash1Bwd<T, kD, kBr, kBc>;
-  opt_in_dynamic_smem<flash1_bwd_kernel<T, kD, kBr, kBc>>(K::kSmemBytes);
-  flash1_bwd_kernel<T, kD, kBr, kBc><<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
-  FLASHIO_LAUNCH_CHECK("flash1_bwd");
+// Launches a flash1 kernel (K: its traits) with one block per head, grid (1, H, B).
+template <typename K, void (*kKernel)(FlashParams)>
+void launch_flash1(const FlashParams& p, cudaStream_t stream) {
+  opt_in_dynamic_smem<kKernel>(K::kSmemBytes);
+  kKernel<<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
+  FLASHIO_LAUNCH_CHECK("flash1 kernel");
 }
 
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash1_fwd_impl(DType dtype) {
   using K = Flash1Fwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash1, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
-                   &launch_flash1_fwd<T, kD, kBr, kBc>};
+                   &launch_flash1<K, flash1_fwd_kernel<T, kD, kBr, kBc>>};
 }
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash1_bwd_impl(DType dtype) {
   using K = Flash1Bwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash1, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
-                   &launch_flash1_bwd<T, kD, kBr, kBc>};
+                   &launch_flash1<K, flash1_bwd_kernel<T, kD, kBr, kBc>>};
 }
 
 }  // namespace flashio::kernels
