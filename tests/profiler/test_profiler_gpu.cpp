@@ -1,6 +1,7 @@
 // GPU tests of the profiler (skipped, exit 77, without a GPU): the counters read what a copy of
-// known traffic moves, the flush empties the L2, a captured pass replays kernel by kernel, and
-// a flash2 forward's io and tensor FLOPs match the model.
+// known traffic moves, the flush empties the L2, a captured pass replays kernel by kernel, a
+// flash2 forward's io and tensor FLOPs match the model, and standard attention is measured
+// kernel by kernel.
 #include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 
@@ -152,5 +153,36 @@ TEST_CASE("flash2 forward: measured io within 2 % of the model (mma.sync and wgm
       CHECK(*measured.io_write_bytes == Approx(double(model.total.io_write_bytes())).epsilon(0.02));
       if (check_flops) CHECK(*measured.flops_tensor == Approx(double(model.total.flops.tensor)).epsilon(0.01));
     }
+}
+
+TEST_CASE("standard attention fwdbwd is measured kernel by kernel: every pass captured, one row per "
+          "kernel and a total, rowsum_do_o reads dO and O once",
+          "[gpu][standard]") {
+  using namespace flashio;
+  // Its own process under CTest, as above. cuBLAS gets its own workspace, so the backward is
+  // captured and replayed kernel by kernel (no "back to back" note); rowsum_do_o's coalesced
+  // reads move each byte of dO and O once (one thread per row read 1.5x that per SM).
+  Profiler p;
+  sim::Problem prob;
+  prob.batch = 4;
+  prob.heads = 16;
+  prob.seqlen = 1024;
+  prob.headdim = 64;
+  prob.pass = sim::Pass::fwdbwd;
+  const sim::Config c = sim::make_config(sim::Algo::standard, prob, sim::hardware_preset("h200"));
+  ProfileOptions o;
+  o.repeats = 0;
+  const auto rows = p.profile(c, o);
+  for (const auto& note : p.notes()) CHECK(note.find("back to back") == std::string::npos);
+  REQUIRE(rows.size() == 10);  // gemm_qk softmax gemm_pv gemm_dv gemm_dp rowsum_do_o softmax_bwd gemm_dq gemm_dk, total
+  CHECK(rows.back().kernel == "total");
+  bool seen = false;
+  for (const auto& r : rows)
+    if (r.kernel == "rowsum_do_o") {
+      seen = true;
+      REQUIRE(r.io_read_bytes.has_value());
+      CHECK(*r.io_read_bytes == Approx(2.0 * 4 * 16 * 1024 * 64 * 2).epsilon(0.01));
+    }
+  CHECK(seen);
 }
 #endif
