@@ -101,6 +101,8 @@ struct AttentionRun::State {
     p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.dout = dout.ptr, p.o = o.ptr;
     p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
     p.s = s.ptr, p.p = this->p.ptr, p.p_drop = p_drop.ptr, p.dp = dp.ptr, p.delta = delta.f32();
+    p.cublas_workspace = cublas_workspace.ptr;
+    p.cublas_workspace_bytes = cublas_workspace.bytes;
     return p;
   }
 };
@@ -164,12 +166,8 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         if (c.dropout > 0.0) st.p_drop.allocate(nn);
         st.delta.allocate(stats);
         FLASHIO_CUBLAS_CHECK(cublasCreate(&st.cublas));
-        // A workspace of our own (kCublasWorkspaceBytes): cuBLAS then
-        // allocates nothing inside a pass, so the profiler can capture the pass into a graph
-        // and replay its kernels one at a time.
+        // A workspace of our own (StandardParams::cublas_workspace, set again with each stream).
         st.cublas_workspace.allocate(kCublasWorkspaceBytes);
-        FLASHIO_CUBLAS_CHECK(
-            cublasSetWorkspace(st.cublas, st.cublas_workspace.ptr, kCublasWorkspaceBytes));
         break;
       }
     }

@@ -179,12 +179,20 @@ void gemm(cublasHandle_t h, const StandardParams& p, cublasOperation_t ta, cubla
                                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+// cublasSetStream resets the handle's workspace to cuBLAS's own pool (cuBLAS documentation,
+// cublasSetStream), so the workspace is set again after every stream change: without it cuBLAS
+// allocates inside a captured pass (a memory-allocation graph node).
+void bind_stream(cublasHandle_t h, const StandardParams& p, cudaStream_t stream) {
+  FLASHIO_CUBLAS_CHECK(cublasSetStream(h, stream));
+  if (p.cublas_workspace) FLASHIO_CUBLAS_CHECK(cublasSetWorkspace(h, p.cublas_workspace, p.cublas_workspace_bytes));
+}
+
 template <typename T>
 void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<std::string>* names) {
   const int n = p.seqlen, d = p.headdim;
   const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
-  FLASHIO_CUBLAS_CHECK(cublasSetStream(h, stream));
+  bind_stream(h, p, stream);
   // gemm_qk: S = scale · Q Kᵀ  ⇔  Sᵀ = scale · K Qᵀ (col-major: op(A) = (Kᵀ)ᵀ, B = Qᵀ).
   gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, n, nn);
   names->push_back("gemm_qk");
@@ -213,7 +221,7 @@ void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   const int n = p.seqlen, d = p.headdim;
   const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
-  FLASHIO_CUBLAS_CHECK(cublasSetStream(h, stream));
+  bind_stream(h, p, stream);
   const void* probs = p.dropout > 0.f ? p.p_drop : p.p;
   // gemm_dv: dV = Pᵀ dO  ⇔  dVᵀ = dOᵀ P.
   gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, n, nn, p.dv, d, nd);

@@ -36,6 +36,10 @@ struct StandardParams {
   void* p_drop = nullptr;  // P after dropout (only with dropout > 0)
   void* dp = nullptr;      // dP
   float* delta = nullptr;  // rowsum(dO ∘ O)
+  // cuBLAS's workspace, ours: with it cuBLAS allocates nothing while a pass runs, so the profiler
+  // can capture a pass into a graph and replay its kernels one at a time.
+  void* cublas_workspace = nullptr;
+  size_t cublas_workspace_bytes = 0;
 };
 
 // Largest N the row kernels take (a row of S is staged in shared memory as fp32).

@@ -10,7 +10,8 @@ const std::vector<std::string>& profile_metrics() {
       metric::dram_write,       metric::l2_read_sectors,  metric::l2_write_sectors,
       metric::l2_atom_sectors,  metric::l2_red_sectors,   metric::hmma_inst,
       metric::gmma_inst,        metric::fma_inst,         metric::xu_inst,
-      metric::duration_ns,      metric::local_store_bytes};
+      metric::duration_ns,      metric::local_store_bytes, metric::tensor_ops_fp16,
+      metric::tensor_ops_bf16,  metric::tensor_ops_tf32};
   return names;
 }
 
@@ -29,12 +30,15 @@ void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms, 
     row.io_write_bytes = *row.io_write_bytes - *spill;
   row.dram_read_bytes = get(v, metric::dram_read);
   row.dram_write_bytes = get(v, metric::dram_write);
-  const auto hmma = get(v, metric::hmma_inst);
-  const auto gmma = get(v, metric::gmma_inst);
   row.flops_tensor.reset();
-  if (hmma && (!gmma || *gmma == 0)) row.flops_tensor = *hmma * kFlopsPerHmma16816;
-  else if (hmma && gmma && flops_per_gmma_inst > 0)
-    row.flops_tensor = *hmma * kFlopsPerHmma16816 + *gmma * flops_per_gmma_inst;
+  for (const std::string* ops : {&metric::tensor_ops_fp16, &metric::tensor_ops_bf16, &metric::tensor_ops_tf32})
+    if (const auto x = get(v, *ops)) row.flops_tensor = row.flops_tensor.value_or(0.0) + *x;
+  if (!row.flops_tensor) {
+    const auto hmma = get(v, metric::hmma_inst);
+    const double gmma = get(v, metric::gmma_inst).value_or(0.0);
+    if (hmma && (gmma == 0 || flops_per_gmma_inst > 0))
+      row.flops_tensor = (*hmma - gmma) * kFlopsPerHmma16816 + gmma * flops_per_gmma_inst;
+  }
   if (const auto xu = get(v, metric::xu_inst)) row.flops_exp = *xu * kThreadsPerWarp;
   else row.flops_exp.reset();
   if (const auto fma = get(v, metric::fma_inst)) row.flops_other = *fma * kThreadsPerWarp;

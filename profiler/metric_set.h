@@ -30,7 +30,16 @@ inline const std::string l2_read_sectors = "lts__t_sectors_srcunit_tex_op_read.s
 inline const std::string l2_write_sectors = "lts__t_sectors_srcunit_tex_op_write.sum";
 inline const std::string l2_atom_sectors = "lts__t_sectors_srcunit_tex_op_atom.sum";
 inline const std::string l2_red_sectors = "lts__t_sectors_srcunit_tex_op_red.sum";
-// Tensor-core warp instructions: mma.sync (HMMA) and, for cuBLAS's sm_90 GEMMs, wgmma (GMMA).
+// Tensor-core math operations by source type (2 per multiply-add, so FLOPs: on the H200 a bf16
+// wgmma forward read exactly 4·B·H·N²·d). mma.sync and wgmma both count, so cuBLAS's GEMMs are
+// measured too. (`..._src_fp16_dst_fp32` does not exist; fp16 has one counter for both
+// accumulator types.)
+inline const std::string tensor_ops_fp16 = "sm__ops_path_tensor_src_fp16.sum";
+inline const std::string tensor_ops_bf16 = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
+inline const std::string tensor_ops_tf32 = "sm__ops_path_tensor_src_tf32_dst_fp32.sum";
+// Tensor-pipe warp instructions: the fallback where the ops counters do not answer. On the H200
+// the HMMA counter counts wgmma (GMMA) instructions as well: ncu read 524,288 for both in a
+// wgmma-only kernel.
 inline const std::string hmma_inst = "sm__inst_executed_pipe_tensor_op_hmma.sum";
 inline const std::string gmma_inst = "sm__inst_executed_pipe_tensor_op_gmma.sum";
 // CUDA-core warp instructions on the FMA pipe and the special-function (XU: exp2, rcp) pipe.
@@ -51,10 +60,10 @@ const std::vector<std::string>& profile_metrics();
 using MetricValues = std::map<std::string, double>;
 
 // Fills the value columns of a measured row from the counters: io (io_write without the
-// local-memory stores, when that counter was read), dram, flops_tensor
-// (HMMA instructions × 4096, plus GMMA warp instructions × flops_per_gmma_inst when the kernel
-// is one of our wgmma kernels, whose instruction shapes are known; empty when a kernel ran
-// wgmma of unknown shape — cuBLAS's),
+// local-memory stores, when that counter was read), dram, flops_tensor (the tensor ops
+// counters' sum; where none answered, from instructions: HMMA-pipe instructions that are not
+// GMMA × 4096, plus GMMA warp instructions × flops_per_gmma_inst when the kernel is one of our
+// wgmma kernels, whose instruction shapes are known; empty for wgmma of unknown shape),
 // flops_exp and flops_other (XU and FMA pipe warp instructions × 32: an upper bound, since
 // predicated-off lanes and integer IMADs count too), and time_ms when given (> 0). Counters that
 // were not measured leave their columns empty.

@@ -53,25 +53,42 @@ TEST_CASE("a counter not measured, or NaN, leaves its column empty (never 0)", "
   CHECK_FALSE(r.time_ms.has_value());
 }
 
-TEST_CASE("wgmma kernels (cuBLAS sm_90) leave flops_tensor empty: their FLOPs per instruction "
-          "vary with the instruction's N", "[metrics]") {
+TEST_CASE("the tensor ops counters, where they answer, are the tensor FLOPs: fp16, bf16 and tf32 "
+          "add up, and the instruction counts are not used", "[metrics]") {
+  // A bf16 wgmma forward at B=4 H=16 N=1024 d=128 read 34,359,738,368 = 4·B·H·N²·d on the H200.
+  MetricValues v = {{metric::tensor_ops_bf16, 34359738368.0}, {metric::tensor_ops_fp16, 0.0},
+                    {metric::hmma_inst, 524288}, {metric::gmma_inst, 524288}};
+  sim::Row r;
+  fill_measured_values(r, v, 0.0);  // no FLOPs per GMMA instruction needed
+  CHECK(r.flops_tensor == 34359738368.0);
+  v[metric::tensor_ops_fp16] = 4096.0;
+  v[metric::tensor_ops_tf32] = 1024.0;
+  fill_measured_values(r, v, 0.0);
+  CHECK(r.flops_tensor == 34359738368.0 + 4096 + 1024);
+}
+
+TEST_CASE("without ops counters, wgmma of unknown shape (cuBLAS's) leaves flops_tensor empty: its "
+          "FLOPs per instruction vary with the instruction's N", "[metrics]") {
   MetricValues v = {{metric::hmma_inst, 10.0}, {metric::gmma_inst, 5.0}};
   sim::Row r;
   fill_measured_values(r, v, 0.0);
   CHECK_FALSE(r.flops_tensor.has_value());
 }
 
-TEST_CASE("our wgmma kernels: GMMA warp instructions x the kernel's FLOPs per instruction, "
-          "plus any HMMA", "[metrics]") {
+TEST_CASE("without ops counters, our wgmma kernels: GMMA warp instructions x the kernel's FLOPs per "
+          "instruction, and the HMMA counter's GMMA share is not counted again", "[metrics]") {
   // flash2_fwd wgmma 128 x 128 at d = 128, B=16 H=16 N=4096: per tile and warpgroup 8 wgmma
   // of 64x128x16 for S and 8 for P V, counted by each of 4 warps: 65,536 FLOPs per count.
   const double per_inst = 1024.0 * 128 * 128 / (128 + 128);
   CHECK(per_inst == 65536.0);
   const double tiles = 16.0 * 16 * 32 * 32 * 2;  // (B·H·Tr·Tc) × 2 warpgroups
-  MetricValues v = {{metric::hmma_inst, 0.0}, {metric::gmma_inst, tiles * 16 * 4}};
+  const double gmma = tiles * 16 * 4;
+  // The H200's HMMA-pipe counter includes the GMMA instructions (ncu: equal in a wgmma-only
+  // kernel); 7 more are mma.sync.
+  MetricValues v = {{metric::hmma_inst, gmma + 7}, {metric::gmma_inst, gmma}};
   sim::Row r;
   fill_measured_values(r, v, 0.0, per_inst);
-  CHECK(*r.flops_tensor == 4.0 * 16 * 16 * 4096.0 * 4096 * 128);  // 4·B·H·N²·d
+  CHECK(*r.flops_tensor == 4.0 * 16 * 16 * 4096.0 * 4096 * 128 + 7 * 4096);  // 4·B·H·N²·d + 7 HMMA
 }
 
 TEST_CASE("the total row adds up the kernel rows, a column unknown for one kernel is unknown "
