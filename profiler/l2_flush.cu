@@ -38,18 +38,6 @@ L2Flush::L2Flush() {
   check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
   check(cudaMemset(buffer_, 0, bytes_), "cudaMemset (L2 flush buffer)");
   check(cudaMalloc(&sink_, sizeof(unsigned)), "cudaMalloc (L2 flush sink)");
-  // The memset leaves the buffer's last-written lines dirty in the L2, and reading the buffer
-  // cannot clean them: a flush only evicts lines of other addresses. They would be written back
-  // inside the first measured kernel's range. Reading each half (2× the L2) twice in turn evicts
-  // the other half's dirty lines. (Why: the first kernel measured in each `flashio profile`
-  // process wrote ~28.8 MB more to DRAM than the same kernel later in it — docs/profiler.md.)
-  const size_t units = bytes_ / sizeof(uint4), half = units / 2;
-  const auto* data = static_cast<const uint4*>(buffer_);
-  for (int round = 0; round < 2; ++round) {
-    l2_flush_read<<<256, 512>>>(data, half, static_cast<unsigned*>(sink_));
-    l2_flush_read<<<256, 512>>>(data + half, units - half, static_cast<unsigned*>(sink_));
-  }
-  check(cudaGetLastError(), "launch of l2_flush_read (cleaning the flush buffer)");
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
