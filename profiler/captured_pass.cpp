@@ -29,7 +29,6 @@ void check(CUresult r, const char* what) {
 struct Step {
   CUgraphNode node = nullptr;
   CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
-  bool done = false;
 };
 
 }  // namespace
@@ -207,14 +206,9 @@ CapturedPass::LaunchShape CapturedPass::launch_shape(size_t k) const {
   return shape;
 }
 
-void CapturedPass::run_steps_before(size_t k, cudaStream_t stream) {
+void CapturedPass::run_prefix(size_t k, cudaStream_t stream) {
   const size_t limit = impl_->kernel_steps.at(k);
-  for (size_t i = 0; i < limit; ++i) {
-    Step& s = impl_->steps[i];
-    if (s.done || s.type == CU_GRAPH_NODE_TYPE_KERNEL) continue;
-    run_step(s, stream);
-    s.done = true;
-  }
+  for (size_t i = 0; i < limit; ++i) run_step(impl_->steps[i], stream);
 }
 
 void CapturedPass::launch_kernel(size_t k, cudaStream_t stream) {
@@ -222,11 +216,8 @@ void CapturedPass::launch_kernel(size_t k, cudaStream_t stream) {
 }
 
 void CapturedPass::run_remaining_steps(cudaStream_t stream) {
-  for (Step& s : impl_->steps) {
-    if (s.done || s.type == CU_GRAPH_NODE_TYPE_KERNEL) continue;
-    run_step(s, stream);
-    s.done = true;
-  }
+  const size_t first = impl_->kernel_steps.empty() ? 0 : impl_->kernel_steps.back() + 1;
+  for (size_t i = first; i < impl_->steps.size(); ++i) run_step(impl_->steps[i], stream);
 }
 
 }  // namespace flashio::profiler

@@ -26,8 +26,12 @@ class CapturedPass {
   size_t kernel_count() const;
   // The device function name of kernel k (mangled), to tell cuBLAS's kernels from ours.
   std::string kernel_function(size_t k) const;
-  // Runs the non-kernel steps (memsets, copies) that come before kernel k and have not run yet.
-  void run_steps_before(size_t k, cudaStream_t stream);
+  // Runs every step that comes before kernel k, earlier kernels included, so that kernel k
+  // starts from the state the whole pass would leave it. Needed before every launch of k, not
+  // only the first: cuBLAS's persistent sm_90 GEMMs claim tiles from a counter that an earlier
+  // step resets, and launched again without it one did almost nothing (on the H200: 13 MB read
+  // where the same launch in its pass read 101 MB).
+  void run_prefix(size_t k, cudaStream_t stream);
   // Kernel k's launch shape and how many of its blocks one SM holds at once (the driver's
   // occupancy calculator: registers, shared memory and threads).
   struct LaunchShape {
@@ -40,7 +44,7 @@ class CapturedPass {
   // Launches kernel k alone, with its captured grid, block, shared memory, arguments and
   // cluster shape.
   void launch_kernel(size_t k, cudaStream_t stream);
-  // Runs whatever non-kernel steps remain after the last kernel.
+  // Runs the non-kernel steps after the last kernel.
   void run_remaining_steps(cudaStream_t stream);
 
   struct Impl;

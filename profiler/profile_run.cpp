@@ -87,10 +87,10 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     passes = {kernels::Pass::fwd, kernels::Pass::bwd};
   }
 
-  // One unmeasured run of the measured passes first. The first launch of our kernels in a
-  // process does one-time work whose DRAM writes otherwise land in the first measured kernel's
-  // range: on the H200 the first configuration of every `flashio profile` process wrote
-  // ~28 MB more than the model, whichever configuration came first (docs/profiler.md).
+  // One unmeasured run of the measured passes first, so that no kernel's first launch in the
+  // process (lazy module loading, cuBLAS's first call) happens inside the capture or a
+  // measurement. (It did not remove the first configuration's extra ~28 MB of DRAM writes; the
+  // thrown-away measurement in the constructor did — docs/profiler.md.)
   try {
     for (kernels::Pass p : passes) run->enqueue(p, m.stream);
   } catch (const std::invalid_argument& e) {
@@ -172,7 +172,14 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     std::vector<MetricValues> values(names.size());
     std::vector<double> time_ms(names.size(), 0.0);
     for (size_t k = 0; k < functions.size(); ++k) {
-      captured.run_steps_before(k, m.stream);
+      // Before every launch of kernel k (each hardware pass, each timed run): the pass's steps
+      // before it, so it finds the state it would find in the pass (CapturedPass::run_prefix),
+      // then two flushes, so it starts from a cold L2 with the earlier kernels' writes drained.
+      auto prepare = [&](cudaStream_t s) {
+        captured.run_prefix(k, s);
+        flush(s);
+        flush(s);
+      };
       // The kernel, then a drain (the flush again, in its own range): the drain's reads evict
       // what the kernel left dirty in the L2, so the drain's DRAM writes are the kernel's
       // write-backs (docs/profiler.md; the L2 model counts them the same way).
@@ -181,7 +188,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
             captured.launch_kernel(k, m.stream);
             flush(m.stream);
           },
-          [&] { flush(m.stream); });
+          [&] { prepare(m.stream); });
       if (records.size() != 2)
         throw ProfilerError(ErrorKind::cuda_failure,
                             "expected 2 profiled ranges (kernel, drain), got " + std::to_string(records.size()));
@@ -192,7 +199,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
       }
       if (options.repeats > 0)
         time_ms[owner[k]] += median_time_ms([&](cudaStream_t s) { captured.launch_kernel(k, s); },
-                                            flush, options.warmup, options.repeats, m.stream);
+                                            prepare, options.warmup, options.repeats, m.stream);
     }
     captured.run_remaining_steps(m.stream);
     check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");

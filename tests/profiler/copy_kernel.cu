@@ -23,6 +23,18 @@ __global__ void read16(const uint4* __restrict__ src, size_t count, unsigned* si
   if (acc == 0x12345678u) *sink = acc;
 }
 
+__global__ void claim_tiles(unsigned* counter, unsigned* claimed, unsigned tiles) {
+  __shared__ unsigned tile;
+  for (;;) {
+    if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    const unsigned t = tile;
+    __syncthreads();
+    if (t >= tiles) return;
+    if (threadIdx.x == 0) claimed[t] = 1;
+  }
+}
+
 void check_launch(const char* what) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -39,6 +51,11 @@ void enqueue_copy(const void* src, void* dst, size_t bytes, cudaStream_t stream)
 void enqueue_read(const void* src, size_t bytes, unsigned* sink, cudaStream_t stream) {
   read16<<<132 * 8, 256, 0, stream>>>(static_cast<const uint4*>(src), bytes / sizeof(uint4), sink);
   check_launch("read16");
+}
+
+void enqueue_claim_tiles(unsigned* counter, unsigned* claimed, int tiles, cudaStream_t stream) {
+  claim_tiles<<<132, 128, 0, stream>>>(counter, claimed, static_cast<unsigned>(tiles));
+  check_launch("claim_tiles");
 }
 
 }  // namespace flashio::profiler::testing

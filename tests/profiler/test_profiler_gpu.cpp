@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -110,13 +111,42 @@ TEST_CASE("a captured pass runs nothing while captured, then replays its kernels
   REQUIRE(cudaMemcpy(out.data(), c.ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
   CHECK(out[0] == 0xff);  // capturing launched nothing
   for (size_t k = 0; k < pass.kernel_count(); ++k) {
-    pass.run_steps_before(k, nullptr);
+    pass.run_prefix(k, nullptr);
     pass.launch_kernel(k, nullptr);
   }
   pass.run_remaining_steps(nullptr);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   REQUIRE(cudaMemcpy(out.data(), c.ptr, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
   CHECK(out == host);
+}
+
+TEST_CASE("a captured kernel launched again after its prefix finds the state the pass gives it: "
+          "a tile counter reset by an earlier step, as cuBLAS's persistent GEMMs keep one",
+          "[gpu][capture]") {
+  const int tiles = 1000;
+  DeviceBuffer counter(sizeof(unsigned)), claimed(tiles * sizeof(unsigned));
+  CapturedPass pass([&](cudaStream_t s) {
+    REQUIRE(cudaMemsetAsync(counter.ptr, 0, sizeof(unsigned), s) == cudaSuccess);
+    testing::enqueue_claim_tiles(static_cast<unsigned*>(counter.ptr), static_cast<unsigned*>(claimed.ptr), tiles, s);
+  });
+  REQUIRE(pass.kernel_count() == 1);
+  auto claimed_tiles = [&] {
+    std::vector<unsigned> host(tiles);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(cudaMemcpy(host.data(), claimed.ptr, tiles * sizeof(unsigned), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return std::count(host.begin(), host.end(), 1u);
+  };
+  for (int launch = 0; launch < 3; ++launch) {  // as often as a measurement's hardware passes
+    REQUIRE(cudaMemset(claimed.ptr, 0, tiles * sizeof(unsigned)) == cudaSuccess);
+    pass.run_prefix(0, nullptr);
+    pass.launch_kernel(0, nullptr);
+    INFO("launch " << launch);
+    CHECK(claimed_tiles() == tiles);
+  }
+  // Without the prefix the counter stays exhausted and the kernel claims nothing.
+  REQUIRE(cudaMemset(claimed.ptr, 0, tiles * sizeof(unsigned)) == cudaSuccess);
+  pass.launch_kernel(0, nullptr);
+  CHECK(claimed_tiles() == 0);
 }
 
 #ifdef FLASHIO_PROFILER_HAS_KERNELS
@@ -183,6 +213,16 @@ TEST_CASE("standard attention fwdbwd is measured kernel by kernel: every pass ca
   REQUIRE(rows.back().flops_tensor.has_value());
   CHECK(*rows.back().flops_tensor ==
         Approx(double(sim::simulate(c, sim::CountMethod::walk).total.flops.tensor)).epsilon(0.01));
+  // S = Q Kᵀ is written whole by gemm_qk (cuBLAS stores it with TMA, which the per-SM write
+  // counter includes), and Q and K are read at least once: a GEMM replayed without its state
+  // did far less (CapturedPass::run_prefix).
+  const double s_bytes = 4.0 * 16 * 1024 * 1024 * 2, qk_bytes = 2.0 * 4 * 16 * 1024 * 64 * 2;
+  for (const auto& r : rows)
+    if (r.kernel == "gemm_qk") {
+      REQUIRE(r.io_write_bytes.has_value());
+      CHECK(*r.io_write_bytes == Approx(s_bytes).epsilon(0.02));
+      CHECK(*r.io_read_bytes >= qk_bytes);
+    }
   bool seen = false;
   for (const auto& r : rows)
     if (r.kernel == "rowsum_do_o") {
