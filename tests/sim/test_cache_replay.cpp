@@ -245,4 +245,13 @@ TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, e
   CHECK(measured_blocks_per_sm(a100, "flash1_fwd") == 0);
   c.tiling = {32, 32};  // not a built kernel
   CHECK(measured_blocks_per_sm(c, "flash1_fwd") == 0);
+  // flash2's wgmma forwards (256 threads, two stages of K and V): one block per SM at d=128,
+  // two at d=64, where the schedule's 128 threads and one stage would allow more.
+  Config w = make_config(Algo::flash2, small_problem(1025, 128, Pass::fwd), hardware_preset("h200"));
+  w.tiling = {128, 128};
+  CHECK(replay_cache(w).kernels[0].blocks_per_sm == 1);
+  CHECK(blocks_per_sm(build_schedule(w)[0], w.hw) > 1);
+  w.problem.headdim = 64;
+  w.tiling = {128, 64};
+  CHECK(measured_blocks_per_sm(w, "flash2_fwd") == 2);
 }
