@@ -110,6 +110,8 @@ nlohmann::json hardware_json(const sim::Hardware& hw) {
           {"l2_bytes", hw.l2_bytes},
           {"l2_line_bytes", hw.l2_line_bytes},
           {"l2_sector_bytes", hw.l2_sector_bytes},
+          {"l2_ways", hw.l2_ways},
+          {"l2_partitions", hw.l2_partitions},
           {"hbm_bytes_per_s", hw.hbm_bytes_per_s},
           {"tensor_flops_per_s", hw.tensor_flops_per_s},
           {"cuda_core_flops_per_s", hw.cuda_core_flops_per_s},

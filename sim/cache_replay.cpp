@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/errors.h"
+#include "sim/l2_partitions.h"
 #include "sim/roofline.h"
 #include "sim/row.h"
 #include "sim/simulate.h"
@@ -62,10 +63,6 @@ L2Geometry geometry_of(const Hardware& hw, const CacheOptions& options) {
   g.line_bytes = hw.l2_line_bytes;
   g.sector_bytes = hw.l2_sector_bytes;
   g.ways = options.l2_ways > 0 ? options.l2_ways : hw.l2_ways;
-  // A capacity that is not a whole number of sets (a hardware file's odd figure) is rounded
-  // down to one: the model needs equal sets.
-  const int64_t set_bytes = g.line_bytes * g.ways;
-  if (set_bytes > 0 && g.capacity_bytes >= set_bytes) g.capacity_bytes -= g.capacity_bytes % set_bytes;
   return g;
 }
 
@@ -102,7 +99,11 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
 
 CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Problem& problem,
                            const Hardware& hw, const CacheOptions& options) {
-  L2Cache cache(geometry_of(hw, options));
+  // A capacity that is not a whole number of sets per partition (a hardware file's odd figure)
+  // is rounded down to one: the model needs equal sets (PartitionedL2).
+  PartitionedL2 cache(geometry_of(hw, options),
+                      options.l2_partitions > 0 ? options.l2_partitions : hw.l2_partitions);
+  const int64_t sms = std::max<int64_t>(hw.sm_count, 1);
   const TensorAddresses addresses(problem);
   CacheResult result;
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -140,10 +141,12 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
     bool any_active = true;
     while (any_active) {
       any_active = false;
-      for (auto& slot : slots) {
+      for (size_t s = 0; s < slots.size(); ++s) {
+        Slot& slot = slots[s];
         if (!slot.active) continue;
         const Run& run = slot.runs[slot.next++];
-        cache.access_rows(run.address, run.row_bytes, run.rows, run.stride_bytes, run.kind);
+        cache.access_rows(static_cast<int64_t>(s) % sms, run.address, run.row_bytes, run.rows,
+                          run.stride_bytes, run.kind);
         if (slot.next == slot.runs.size()) refill(slot);
         any_active = any_active || slot.active;
       }

@@ -10,6 +10,8 @@
 // - interleaving: the resident blocks take turns, one transfer (one tile) each, round-robin;
 //   when a block finishes, the next block in launch order takes its place (waves, and the
 //   ragged waves of causal grids);
+// - partitions: the L2 is the hardware's partitions (l2_partitions.h); resident block slot s
+//   runs on SM s mod SMs;
 // - addresses: every tensor has its own base (aligned to 2 MiB, as cudaMalloc's large
 //   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e;
 // - kernel boundaries: by default every kernel starts with a cold L2, and the dirty lines left
@@ -48,6 +50,7 @@ struct CacheOptions {
   // Hardware geometry overrides: 0 keeps the Hardware's figure.
   int64_t l2_bytes = 0;
   int64_t l2_ways = 0;
+  int64_t l2_partitions = 0;
 };
 
 struct KernelCacheResult {

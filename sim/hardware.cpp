@@ -18,6 +18,10 @@ Hardware a100_40gb() {
   h.smem_per_sm_bytes = 164 * 1024;
   h.sm_count = 108;                 // whitepaper: 108 SMs on A100
   h.l2_bytes = 40LL * 1024 * 1024;  // whitepaper: 40 MB L2
+  // Whitepaper: "The L2 cache is divided into two partitions ... Each L2 partition localizes
+  // and caches data for memory accesses from SMs in the GPCs directly connected to the
+  // partition" (the same on H100).
+  h.l2_partitions = 2;
   h.hbm_bytes_per_s = 1555e9;       // A100 40GB datasheet: 1,555 GB/s
   h.tensor_flops_per_s = 312e12;    // datasheet: FP16 tensor core 312 TFLOPS dense
   h.cuda_core_flops_per_s = 19.5e12;  // datasheet: FP32 19.5 TFLOPS
@@ -36,6 +40,7 @@ Hardware h100_sxm() {
   h.smem_per_sm_bytes = 228 * 1024;
   h.sm_count = 132;                 // H100 SXM5: 132 SMs
   h.l2_bytes = 50LL * 1024 * 1024;  // whitepaper: 50 MB L2
+  h.l2_partitions = 2;              // whitepaper: two partitions (as on A100, above)
   h.hbm_bytes_per_s = 3.35e12;      // H100 SXM datasheet: 3.35 TB/s HBM3
   h.tensor_flops_per_s = 989.4e12;  // datasheet: FP16 tensor core 1,979 TFLOPS with sparsity
   h.cuda_core_flops_per_s = 66.9e12;  // datasheet: FP32 67 TFLOPS
@@ -96,7 +101,7 @@ Hardware load_hardware_file(const std::string& path) {
       {"sm_count", &h.sm_count},               {"max_threads_per_sm", &h.max_threads_per_sm},
       {"max_blocks_per_sm", &h.max_blocks_per_sm}, {"l2_bytes", &h.l2_bytes},
       {"l2_line_bytes", &h.l2_line_bytes},     {"l2_sector_bytes", &h.l2_sector_bytes},
-      {"l2_ways", &h.l2_ways}};
+      {"l2_ways", &h.l2_ways},                 {"l2_partitions", &h.l2_partitions}};
   std::map<std::string, double*> reals = {{"hbm_bytes_per_s", &h.hbm_bytes_per_s},
                                           {"tensor_flops_per_s", &h.tensor_flops_per_s},
                                           {"cuda_core_flops_per_s", &h.cuda_core_flops_per_s},
@@ -129,7 +134,7 @@ Hardware load_hardware_file(const std::string& path) {
       } else {
         fail("unknown key '" + key +
              "'; allowed: name, sram_bytes, smem_per_sm_bytes, sm_count, max_threads_per_sm, "
-             "max_blocks_per_sm, l2_bytes, l2_line_bytes, l2_sector_bytes, l2_ways, "
+             "max_blocks_per_sm, l2_bytes, l2_line_bytes, l2_sector_bytes, l2_ways, l2_partitions, "
              "hbm_bytes_per_s, tensor_flops_per_s, cuda_core_flops_per_s, exp_per_s");
       }
     } catch (const std::logic_error&) {

@@ -18,6 +18,7 @@ struct Hardware {
   int64_t l2_line_bytes = 128;
   int64_t l2_sector_bytes = 32;
   int64_t l2_ways = 16;            // not published by NVIDIA; a modelling assumption
+  int64_t l2_partitions = 1;       // L2 partitions, each caching for the SMs beside it
   double hbm_bytes_per_s = 0;      // peak DRAM bandwidth
   double tensor_flops_per_s = 0;   // dense fp16/bf16 tensor-core rate, fp32 accumulate
   double cuda_core_flops_per_s = 0;  // fp32 FMA pipe (an FMA counted as 2 FLOPs)

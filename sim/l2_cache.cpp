@@ -82,7 +82,9 @@ void L2Cache::access_line(uint64_t line, uint8_t mask, Access kind) {
     way = victim;
   }
   const int requested = std::popcount(mask);
-  if (kind == Access::write) {
+  if (kind == Access::copy) {
+    way->valid |= mask;  // clean; the home partition counted the hit or the DRAM read
+  } else if (kind == Access::write) {
     // Write-allocate without fetch: whole sectors are overwritten, nothing is read.
     stats_.sector_writes += requested;
     way->valid |= mask;
@@ -117,24 +119,8 @@ void L2Cache::renumber_stamps() {
 }
 
 void L2Cache::access(uint64_t address, uint64_t bytes, Access kind) {
-  if (bytes == 0) return;
-  const uint64_t end = address + bytes;  // exclusive
-  const uint64_t first = address >> line_shift_;
-  const uint64_t last = (end - 1) >> line_shift_;
-  const uint8_t full = static_cast<uint8_t>((1u << sectors_per_line_) - 1);
-  for (uint64_t line = first; line <= last; ++line) {
-    uint8_t mask = full;
-    if (line == first || line == last) {
-      const uint64_t line_begin = line << line_shift_;
-      const uint64_t lo = std::max(address, line_begin) - line_begin;
-      const uint64_t hi = std::min(end, line_begin + static_cast<uint64_t>(geometry_.line_bytes)) -
-                          line_begin;  // exclusive
-      const int s0 = static_cast<int>(lo >> sector_shift_);
-      const int s1 = static_cast<int>((hi - 1) >> sector_shift_);
-      mask = static_cast<uint8_t>(((1u << (s1 + 1)) - 1) & ~((1u << s0) - 1));
-    }
-    access_line(line, mask, kind);
-  }
+  for_each_line(address, bytes, line_shift_, sector_shift_,
+                [&](uint64_t line, uint8_t mask) { access_line(line, mask, kind); });
 }
 
 void L2Cache::access_rows(uint64_t address, uint64_t row_bytes, uint64_t rows,
@@ -170,6 +156,11 @@ const L2Cache::Way* L2Cache::find(uint64_t line) const {
   for (int64_t w = 0; w < geometry_.ways; ++w)
     if (set[w].valid != 0 && set[w].line == line) return &set[w];
   return nullptr;
+}
+
+uint8_t L2Cache::valid_sectors(uint64_t line) const {
+  const Way* w = find(line);
+  return w != nullptr ? w->valid : 0;
 }
 
 bool L2Cache::holds(uint64_t address) const {

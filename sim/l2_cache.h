@@ -27,7 +27,9 @@ struct L2Geometry {
   int64_t ways = 16;
 };
 
-enum class Access { read, write, atomic };
+// copy: a clean copy of sectors arriving from another L2 partition (PartitionedL2): they become
+// valid, nothing is read from DRAM, and no hit or miss is counted (the home partition counted it).
+enum class Access { read, write, atomic, copy };
 
 // Sector-level statistics; DRAM bytes are sectors × sector_bytes.
 struct L2Stats {
@@ -41,6 +43,31 @@ struct L2Stats {
   L2Stats& operator+=(const L2Stats& o);
 };
 
+// Calls f(line, sector_mask) for every line that [address, address + bytes) touches, with the
+// mask of the sectors it touches in that line.
+template <typename F>
+void for_each_line(uint64_t address, uint64_t bytes, int line_shift, int sector_shift, F&& f) {
+  if (bytes == 0) return;
+  const uint64_t end = address + bytes;  // exclusive
+  const uint64_t first = address >> line_shift;
+  const uint64_t last = (end - 1) >> line_shift;
+  const int sectors = 1 << (line_shift - sector_shift);
+  const uint8_t full = static_cast<uint8_t>((1u << sectors) - 1);
+  for (uint64_t line = first; line <= last; ++line) {
+    uint8_t mask = full;
+    if (line == first || line == last) {
+      const uint64_t line_begin = line << line_shift;
+      const uint64_t lo = (address > line_begin ? address : line_begin) - line_begin;
+      const uint64_t line_end = line_begin + (uint64_t(1) << line_shift);
+      const uint64_t hi = (end < line_end ? end : line_end) - line_begin;  // exclusive
+      const int s0 = static_cast<int>(lo >> sector_shift);
+      const int s1 = static_cast<int>((hi - 1) >> sector_shift);
+      mask = static_cast<uint8_t>(((1u << (s1 + 1)) - 1) & ~((1u << s0) - 1));
+    }
+    f(line, mask);
+  }
+}
+
 class L2Cache {
  public:
   // Throws InvalidInput unless line_bytes is a multiple of sector_bytes with at most 8 sectors,
@@ -53,6 +80,13 @@ class L2Cache {
   // `rows` runs of `row_bytes` bytes, `stride_bytes` apart (a tile of a row-major tensor).
   void access_rows(uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes,
                    Access kind);
+
+  // One line (line address = byte address / line_bytes) with the mask of the sectors touched.
+  void access_line(uint64_t line, uint8_t sector_mask, Access kind);
+  // The sectors of `line` that are valid (0 when the line is absent); does not touch the LRU.
+  uint8_t valid_sectors(uint64_t line) const;
+  int line_shift() const { return line_shift_; }
+  int sector_shift() const { return sector_shift_; }
 
   // Writes every dirty sector back (counted in dram_write_bytes) and keeps the lines valid
   // and clean.
@@ -77,7 +111,6 @@ class L2Cache {
     uint8_t valid = 0;    // sector mask; 0 means the way is free
     uint8_t dirty = 0;    // sector mask, a subset of valid
   };
-  void access_line(uint64_t line, uint8_t sector_mask, Access kind);
   uint64_t set_of(uint64_t line) const;
   const Way* find(uint64_t line) const;
   void renumber_stamps();

@@ -56,6 +56,13 @@ TEST_CASE("hardware presets carry the H200 figures read off the device; files lo
   const Hardware t = resolve_hardware(path);
   CHECK(t.name == "tiny");
   CHECK(t.smem_per_sm_bytes == 49152);
+  CHECK(t.l2_partitions == 1);  // a file that does not say has one L2
+  CHECK(h.l2_partitions == 2);  // the presets: two partitions (whitepapers)
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "l2_partitions = 2\n";
+  }
+  CHECK(resolve_hardware(path).l2_partitions == 2);
   {
     std::ofstream f(path);
     f << "name = bad\nsm_count = four\n";

@@ -1,0 +1,52 @@
+// PartitionedL2: the L2 as the GPU builds it, partitions of one L2Cache each. From the A100 on,
+// NVIDIA's L2 "is divided into two partitions ... Each L2 partition localizes and caches data
+// for memory accesses from SMs in the GPCs directly connected to the partition" (A100 and H100
+// whitepapers). So data read by SMs on both sides can be held twice, and the capacity it gets
+// is smaller than the L2's size (docs/l2_model.md, "Partitions").
+//
+// What is modelled:
+// - `partitions` caches of l2_bytes / partitions each; every line has a home partition (a hash
+//   of its address: the address interleaving is unpublished);
+// - an SM belongs to partition sm % partitions (which SMs sit by which partition is unpublished);
+// - a read from the home side, and every write and atomic, goes to the home partition (where
+//   DRAM is read and dirty lines live);
+// - a read from another side looks in the near partition first; on a miss it is served by the
+//   home partition (a hit there, or a DRAM read) and a clean copy is kept in the near one.
+// With one partition it is exactly one L2Cache.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/l2_cache.h"
+
+namespace flashio::sim {
+
+class PartitionedL2 {
+ public:
+  // Throws InvalidInput for a geometry L2Cache refuses once divided, or partitions < 1.
+  PartitionedL2(const L2Geometry& whole, int64_t partitions);
+
+  int64_t partitions() const { return static_cast<int64_t>(parts_.size()); }
+  // The partition an SM reads through.
+  int64_t partition_of_sm(int64_t sm) const { return sm % partitions(); }
+  // The partition that holds `address`'s line as its home.
+  int64_t home_of(uint64_t address) const;
+
+  void access(int64_t sm, uint64_t address, uint64_t bytes, Access kind);
+  void access_rows(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows,
+                   uint64_t stride_bytes, Access kind);
+
+  void write_back_all();
+  void flush_and_invalidate();
+  // The partitions' statistics added up since the last take, and zeroed.
+  L2Stats take_stats();
+  // Whether partition p holds the sector of `address` (for tests).
+  bool holds(int64_t p, uint64_t address) const { return parts_.at(static_cast<size_t>(p)).holds(address); }
+
+ private:
+  int64_t home_of_line(uint64_t line) const;
+  std::vector<L2Cache> parts_;
+};
+
+}  // namespace flashio::sim
