@@ -40,10 +40,6 @@ struct KernelEntry {
   int block_c = 0;     // Bc: key/value rows per tile
   int threads = 0;     // threads per block
   int smem_bytes = 0;  // dynamic shared memory per block
-  // wgmma kernels: tensor-core FLOPs per GMMA warp instruction, for the profiler (the counter
-  // counts warp instructions, each of which is a quarter of a warpgroup's 64 × N × 16 product).
-  // 0 for the mma.sync kernels.
-  double flops_per_gmma_inst = 0;
 };
 
 // Every tiled kernel built, in a fixed order. standard has no entries (cuBLAS + row kernels;

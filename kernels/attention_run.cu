@@ -18,9 +18,10 @@ namespace flashio::kernels {
 
 namespace {
 
-// cuBLAS's workspace: 32 MiB is its recommendation for Hopper, but split-K GEMMs over many
-// batches (gemm_dv, gemm_dk: N × d outputs with an inner dimension N) ask for more; with too
-// little, cuBLAS allocates during the pass, which a captured pass cannot replay.
+// cuBLAS's workspace, ours so that cuBLAS allocates nothing inside a pass (a captured pass
+// cannot replay an allocation). 32 MiB is cuBLAS's recommendation for Hopper; 256 MiB was chosen
+// while the capture still failed, before the cause turned out to be cublasSetStream dropping the
+// workspace (standard_attention.cu, bind_stream); a smaller size was not measured since.
 constexpr size_t kCublasWorkspaceBytes = size_t(256) << 20;
 
 // One cudaMalloc'd allocation, freed on destruction.

@@ -32,9 +32,6 @@ struct Flash2FwdWgmma {
   // Resident blocks per SM the register allocation must allow: at d = 64, S, O and P's
   // fragments of a 128 × 64 tile take 80 registers, so two 8-warp blocks fit.
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
-  // Per visited tile a warpgroup issues d/16 wgmma of 64 × Bc × 16 (S) and Bc/16 of 64 × d × 16
-  // (P V), each counted once per warp (4): 2·64·Bc·d·2 FLOPs over (d + Bc)/16 · 4 counts.
-  static constexpr double kFlopsPerGmmaInst = 1024.0 * kBc * kD / (kBc + kD);
 };
 
 template <typename T, int kD, int kBr, int kBc>
@@ -138,8 +135,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
   using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
-  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes,
-                               K::kFlopsPerGmmaInst},
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
                    &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc>>};
 }
 

@@ -23,7 +23,7 @@ std::optional<double> get(const MetricValues& v, const std::string& name) {
 }
 }  // namespace
 
-void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms, double flops_per_gmma_inst) {
+void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms) {
   row.io_read_bytes = get(v, metric::io_read);
   row.io_write_bytes = get(v, metric::io_write);
   if (const auto spill = get(v, metric::local_store_bytes); spill && row.io_write_bytes)
@@ -34,10 +34,10 @@ void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms, 
   for (const std::string* ops : {&metric::tensor_ops_fp16, &metric::tensor_ops_bf16, &metric::tensor_ops_tf32})
     if (const auto x = get(v, *ops)) row.flops_tensor = row.flops_tensor.value_or(0.0) + *x;
   if (!row.flops_tensor) {
+    // No ops counter: mma.sync instructions × 4096. A kernel that ran wgmma stays empty (its
+    // FLOPs per instruction vary with the shape, and the HMMA counter includes it).
     const auto hmma = get(v, metric::hmma_inst);
-    const double gmma = get(v, metric::gmma_inst).value_or(0.0);
-    if (hmma && (gmma == 0 || flops_per_gmma_inst > 0))
-      row.flops_tensor = (*hmma - gmma) * kFlopsPerHmma16816 + gmma * flops_per_gmma_inst;
+    if (hmma && get(v, metric::gmma_inst).value_or(0.0) == 0) row.flops_tensor = *hmma * kFlopsPerHmma16816;
   }
   if (const auto xu = get(v, metric::xu_inst)) row.flops_exp = *xu * kThreadsPerWarp;
   else row.flops_exp.reset();

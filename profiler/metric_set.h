@@ -61,14 +61,12 @@ using MetricValues = std::map<std::string, double>;
 
 // Fills the value columns of a measured row from the counters: io (io_write without the
 // local-memory stores, when that counter was read), dram, flops_tensor (the tensor ops
-// counters' sum; where none answered, from instructions: HMMA-pipe instructions that are not
-// GMMA × 4096, plus GMMA warp instructions × flops_per_gmma_inst when the kernel is one of our
-// wgmma kernels, whose instruction shapes are known; empty for wgmma of unknown shape),
+// counters' sum; where none answered, HMMA instructions × 4096, or empty when the kernel ran
+// wgmma: every wgmma kernel runs on sm_90, whose ops counters answer),
 // flops_exp and flops_other (XU and FMA pipe warp instructions × 32: an upper bound, since
 // predicated-off lanes and integer IMADs count too), and time_ms when given (> 0). Counters that
 // were not measured leave their columns empty.
-void fill_measured_values(sim::Row& row, const MetricValues& values, double time_ms,
-                          double flops_per_gmma_inst = 0.0);
+void fill_measured_values(sim::Row& row, const MetricValues& values, double time_ms);
 
 // The kernel=total row: the key of `key`, each value column the sum over `kernel_rows` (empty
 // when any kernel's is empty), time_ms as given (the whole pass timed on its own).

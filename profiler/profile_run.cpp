@@ -106,9 +106,6 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   std::vector<sim::Row> rows;
   for (kernels::Pass p : passes) {
     const std::vector<std::string> names = run->kernel_names(p);
-    // Our wgmma kernels' FLOPs per GMMA instruction (the pass's other kernels issue none).
-    const kernels::KernelEntry* entry = p == kernels::Pass::bwd ? run->backward_entry() : run->forward_entry();
-    const double gmma_flops = entry ? entry->flops_per_gmma_inst : 0.0;
     std::unique_ptr<CapturedPass> capture;
     std::string capture_error;
     try {
@@ -143,7 +140,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
         }
         sim::Row r = key;
         r.kernel = names[n];
-        fill_measured_values(r, v, 0.0, gmma_flops);
+        fill_measured_values(r, v, 0.0);
         rows.push_back(std::move(r));
       }
       continue;
@@ -206,7 +203,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     for (size_t n = 0; n < names.size(); ++n) {
       sim::Row r = key;
       r.kernel = names[n];
-      fill_measured_values(r, values[n], time_ms[n], gmma_flops);
+      fill_measured_values(r, values[n], time_ms[n]);
       rows.push_back(std::move(r));
     }
   }

@@ -101,8 +101,7 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
                            const Hardware& hw, const CacheOptions& options) {
   // A capacity that is not a whole number of sets per partition (a hardware file's odd figure)
   // is rounded down to one: the model needs equal sets (PartitionedL2).
-  PartitionedL2 cache(geometry_of(hw, options),
-                      options.l2_partitions > 0 ? options.l2_partitions : hw.l2_partitions);
+  PartitionedL2 cache(geometry_of(hw, options), hw.l2_partitions);
   const int64_t sms = std::max<int64_t>(hw.sm_count, 1);
   const TensorAddresses addresses(problem);
   CacheResult result;

@@ -50,7 +50,6 @@ struct CacheOptions {
   // Hardware geometry overrides: 0 keeps the Hardware's figure.
   int64_t l2_bytes = 0;
   int64_t l2_ways = 0;
-  int64_t l2_partitions = 0;
 };
 
 struct KernelCacheResult {

@@ -75,20 +75,22 @@ TEST_CASE("without ops counters, wgmma of unknown shape (cuBLAS's) leaves flops_
   CHECK_FALSE(r.flops_tensor.has_value());
 }
 
-TEST_CASE("without ops counters, our wgmma kernels: GMMA warp instructions x the kernel's FLOPs per "
-          "instruction, and the HMMA counter's GMMA share is not counted again", "[metrics]") {
+TEST_CASE("a wgmma kernel's tensor FLOPs are its ops counter alone: the HMMA counter, which "
+          "includes the GMMA instructions, adds nothing", "[metrics]") {
   // flash2_fwd wgmma 128 x 128 at d = 128, B=16 H=16 N=4096: per tile and warpgroup 8 wgmma
-  // of 64x128x16 for S and 8 for P V, counted by each of 4 warps: 65,536 FLOPs per count.
-  const double per_inst = 1024.0 * 128 * 128 / (128 + 128);
-  CHECK(per_inst == 65536.0);
+  // for S and 8 for P V, counted by each of 4 warps.
   const double tiles = 16.0 * 16 * 32 * 32 * 2;  // (B·H·Tr·Tc) × 2 warpgroups
   const double gmma = tiles * 16 * 4;
+  const double flops = 4.0 * 16 * 16 * 4096.0 * 4096 * 128;  // 4·B·H·N²·d
   // The H200's HMMA-pipe counter includes the GMMA instructions (ncu: equal in a wgmma-only
-  // kernel); 7 more are mma.sync.
-  MetricValues v = {{metric::hmma_inst, gmma + 7}, {metric::gmma_inst, gmma}};
+  // kernel); 7 more are mma.sync-pipe instructions the ops counter does not see.
+  MetricValues v = {{metric::hmma_inst, gmma + 7}, {metric::gmma_inst, gmma}, {metric::tensor_ops_fp16, flops}};
   sim::Row r;
-  fill_measured_values(r, v, 0.0, per_inst);
-  CHECK(*r.flops_tensor == 4.0 * 16 * 16 * 4096.0 * 4096 * 128 + 7 * 4096);  // 4·B·H·N²·d + 7 HMMA
+  fill_measured_values(r, v, 0.0);
+  CHECK(*r.flops_tensor == flops);
+  v.erase(metric::tensor_ops_fp16);  // without the ops counter a wgmma kernel's FLOPs are unknown
+  fill_measured_values(r, v, 0.0);
+  CHECK_FALSE(r.flops_tensor.has_value());
 }
 
 TEST_CASE("the total row adds up the kernel rows, a column unknown for one kernel is unknown "
