@@ -71,6 +71,12 @@ class L2Flush {
   size_t bytes_ = 0;
 };
 
+// The first measurement a RangeProfiler makes in a process reads extra DRAM writes on the H200
+// (+7 MB in a 256 MiB copy, +28 MB in a flash2 forward; docs/profiler.md); one measurement of
+// the flush, thrown away, takes them. Call it once, before measuring anything.
+class RangeProfiler;
+void discard_first_measurement(RangeProfiler& ranges, L2Flush& flush, cudaStream_t stream);
+
 // Median time in ms of `launch` over `repeats` runs (after `warmup`), each preceded by
 // `flush` on the same stream and timed alone with CUDA events.
 double median_time_ms(const std::function<void(cudaStream_t)>& launch,

@@ -7,6 +7,7 @@
 
 #include "profiler/captured_pass.h"
 #include "profiler/profiler_error.h"
+#include "profiler/range_profiler.h"
 
 namespace flashio::profiler {
 namespace {
@@ -53,6 +54,10 @@ void L2Flush::enqueue(cudaStream_t stream) {
   l2_flush_read<<<sms * 4, 512, 0, stream>>>(static_cast<const uint4*>(buffer_), bytes_ / sizeof(uint4),
                                              static_cast<unsigned*>(sink_));
   check(cudaGetLastError(), "launch of l2_flush_read");
+}
+
+void discard_first_measurement(RangeProfiler& ranges, L2Flush& flush, cudaStream_t stream) {
+  ranges.measure([&] { flush.enqueue(stream); }, [&] { flush.enqueue(stream); });
 }
 
 double median_time_ms(const std::function<void(cudaStream_t)>& launch,

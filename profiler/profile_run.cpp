@@ -41,11 +41,7 @@ Profiler::Profiler() : impl_(std::make_unique<Impl>()) {
   impl_->ranges = std::make_unique<RangeProfiler>(profile_metrics(), kMaxRangesPerMeasurement);
   impl_->flush = std::make_unique<L2Flush>();
   check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  // One measurement that is thrown away: the first measurement of a process read ~28 MB more
-  // DRAM writes than the same kernel measured later (the H200, docs/profiler.md), even after an
-  // unmeasured run of that kernel; the flush kernel takes that one-time cost here.
-  impl_->ranges->measure([&] { impl_->flush->enqueue(impl_->stream); },
-                         [&] { impl_->flush->enqueue(impl_->stream); });
+  discard_first_measurement(*impl_->ranges, *impl_->flush, impl_->stream);
   for (const auto& m : impl_->ranges->unsupported())
     impl_->notes.push_back("counter " + m + " is not available on " + impl_->ranges->chip_name());
   impl_->notes.push_back("counters: each kernel launched alone after an L2 flush, replayed by "

@@ -46,14 +46,15 @@ RangeProfiler& profiler() {
 
 }  // namespace
 
-TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM and reads it from DRAM within 1 %, "
-          "it writes it to DRAM within 3 %",
+TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM, and reads and writes it in DRAM, "
+          "within 1 %",
           "[gpu][profiler]") {
   const size_t bytes = size_t(256) << 20;  // over 4× the H200's 60 MiB L2
   DeviceBuffer src(bytes), dst(bytes);
   REQUIRE(cudaMemset(src.ptr, 0x5a, bytes) == cudaSuccess);
   REQUIRE(cudaMemset(dst.ptr, 0, bytes) == cudaSuccess);
   L2Flush flush;
+  discard_first_measurement(profiler(), flush, nullptr);  // as Profiler does
   // The copy, then a drain (the flush in its own range) that evicts what the copy left dirty.
   const auto records = profiler().measure(
       [&] {
@@ -68,10 +69,13 @@ TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM and reads it from DRAM
   CHECK(value(profiler(), records[0], metric::dram_read) == Approx(b).epsilon(0.01));
   // What the copy left dirty in the L2 is written back during the drain: the two together
   // write the copy's bytes once (docs/l2_model.md, kernel boundaries). Seen on the H200: the
-  // copy's range 251 MB, the drain's 24 MB, +2.6 % in all (docs/profiler.md), hence 3 %.
+  // copy's range 244.5 MB, the drain's 24.2 MB, +0.1 % in all (+2.6 % without the discarded
+  // first measurement).
   const double written = value(profiler(), records[0], metric::dram_write) +
                          value(profiler(), records[1], metric::dram_write);
-  CHECK(written == Approx(b).epsilon(0.03));
+  INFO("copy range " << value(profiler(), records[0], metric::dram_write) << " B, drain "
+                      << value(profiler(), records[1], metric::dram_write) << " B");
+  CHECK(written == Approx(b).epsilon(0.01));
   CHECK(value(profiler(), records[1], metric::dram_write) <= 64.0 * (1 << 20));  // at most an L2
   CHECK(value(profiler(), records[0], metric::duration_ns) > 0);
 }
