@@ -121,5 +121,6 @@ TEST_CASE("one partition is exactly one L2Cache of the whole size", "[l2][partit
 TEST_CASE("the partitioned L2 refuses fewer than one partition, or partitions too small for a set",
           "[l2][partitions]") {
   CHECK_THROWS_AS(PartitionedL2(two_sets_of_4(), 0), InvalidInput);
-  CHECK_THROWS_AS(PartitionedL2(two_sets_of_4(), 4), InvalidInput);  // 256 B: less than one set of 4 ways
+  CHECK_THROWS_WITH(PartitionedL2(two_sets_of_4(), 4),  // 256 B: less than one set of 4 ways
+                    Catch::Contains("l2_partitions must hold at least one set"));
 }
