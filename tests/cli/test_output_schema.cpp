@@ -104,6 +104,8 @@ TEST_CASE("json carries a context block and the same rows as csv") {
   REQUIRE(context.at("hardware").size() == 1);
   CHECK(context.at("hardware")[0].at("name") == "a100-40gb");
   CHECK(context.at("hardware")[0].at("sram_bytes") == 163 * 1024);
+  CHECK(context.at("hardware")[0].at("l2_partitions") == 2);  // the L2 model's geometry is recorded
+  CHECK(context.at("hardware")[0].at("l2_ways") == 16);
   const Csv csv = parse_csv(csv_run.out);
   REQUIRE(j.at("rows").size() == csv.rows.size());
   for (size_t i = 0; i < csv.rows.size(); ++i)
