@@ -105,7 +105,7 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
   const auto kernels = sim::build_schedule(c);
   for (size_t k = 0; k < kernels.size(); ++k) {
     const sim::KernelSchedule& ks = kernels[k];
-    out << "\nkernel " << ks.name << ": " << ks.blocks_per_head << " thread block"
+    out << "\nkernel " << sim::to_string(ks.kind) << ": " << ks.blocks_per_head << " thread block"
         << (ks.blocks_per_head == 1 ? "" : "s") << " per head, " << ks.heads
         << " head(s); every head runs the same steps, head 0 shown\n";
     out << "  step  what   tile                     rows×cols type   bytes\n";
@@ -118,7 +118,7 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
     out << "  one head: read " << sink.read_bytes() << " B, write " << sink.write_bytes()
         << " B; all " << heads << " head(s): read " << sink.read_bytes() * heads << " B, write "
         << sink.write_bytes() * heads << " B\n";
-    if (k < closed.size() && closed[k].name == ks.name) {
+    if (k < closed.size() && closed[k].kind == ks.kind) {
       const bool agree = closed[k].counts.io_read_bytes() == sink.read_bytes() * heads &&
                          closed[k].counts.io_write_bytes() == sink.write_bytes() * heads;
       out << "  closed form: read " << closed[k].counts.io_read_bytes() << " B, write "

@@ -97,7 +97,7 @@ TilingTrace build_trace(const sim::Config& config) {
   for (const sim::KernelSchedule& kernel : sim::build_schedule(config))
     for (int64_t bh = 0; bh < kernel.heads; ++bh)
       for (int64_t block = 0; block < kernel.blocks_per_head; ++block) {
-        StepSink sink(trace, kernel.name, bh);
+        StepSink sink(trace, sim::to_string(kernel.kind), bh);
         kernel.emit_block(bh, block, sink);
       }
   return trace;

@@ -31,6 +31,10 @@ Pass parse_pass(const std::string& text);
 // One compiled tiled kernel. pass is fwd or bwd (fwdbwd runs one of each).
 // flash2 bwd also launches flash2_bwd_preprocess and flash2_bwd_convert_dq, which take the
 // entry's block_r as their row tile; they are not listed separately.
+// The matrix instruction a kernel's GEMMs run on: mma.sync m16n8k16 (one warp; sm_80 and later)
+// or wgmma m64nNk16 (one warpgroup, asynchronous; sm_90a).
+enum class MmaKind { mma_sync, wgmma };
+
 struct KernelEntry {
   Algo algo = Algo::flash2;
   Pass pass = Pass::fwd;
@@ -40,6 +44,8 @@ struct KernelEntry {
   int block_c = 0;     // Bc: key/value rows per tile
   int threads = 0;     // threads per block
   int smem_bytes = 0;  // dynamic shared memory per block
+  int stages = 1;      // buffers of the streamed tiles (2: the next tile's loads overlap this one)
+  MmaKind mma = MmaKind::mma_sync;
 };
 
 // Every tiled kernel built, in a fixed order. standard has no entries (cuBLAS + row kernels;

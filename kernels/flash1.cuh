@@ -24,6 +24,8 @@ struct Flash1Fwd {
   static constexpr int kThreads = Tile::kThreads;
   // K, V; Q double-buffered; O staging.
   static constexpr int kSmemBytes = (2 * kBc * kD + 3 * kBr * kD) * 2;
+  static constexpr int kStages = 2;  // Q double-buffered
+  static constexpr MmaKind kMma = MmaKind::mma_sync;
 };
 
 template <typename T, int kD, int kBr, int kBc>
@@ -139,6 +141,8 @@ struct Flash1Bwd {
   // K, V, then Q, dO, O, lse/delta, dSᵀ, dQ staging.
   static constexpr int kSmemBytes = (2 * kBc * kD + 3 * kBr * kD) * 2 + Tile::kSmemStatsBytes +
                                     Tile::kSmemDsBytes + Tile::kSmemDqBytes;
+  static constexpr int kStages = 1;
+  static constexpr MmaKind kMma = MmaKind::mma_sync;
 };
 
 template <typename T, int kD, int kBr, int kBc>
@@ -251,13 +255,13 @@ void launch_flash1(const FlashParams& p, cudaStream_t stream) {
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash1_fwd_impl(DType dtype) {
   using K = Flash1Fwd<T, kD, kBr, kBc>;
-  return FlashImpl{KernelEntry{Algo::flash1, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+  return FlashImpl{KernelEntry{Algo::flash1, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
                    &launch_flash1<K, flash1_fwd_kernel<T, kD, kBr, kBc>>};
 }
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash1_bwd_impl(DType dtype) {
   using K = Flash1Bwd<T, kD, kBr, kBc>;
-  return FlashImpl{KernelEntry{Algo::flash1, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+  return FlashImpl{KernelEntry{Algo::flash1, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
                    &launch_flash1<K, flash1_bwd_kernel<T, kD, kBr, kBc>>};
 }
 

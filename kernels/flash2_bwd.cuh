@@ -89,6 +89,7 @@ struct Flash2Bwd {
           ? 2
           : 1;
   static constexpr int kSmemBytes = kFixedBytes + kStages * kStageBytes;
+  static constexpr MmaKind kMma = MmaKind::mma_sync;
 };
 
 __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem) {
@@ -209,7 +210,7 @@ void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_bwd_impl(DType dtype) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
-  return FlashImpl{KernelEntry{Algo::flash2, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
                    &launch_flash2_bwd<T, kD, kBr, kBc>};
 }
 

@@ -47,6 +47,8 @@ struct Flash2Fwd {
   static constexpr int kThreads = Tile::kThreads;
   // Q tile + two stages of K and V tiles; the epilogue reuses Q's space for O and K's for lse.
   static constexpr int kSmemBytes = (kBr * kD + 4 * kBc * kD) * 2;
+  static constexpr int kStages = 2;  // K, V double-buffered
+  static constexpr MmaKind kMma = MmaKind::mma_sync;
   // Resident blocks per SM the register allocation must allow (__launch_bounds__).
   static constexpr int kMinBlocks = fwd_min_blocks(kBr, kBc, kD);
   static_assert(kBc * kD * 2 >= kBr * 4, "lse staging must fit in one K stage");
@@ -153,7 +155,7 @@ void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_impl(DType dtype) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
-  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
                    &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc>>};
 }
 

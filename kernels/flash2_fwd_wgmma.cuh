@@ -28,6 +28,8 @@ struct Flash2FwdWgmma {
   static constexpr int kThreads = Tile::kThreads;
   // Q tile + two stages of K and V tiles, plus room to align them to 1024 B (swizzle atoms).
   static constexpr int kSmemBytes = (kBr * kD + 4 * kBc * kD) * 2 + 1024;
+  static constexpr int kStages = 2;  // K, V double-buffered
+  static constexpr MmaKind kMma = MmaKind::wgmma;
   static_assert(kBc * kD * 2 >= kBr * 4, "lse staging must fit in one K stage");
   // Resident blocks per SM the register allocation must allow: at d = 64, S, O and P's
   // fragments of a 128 × 64 tile take 80 registers, so two 8-warp blocks fit.
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
   using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
-  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes},
+  return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
                    &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc>>};
 }
 

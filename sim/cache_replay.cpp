@@ -1,5 +1,7 @@
 #include "sim/cache_replay.h"
 
+#include "sim/kernel_catalog.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -108,11 +110,11 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   for (size_t k = 0; k < kernels.size(); ++k) {
     const KernelSchedule& kernel = kernels[k];
     KernelCacheResult kr;
-    kr.name = kernel.name;
+    kr.kind = kernel.kind;
     kr.grid_blocks = kernel.grid_blocks();
     kr.threads_per_block = kernel.threads_per_block;
     kr.smem_bytes = kernel.smem_bytes;
-    const auto over = options.blocks_per_sm.find(kernel.name);
+    const auto over = options.blocks_per_sm.find(kernel.kind);
     kr.blocks_per_sm = over != options.blocks_per_sm.end() ? std::max<int64_t>(over->second, 1)
                                                            : blocks_per_sm(kernel, hw);
     kr.resident_blocks = std::min(kr.grid_blocks, std::max<int64_t>(hw.sm_count, 1) * kr.blocks_per_sm);
@@ -164,35 +166,15 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   return result;
 }
 
-int64_t measured_blocks_per_sm(const Config& c, const std::string& kernel) {
-  if (c.hw.name != "h200" || c.problem.dtype != DType::fp16) return 0;
-  struct Entry {
-    const char* kernel;
-    int64_t d, br, bc, blocks;
-  };
-  // Read off the H200 by `flashio profile` (cuOccupancyMaxActiveBlocksPerMultiprocessor on the
-  // captured launches; docs/l2_model.md). The schedules' own figures (shared memory of the
+int64_t measured_blocks_per_sm(const Config& c, KernelKind kind) {
+  // Read off the GPU by `flashio profile --occupancy-out` (cuOccupancyMaxActiveBlocksPerMultiprocessor
+  // on the captured launches; docs/l2_model.md). The schedules' own figures (shared memory of the
   // tiles, threads) allow more: registers and the kernels' padded shared memory limit these.
-  // flash2_fwd 128x64 at d=64 and 128x128 at d=128 are the wgmma kernels (256 threads, two
-  // stages; read again 2026-12-01 after they became flash2's defaults).
-  static const Entry table[] = {
-      {"flash2_fwd", 64, 64, 64, 2},   {"flash2_fwd", 64, 64, 128, 2},
-      {"flash2_fwd", 64, 128, 64, 2},  {"flash2_fwd", 64, 128, 128, 2},
-      {"flash2_fwd", 128, 64, 64, 2},  {"flash2_fwd", 128, 128, 128, 1},
-      {"flash2_bwd", 64, 64, 64, 2},
-      {"flash2_bwd", 64, 64, 128, 1},  {"flash2_bwd", 64, 128, 64, 2},
-      {"flash2_bwd", 64, 128, 128, 1}, {"flash2_bwd", 128, 64, 64, 2},
-      {"flash1_fwd", 64, 64, 64, 3},   {"flash1_fwd", 64, 64, 128, 2},
-      {"flash1_fwd", 64, 128, 64, 2},  {"flash1_fwd", 64, 128, 128, 2},
-      {"flash1_fwd", 128, 64, 64, 2},  {"flash1_bwd", 64, 64, 64, 2},
-      {"flash1_bwd", 64, 64, 128, 1},  {"flash1_bwd", 64, 128, 64, 1},
-      {"flash1_bwd", 64, 128, 128, 1}, {"flash1_bwd", 128, 64, 64, 1},
-  };
-  if (c.algo != Algo::flash1 && c.algo != Algo::flash2) return 0;
-  for (const Entry& e : table)
-    if (kernel == e.kernel && c.problem.headdim == e.d && c.tiling.block_r == e.br &&
-        c.tiling.block_c == e.bc)
-      return e.blocks;
+  const std::string kernel = to_string(kind);
+  for (const MeasuredOccupancy& m : measured_occupancy())
+    if (m.hw == c.hw.name && m.kernel == kernel && m.headdim == c.problem.headdim && m.dtype == c.problem.dtype &&
+        m.tiling == c.tiling)
+      return m.blocks_per_sm;
   return 0;
 }
 
@@ -202,8 +184,8 @@ CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   CacheOptions options = given;
   if (options.measured_occupancy)
     for (const auto& k : kernels)
-      if (!options.blocks_per_sm.count(k.name))
-        if (const int64_t b = measured_blocks_per_sm(config, k.name); b > 0) options.blocks_per_sm[k.name] = b;
+      if (!options.blocks_per_sm.count(k.kind))
+        if (const int64_t b = measured_blocks_per_sm(config, k.kind); b > 0) options.blocks_per_sm[k.kind] = b;
   CacheResult result = replay_kernels(kernels, config.problem, config.hw, options);
   result.config = config;
   return result;
@@ -214,7 +196,7 @@ std::vector<Row> cache_rows(const CacheResult& cache) {
   sim.config = cache.config;
   sim.method = CountMethod::walk;  // the replay walks the schedule; rows carry source=cache
   for (const auto& k : cache.kernels) {
-    sim.kernels.push_back(KernelCounts{k.name, k.counts, k.grid_blocks, k.threads_per_block, k.smem_bytes});
+    sim.kernels.push_back(KernelCounts{k.kind, k.counts, k.grid_blocks, k.threads_per_block, k.smem_bytes});
     const double dram = static_cast<double>(k.l2.dram_read_bytes + k.l2.dram_write_bytes);
     sim.kernel_time_ms.push_back(roofline_time(k.counts, cache.config.hw, dram).time_ms);
     sim.time_ms += sim.kernel_time_ms.back();
@@ -226,7 +208,7 @@ std::vector<Row> cache_rows(const CacheResult& cache) {
   // rows_from_result writes one row per kernel in order, then the total row.
   for (size_t i = 0; i < rows.size(); ++i) {
     Row& row = rows[i];
-    const bool kernel_row = i < cache.kernels.size() && row.kernel == cache.kernels[i].name;
+    const bool kernel_row = i < cache.kernels.size() && row.kernel == to_string(cache.kernels[i].kind);
     const L2Stats* l2 = kernel_row ? &cache.kernels[i].l2 : &cache.total_l2;
     row.dram_read_bytes = static_cast<double>(l2->dram_read_bytes);
     row.dram_write_bytes = static_cast<double>(l2->dram_write_bytes);

@@ -41,9 +41,9 @@ enum class KernelBoundary {
 
 struct CacheOptions {
   KernelBoundary boundary = KernelBoundary::cold;
-  // Blocks per SM by kernel name, where the kernels' registry knows it exactly (register use
+  // Blocks per SM by kernel, where the kernels' registry knows it exactly (register use
   // can limit occupancy below what shared memory and threads allow).
-  std::map<std::string, int64_t> blocks_per_sm;
+  std::map<KernelKind, int64_t> blocks_per_sm;
   // Use the occupancy measured for our kernels on this hardware (measured_blocks_per_sm) where
   // it is known, for kernels not named in blocks_per_sm.
   bool measured_occupancy = true;
@@ -53,7 +53,7 @@ struct CacheOptions {
 };
 
 struct KernelCacheResult {
-  std::string name;
+  KernelKind kind = KernelKind::flash2_fwd;
   Counts counts;  // io and FLOPs as the replayed schedule emitted them (equal to the walk's)
   int64_t grid_blocks = 0;
   int64_t threads_per_block = 0;
@@ -77,7 +77,7 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw);
 // Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the
 // H200 (`flashio profile` notes, 2026-12-01: registers and the kernels' real shared memory);
 // 0 where not measured (hardware other than h200, dtype other than fp16, other tilings).
-int64_t measured_blocks_per_sm(const Config& config, const std::string& kernel_name);
+int64_t measured_blocks_per_sm(const Config& config, KernelKind kind);
 
 // Replays every kernel of the configuration's pass. Throws InvalidInput for an invalid config.
 CacheResult replay_cache(const Config& config, const CacheOptions& options = {});

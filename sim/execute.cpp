@@ -69,7 +69,7 @@ class HeadMemory {
 
 // A kernel launch: its name and geometry as docs/schedules.md (and the kernels) give them.
 struct Launch {
-  std::string name;
+  KernelKind kind;
   int64_t blocks_per_head = 0;
   int64_t threads_per_block = 0;
   int64_t smem_bytes = 0;
@@ -83,7 +83,7 @@ class Launcher {
   Launcher(std::vector<HeadMemory>& heads, bool counting) : heads_(heads), counting_(counting) {}
   void launch(const Launch& l, const BlockBody& body) {
     const auto n_heads = static_cast<int64_t>(heads_.size());
-    KernelCounts k{l.name, {}, n_heads * l.blocks_per_head, l.threads_per_block, l.smem_bytes};
+    KernelCounts k{l.kind, {}, n_heads * l.blocks_per_head, l.threads_per_block, l.smem_bytes};
     for (int64_t bh = 0; bh < n_heads; ++bh) {
       HeadMemory& mem = heads_[bh];
       mem.counts = counting_ ? &k.counts : nullptr;
@@ -167,8 +167,8 @@ Matrix column(const Eigen::VectorXd& v) { return Matrix(v); }
 
 // ---------------------------------------------------------------------------------------------
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
-void flash2_forward(Launcher& run, const Tiles& t, const std::string& prefix) {
-  run.launch({prefix + "_fwd", t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
+void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
+  run.launch({flash2_kind(algo, Flash2Role::fwd), t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
              [&t](HeadMemory& mem, int64_t, int64_t i) {
                const int64_t r = t.rows_in(i);
                const Matrix qi = mem.load(Tensor::Q, i * t.br, r, 0, t.d);  // stays on chip
@@ -188,8 +188,8 @@ void flash2_forward(Launcher& run, const Tiles& t, const std::string& prefix) {
              });
 }
 
-void flash2_backward(Launcher& run, const Tiles& t, const std::string& prefix) {
-  run.launch({prefix + "_bwd_preprocess", t.tr, 128, 0},
+void flash2_backward(Launcher& run, const Tiles& t, Algo algo) {
+  run.launch({flash2_kind(algo, Flash2Role::bwd_preprocess), t.tr, 128, 0},
              [&t](HeadMemory& mem, int64_t, int64_t i) {
                const int64_t r = t.rows_in(i);
                const Matrix oi = mem.load(Tensor::O, i * t.br, r, 0, t.d);
@@ -198,7 +198,7 @@ void flash2_backward(Launcher& run, const Tiles& t, const std::string& prefix) {
                mem.store(Tensor::delta, i * t.br, 0, oi.cwiseProduct(doi).rowwise().sum());
                mem.store(Tensor::dq_accum, i * t.br, 0, Matrix::Zero(r, t.d));  // for atomics
              });
-  run.launch({prefix + "_bwd", t.tc, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
+  run.launch({flash2_kind(algo, Flash2Role::bwd), t.tc, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
              [&t](HeadMemory& mem, int64_t, int64_t j) {
                const int64_t cj = t.cols_in(j);
                const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);
@@ -223,7 +223,7 @@ void flash2_backward(Launcher& run, const Tiles& t, const std::string& prefix) {
                mem.store(Tensor::dK, j * t.bc, 0, dkj);
                mem.store(Tensor::dV, j * t.bc, 0, dvj);
              });
-  run.launch({prefix + "_bwd_convert_dq", t.tr, 128, 0},
+  run.launch({flash2_kind(algo, Flash2Role::bwd_convert_dq), t.tr, 128, 0},
              [&t](HeadMemory& mem, int64_t, int64_t i) {
                const int64_t r = t.rows_in(i);
                mem.store(Tensor::dQ, i * t.br, 0, mem.load(Tensor::dq_accum, i * t.br, r, 0, t.d));
@@ -233,7 +233,7 @@ void flash2_backward(Launcher& run, const Tiles& t, const std::string& prefix) {
 // ---------------------------------------------------------------------------------------------
 // flash1: the paper's Algorithms 1 and 4 (K/V outside), one thread block per head.
 void flash1_forward(Launcher& run, const Tiles& t) {
-  run.launch({"flash1_fwd", 1, 128, (2 * t.br + 2 * t.bc) * t.d * t.e},
+  run.launch({KernelKind::flash1_fwd, 1, 128, (2 * t.br + 2 * t.bc) * t.d * t.e},
              [&t](HeadMemory& mem, int64_t, int64_t) {
                for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 1 line 5
                  const int64_t cj = t.cols_in(j);
@@ -264,7 +264,7 @@ void flash1_forward(Launcher& run, const Tiles& t) {
 }
 
 void flash1_backward(Launcher& run, const Tiles& t) {
-  run.launch({"flash1_bwd", 1, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
+  run.launch({KernelKind::flash1_bwd, 1, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
              [&t](HeadMemory& mem, int64_t, int64_t) {
                for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 4 line 6
                  const int64_t cj = t.cols_in(j);
@@ -348,10 +348,10 @@ struct Standard {
 };
 
 // C (N × N) = scale · A Bᵀ, A and B N × d, one 128 × 128 output tile per block (b fastest).
-void gemm_nt(Launcher& run, const Standard& s, const std::string& name, Tensor a_t, Tensor b_t,
+void gemm_nt(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t,
              Tensor c_t, double scale) {
   const int64_t tn = s.tiles(s.n);
-  run.launch({name, tn * tn, 256, s.gemm_smem()},
+  run.launch({kind, tn * tn, 256, s.gemm_smem()},
              [&s, tn, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
                const int64_t a = blk / tn, b = blk % tn;
                const int64_t ra = s.extent_of(a, s.n), rb = s.extent_of(b, s.n);
@@ -364,10 +364,10 @@ void gemm_nt(Launcher& run, const Standard& s, const std::string& name, Tensor a
 
 // C (N × d) = scale · A B (A N × N; or Aᵀ B when transposed), B N × d: output tile (a, b)
 // reads A's rows [a] (or columns [a]) across all N and B's columns [b] across all N.
-void gemm_nn(Launcher& run, const Standard& s, const std::string& name, Tensor a_t,
+void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t,
              bool transposed, Tensor b_t, Tensor c_t, double scale) {
   const int64_t tn = s.tiles(s.n), td = s.tiles(s.d);
-  run.launch({name, tn * td, 256, s.gemm_smem()},
+  run.launch({kind, tn * td, 256, s.gemm_smem()},
              [&s, td, a_t, transposed, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
                const int64_t a = blk / td, b = blk % td;
                const int64_t ra = s.extent_of(a, s.n), cb = s.extent_of(b, s.d);
@@ -381,21 +381,21 @@ void gemm_nn(Launcher& run, const Standard& s, const std::string& name, Tensor a
 }
 
 using RowBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t row)>;
-void rowwise(Launcher& run, const Standard& s, const std::string& name, const RowBody& body) {
-  run.launch({name, s.n, 256, 0}, body);
+void rowwise(Launcher& run, const Standard& s, KernelKind kind, const RowBody& body) {
+  run.launch({kind, s.n, 256, 0}, body);
 }
 
 void standard_forward(Launcher& run, const Standard& s) {
-  gemm_nt(run, s, "gemm_qk", Tensor::Q, Tensor::K, Tensor::S, s.scale);  // scale folded in
+  gemm_nt(run, s, KernelKind::gemm_qk, Tensor::Q, Tensor::K, Tensor::S, s.scale);  // scale folded in
   if (s.mask)
-    rowwise(run, s, "mask", [&s](HeadMemory& mem, int64_t bh, int64_t row) {
+    rowwise(run, s, KernelKind::mask, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
       Matrix sr = mem.load(Tensor::S, row, 1, 0, s.n);
       const int64_t len = key_padding_length(bh / s.heads, s.batch, s.n);
       for (int64_t c = len; c < s.n; ++c) sr(0, c) = kMinusInf;
       mem.compute(flops_model::mask_row(s.n));
       mem.store(Tensor::S, row, 0, sr);
     });
-  rowwise(run, s, "softmax", [&s](HeadMemory& mem, int64_t, int64_t row) {
+  rowwise(run, s, KernelKind::softmax, [&s](HeadMemory& mem, int64_t, int64_t row) {
     Matrix sr = mem.load(Tensor::S, row, 1, 0, s.n);
     if (s.causal)  // applied here, no extra pass
       for (int64_t c = row + 1; c < s.n; ++c) sr(0, c) = kMinusInf;
@@ -408,26 +408,26 @@ void standard_forward(Launcher& run, const Standard& s) {
     mem.store(Tensor::P, row, 0, p);
   });
   if (s.dropout)
-    rowwise(run, s, "dropout", [&s](HeadMemory& mem, int64_t bh, int64_t row) {
+    rowwise(run, s, KernelKind::dropout, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
       const Matrix p = mem.load(Tensor::P, row, 1, 0, s.n);
       const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
       mem.compute(flops_model::dropout_row(s.n));
       mem.store(Tensor::P_drop, row, 0, p.cwiseProduct(z));
     });
-  gemm_nn(run, s, "gemm_pv", s.p_used(), false, Tensor::V, Tensor::O, 1.0);
+  gemm_nn(run, s, KernelKind::gemm_pv, s.p_used(), false, Tensor::V, Tensor::O, 1.0);
 }
 
 void standard_backward(Launcher& run, const Standard& s) {
-  gemm_nn(run, s, "gemm_dv", s.p_used(), true, Tensor::dO, Tensor::dV, 1.0);
-  gemm_nt(run, s, "gemm_dp", Tensor::dO, Tensor::V, Tensor::dP, 1.0);
+  gemm_nn(run, s, KernelKind::gemm_dv, s.p_used(), true, Tensor::dO, Tensor::dV, 1.0);
+  gemm_nt(run, s, KernelKind::gemm_dp, Tensor::dO, Tensor::V, Tensor::dP, 1.0);
   if (s.dropout)  // dP of P_drop → dP of P: the same multipliers, regenerated
-    rowwise(run, s, "dropout_bwd", [&s](HeadMemory& mem, int64_t bh, int64_t row) {
+    rowwise(run, s, KernelKind::dropout_bwd, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
       const Matrix dp = mem.load(Tensor::dP, row, 1, 0, s.n);
       const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
       mem.compute(flops_model::dropout_row(s.n));
       mem.store(Tensor::dP, row, 0, dp.cwiseProduct(z));
     });
-  run.launch({"rowsum_do_o", s.tiles(s.n), 256, 0}, [&s](HeadMemory& mem, int64_t, int64_t a) {
+  run.launch({KernelKind::rowsum_do_o, s.tiles(s.n), 256, 0}, [&s](HeadMemory& mem, int64_t, int64_t a) {
     const int64_t r = s.extent_of(a, s.n);
     const Matrix doa = mem.load(Tensor::dO, a * kGemmTile, r, 0, s.d);
     const Matrix oa = mem.load(Tensor::O, a * kGemmTile, r, 0, s.d);
@@ -435,15 +435,15 @@ void standard_backward(Launcher& run, const Standard& s) {
     // D = rowsum(dO ∘ O) equals rowsum(P ∘ dP) even with dropout, since O = (P ∘ Z)V.
     mem.store(Tensor::delta, a * kGemmTile, 0, doa.cwiseProduct(oa).rowwise().sum());
   });
-  rowwise(run, s, "softmax_bwd", [&s](HeadMemory& mem, int64_t, int64_t row) {
+  rowwise(run, s, KernelKind::softmax_bwd, [&s](HeadMemory& mem, int64_t, int64_t row) {
     const Matrix p = mem.load(Tensor::P, row, 1, 0, s.n);
     const Matrix dp = mem.load(Tensor::dP, row, 1, 0, s.n);
     const double delta = mem.load(Tensor::delta, row, 1, 0, 1)(0, 0);
     mem.compute(flops_model::softmax_bwd_row(s.n));
     mem.store(Tensor::dS, row, 0, p.cwiseProduct((dp.array() - delta).matrix()));
   });
-  gemm_nn(run, s, "gemm_dq", Tensor::dS, false, Tensor::K, Tensor::dQ, s.scale);
-  gemm_nn(run, s, "gemm_dk", Tensor::dS, true, Tensor::Q, Tensor::dK, s.scale);
+  gemm_nn(run, s, KernelKind::gemm_dq, Tensor::dS, false, Tensor::K, Tensor::dQ, s.scale);
+  gemm_nn(run, s, KernelKind::gemm_dk, Tensor::dS, true, Tensor::Q, Tensor::dK, s.scale);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,9 +468,8 @@ std::vector<KernelCounts> run_algorithm(const Config& c, std::vector<HeadMemory>
     flash1_forward(fwd, t);
     if (has_backward(pass)) flash1_backward(counted, t);
   } else {
-    const std::string prefix = c.algo == Algo::blocksparse ? "blocksparse" : "flash2";
-    flash2_forward(fwd, t, prefix);
-    if (has_backward(pass)) flash2_backward(counted, t, prefix);
+    flash2_forward(fwd, t, c.algo);
+    if (has_backward(pass)) flash2_backward(counted, t, c.algo);
   }
   return counted.kernels;
 }

@@ -132,7 +132,7 @@ std::vector<Row> rows_from_result(const SimResult& res, const std::string& sourc
   std::vector<Row> rows;
   for (size_t i = 0; i < res.kernels.size(); ++i) {
     Row r = base;
-    r.kernel = res.kernels[i].name;
+    r.kernel = to_string(res.kernels[i].kind);
     fill(r, res.kernels[i].counts, i < res.kernel_time_ms.size() ? res.kernel_time_ms[i] : 0.0);
     if (i < res.kernel_dram.size()) {
       r.dram_read_bytes = static_cast<double>(res.kernel_dram[i].read_bytes);

@@ -1,5 +1,7 @@
 #include "sim/schedule.h"
 
+#include <stdexcept>
+
 namespace flashio::sim {
 
 TileGrid tile_grid(const Config& c) {
@@ -21,6 +23,54 @@ TileFilter::TileFilter(const Config& c) : grid_(tile_grid(c)), causal_(c.problem
   }
 }
 
+TileVisits tile_visits(const Config& c) {
+  const TileGrid g = tile_grid(c);
+  TileVisits v;
+  v.per_row.resize(g.tr);
+  v.kv_rows.resize(g.tr);
+  v.per_col.resize(g.tc);
+  v.q_rows.resize(g.tc);
+  const bool masked = c.algo == Algo::blocksparse && !c.block_mask.text.empty();
+  if (!masked) {
+    for (int64_t i = 0; i < g.tr; ++i) {
+      // Causal: the last visited column tile holds the row tile's last row (i·Br + r_i − 1).
+      const int64_t last = c.problem.causal ? std::min(g.tc - 1, (i * g.br + g.rows_in(i) - 1) / g.bc)
+                                            : g.tc - 1;
+      v.per_row[i] = last + 1;
+      v.kv_rows[i] = std::min(g.n, (last + 1) * g.bc);
+    }
+    for (int64_t j = 0; j < g.tc; ++j) {
+      // Causal: the first row tile that reaches column j·Bc is ⌊j·Bc / Br⌋.
+      const int64_t first = c.problem.causal ? (j * g.bc) / g.br : 0;
+      v.per_col[j] = g.tr - first;
+      v.q_rows[j] = g.n - first * g.br;
+    }
+    return v;
+  }
+  const TileFilter f(c);  // a block mask is data: count its tiles
+  for (int64_t i = 0; i < g.tr; ++i)
+    for (int64_t j = 0; j < g.tc; ++j)
+      if (f.visits(i, j)) {
+        ++v.per_row[i];
+        v.kv_rows[i] += g.cols_in(j);
+        ++v.per_col[j];
+        v.q_rows[j] += g.rows_in(i);
+      }
+  return v;
+}
+
+int64_t TileVisits::tiles() const {
+  int64_t s = 0;
+  for (auto x : per_row) s += x;
+  return s;
+}
+
+int64_t TileVisits::weighted_rows(const TileGrid& g, int64_t minus) const {
+  int64_t s = 0;
+  for (int64_t i = 0; i < g.tr; ++i) s += (per_row[i] - minus) * g.rows_in(i);
+  return s;
+}
+
 bool TileFilter::visits(int64_t i, int64_t j) const {
   if (causal_ && grid_.above_diagonal(i, j)) return false;
   if (!mask_.empty() && !mask_[i * grid_.tc + j]) return false;
@@ -34,7 +84,7 @@ std::vector<KernelSchedule> build_schedule(const Config& c) {
     case Algo::flash2:
     case Algo::blocksparse: return flash2_schedule(c);
   }
-  return {};
+  throw std::logic_error("build_schedule: Algo out of range");
 }
 
 }  // namespace flashio::sim

@@ -15,6 +15,7 @@
 
 #include "sim/config.h"
 #include "sim/counts.h"
+#include "sim/kernel_kind.h"
 
 namespace flashio::sim {
 
@@ -38,13 +39,17 @@ class ScheduleSink {
 };
 
 struct KernelSchedule {
-  std::string name;             // e.g. "flash2_fwd", "gemm_qk" (the row's `kernel` column)
+  KernelKind kind = KernelKind::flash2_fwd;  // the row's `kernel` column is to_string(kind)
   int64_t heads = 0;            // B·H
   int64_t blocks_per_head = 0;  // thread blocks per (b, h)
   int64_t threads_per_block = 128;
   int64_t smem_bytes = 0;       // shared memory per block (occupancy in the L2 model)
   // Emits the steps of one thread block in program order (not named emit: Qt reserves it).
   std::function<void(int64_t bh, int64_t block_in_head, ScheduleSink&)> emit_block;
+  // One head's counts as formulas: the sums of emit_block's steps over all blocks of a head,
+  // written beside the loop nest they sum (the closed form; docs/schedules.md). tests/sim
+  // checks they equal the walk of emit_block exactly for every shape.
+  std::function<Counts()> head_counts;
 
   int64_t grid_blocks() const { return heads * blocks_per_head; }
 };
@@ -67,6 +72,22 @@ struct TileGrid {
   bool above_diagonal(int64_t i, int64_t j) const { return j * bc > i * br + rows_in(i) - 1; }
 };
 TileGrid tile_grid(const Config& config);
+
+// How many tiles each row tile i and column tile j visits, and how many rows they cover: the
+// arithmetic the flash1 and flash2 closed forms sum. Per-row-tile sums appear only where causal
+// or a block mask makes rows differ; they are arithmetic over Tr or Tc terms (a block mask is
+// data: its tiles are counted), not a walk of the schedule.
+struct TileVisits {
+  std::vector<int64_t> per_row;  // vis_i: visited column tiles of row tile i
+  std::vector<int64_t> kv_rows;  // Σ over visited j of c_j (K/V rows row tile i reads)
+  std::vector<int64_t> per_col;  // vis_j: visited row tiles of column tile j
+  std::vector<int64_t> q_rows;   // Σ over visited i of r_i
+  int64_t tiles() const;         // Σ_i vis_i
+  // Σ_i (vis_i − minus)·r_i: rows read or written across a row tile's visits (minus = 0), or
+  // re-read and re-written after the first (minus = 1).
+  int64_t weighted_rows(const TileGrid& grid, int64_t minus) const;
+};
+TileVisits tile_visits(const Config& config);
 
 // Whether the schedule visits tile (i, j): causal skips tiles wholly above the diagonal;
 // blocksparse skips zero tiles of the block mask.

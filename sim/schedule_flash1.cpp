@@ -35,6 +35,30 @@ struct RowSpan {
   }
 };
 
+// The closed form's row sums (sim/schedule.h, TileVisits): every visit of row tile i reads its
+// Q rows; all visits after the first re-read (and all before the last re-write) the running
+// output and statistics.
+struct Flash1Rows {
+  int64_t tiles = 0;     // visited tiles
+  int64_t all_rows = 0;  // Σ_i vis_i·r_i
+  int64_t rerows = 0;    // Σ_i (vis_i − 1)·r_i
+  int64_t n = 0;
+  Flash1Rows(const Config& c, const TileGrid& g) : n(g.n) {
+    const TileVisits v = tile_visits(c);
+    tiles = v.tiles();
+    all_rows = v.weighted_rows(g, 0);
+    rerows = v.weighted_rows(g, 1);
+  }
+  // K, V once (the outer loop, Algorithm 1 line 6 / Algorithm 4 line 7); Q once per visit.
+  Counts outer_loop_reads(int64_t d, int64_t e) const {
+    Counts h;
+    h.add_transfer(Tensor::K, Dir::read, n * d * e);
+    h.add_transfer(Tensor::V, Dir::read, n * d * e);
+    h.add_transfer(Tensor::Q, Dir::read, all_rows * d * e);
+    return h;
+  }
+};
+
 }  // namespace
 
 std::vector<KernelSchedule> flash1_schedule(const Config& c) {
@@ -47,7 +71,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
 
   if (has_forward(c.problem.pass)) {
     KernelSchedule k;
-    k.name = "flash1_fwd";
+    k.kind = KernelKind::flash1_fwd;
     k.heads = heads;
     k.blocks_per_head = 1;
     k.threads_per_block = 128;
@@ -78,12 +102,25 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
         }
       }
     };
+    k.head_counts = [c, g, d, e] {
+      const Flash1Rows rows(c, g);
+      Counts h = rows.outer_loop_reads(d, e);
+      h.add_transfer(Tensor::o_accum, Dir::read, rows.rerows * d * 4);
+      h.add_transfer(Tensor::stat_l, Dir::read, rows.rerows * 4);
+      h.add_transfer(Tensor::stat_m, Dir::read, rows.rerows * 4);
+      h.add_transfer(Tensor::o_accum, Dir::write, rows.rerows * d * 4);
+      h.add_transfer(Tensor::O, Dir::write, g.n * d * e);
+      h.add_transfer(Tensor::stat_l, Dir::write, rows.all_rows * 4);
+      h.add_transfer(Tensor::stat_m, Dir::write, rows.all_rows * 4);
+      h.flops = flops_model::flash1_fwd_tile(g.br, g.bc, d).scaled(rows.tiles);
+      return h;
+    };
     kernels.push_back(std::move(k));
   }
 
   if (has_backward(c.problem.pass)) {
     KernelSchedule k;
-    k.name = "flash1_bwd";
+    k.kind = KernelKind::flash1_bwd;
     k.heads = heads;
     k.blocks_per_head = 1;
     k.threads_per_block = 256;
@@ -114,6 +151,21 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
         s.transfer({Tensor::dK, Dir::write, bh, j * g.bc, cj, 0, d});  // line 24
         s.transfer({Tensor::dV, Dir::write, bh, j * g.bc, cj, 0, d});
       }
+    };
+    k.head_counts = [c, g, d, e] {
+      const Flash1Rows rows(c, g);
+      Counts h = rows.outer_loop_reads(d, e);
+      h.add_transfer(Tensor::O, Dir::read, rows.all_rows * d * e);
+      h.add_transfer(Tensor::dO, Dir::read, rows.all_rows * d * e);
+      h.add_transfer(Tensor::stat_l, Dir::read, rows.all_rows * 4);
+      h.add_transfer(Tensor::stat_m, Dir::read, rows.all_rows * 4);
+      h.add_transfer(Tensor::dq_accum, Dir::read, rows.rerows * d * 4);
+      h.add_transfer(Tensor::dq_accum, Dir::write, rows.rerows * d * 4);
+      h.add_transfer(Tensor::dQ, Dir::write, g.n * d * e);
+      h.add_transfer(Tensor::dK, Dir::write, g.n * d * e);
+      h.add_transfer(Tensor::dV, Dir::write, g.n * d * e);
+      h.flops = flops_model::flash1_bwd_tile(g.br, g.bc, d).scaled(rows.tiles);
+      return h;
     };
     kernels.push_back(std::move(k));
   }

@@ -1,10 +1,16 @@
 // FlashAttention-2's order (Q outside) and block-sparse over it: docs/schedules.md, "flash2".
 #include <memory>
+#include <numeric>
 
 #include "sim/flops_model.h"
 #include "sim/schedule.h"
 
 namespace flashio::sim {
+namespace {
+
+int64_t sum(const std::vector<int64_t>& xs) { return std::accumulate(xs.begin(), xs.end(), int64_t{0}); }
+
+}  // namespace
 
 std::vector<KernelSchedule> flash2_schedule(const Config& c) {
   const auto filter = std::make_shared<TileFilter>(c);
@@ -12,12 +18,12 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
   const int64_t d = c.problem.headdim;
   const int64_t heads = c.problem.batch_heads();
   const int64_t e = element_bytes(c.problem.dtype);
-  const std::string prefix = c.algo == Algo::blocksparse ? "blocksparse" : "flash2";
+  const int64_t n = g.n;
   std::vector<KernelSchedule> kernels;
 
   if (has_forward(c.problem.pass)) {
     KernelSchedule k;
-    k.name = prefix + "_fwd";
+    k.kind = flash2_kind(c.algo, Flash2Role::fwd);
     k.heads = heads;
     k.blocks_per_head = g.tr;
     k.threads_per_block = 128;
@@ -36,12 +42,24 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::O, Dir::write, bh, i * g.br, r, 0, d});  // written once, normalised
       s.transfer({Tensor::lse, Dir::write, bh, i * g.br, r, 0, 1});
     };
+    k.head_counts = [c, g, n, d, e] {
+      const TileVisits v = tile_visits(c);
+      Counts h;
+      h.add_transfer(Tensor::Q, Dir::read, n * d * e);
+      h.add_transfer(Tensor::K, Dir::read, sum(v.kv_rows) * d * e);  // K, V once per row tile
+      h.add_transfer(Tensor::V, Dir::read, sum(v.kv_rows) * d * e);
+      h.add_transfer(Tensor::O, Dir::write, n * d * e);
+      h.add_transfer(Tensor::lse, Dir::write, n * 4);
+      h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d).scaled(v.tiles());
+      h.flops += flops_model::flash2_fwd_finish(g.br, d).scaled(g.tr);
+      return h;
+    };
     kernels.push_back(std::move(k));
   }
 
   if (has_backward(c.problem.pass)) {
     KernelSchedule pre;
-    pre.name = prefix + "_bwd_preprocess";
+    pre.kind = flash2_kind(c.algo, Flash2Role::bwd_preprocess);
     pre.heads = heads;
     pre.blocks_per_head = g.tr;
     pre.threads_per_block = 128;
@@ -54,10 +72,19 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::delta, Dir::write, bh, i * g.br, r, 0, 1});
       s.transfer({Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d});  // zeroed for atomics
     };
+    pre.head_counts = [n, d, e] {
+      Counts h;
+      h.add_transfer(Tensor::O, Dir::read, n * d * e);
+      h.add_transfer(Tensor::dO, Dir::read, n * d * e);
+      h.add_transfer(Tensor::delta, Dir::write, n * 4);
+      h.add_transfer(Tensor::dq_accum, Dir::write, n * d * 4);
+      h.flops = flops_model::rowsum_rows(n, d);
+      return h;
+    };
     kernels.push_back(std::move(pre));
 
     KernelSchedule k;
-    k.name = prefix + "_bwd";
+    k.kind = flash2_kind(c.algo, Flash2Role::bwd);
     k.heads = heads;
     k.blocks_per_head = g.tc;
     k.threads_per_block = 256;
@@ -81,10 +108,26 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::dK, Dir::write, bh, j * g.bc, cj, 0, d});
       s.transfer({Tensor::dV, Dir::write, bh, j * g.bc, cj, 0, d});
     };
+    k.head_counts = [c, g, n, d, e] {
+      const TileVisits v = tile_visits(c);
+      const int64_t q_rows = sum(v.q_rows);  // Q, dO, L, D once per visited (i, j)
+      Counts h;
+      h.add_transfer(Tensor::K, Dir::read, n * d * e);
+      h.add_transfer(Tensor::V, Dir::read, n * d * e);
+      h.add_transfer(Tensor::Q, Dir::read, q_rows * d * e);
+      h.add_transfer(Tensor::dO, Dir::read, q_rows * d * e);
+      h.add_transfer(Tensor::lse, Dir::read, q_rows * 4);
+      h.add_transfer(Tensor::delta, Dir::read, q_rows * 4);
+      h.add_transfer(Tensor::dq_accum, Dir::write, q_rows * d * 4);
+      h.add_transfer(Tensor::dK, Dir::write, n * d * e);
+      h.add_transfer(Tensor::dV, Dir::write, n * d * e);
+      h.flops = flops_model::flash2_bwd_tile(g.br, g.bc, d).scaled(v.tiles());
+      return h;
+    };
     kernels.push_back(std::move(k));
 
     KernelSchedule conv;
-    conv.name = prefix + "_bwd_convert_dq";
+    conv.kind = flash2_kind(c.algo, Flash2Role::bwd_convert_dq);
     conv.heads = heads;
     conv.blocks_per_head = g.tr;
     conv.threads_per_block = 128;
@@ -93,6 +136,12 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dQ, Dir::write, bh, i * g.br, r, 0, d});
+    };
+    conv.head_counts = [n, d, e] {
+      Counts h;
+      h.add_transfer(Tensor::dq_accum, Dir::read, n * d * 4);
+      h.add_transfer(Tensor::dQ, Dir::write, n * d * e);
+      return h;
     };
     kernels.push_back(std::move(conv));
   }

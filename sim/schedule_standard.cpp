@@ -17,9 +17,9 @@ struct Shape {
 };
 
 // C (N × N) = A (N × d) · Bᵀ (B: N × d): gemm_qk, gemm_dp. Block (a, b), b fastest.
-KernelSchedule gemm_nt(const std::string& name, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
+KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
   KernelSchedule k;
-  k.name = name;
+  k.kind = kind;
   k.heads = sh.heads;
   k.blocks_per_head = sh.tiles_n() * sh.tiles_n();
   k.threads_per_block = 256;
@@ -32,16 +32,24 @@ KernelSchedule gemm_nt(const std::string& name, const Shape& sh, Tensor a_t, Ten
     s.compute(flops_model::gemm(ra, rb, sh.d));
     s.transfer({c_t, Dir::write, bh, a * kGemmTile, ra, b * kGemmTile, rb});
   };
+  k.head_counts = [sh, a_t, b_t, c_t] {  // A, B read once per output tile row / column
+    Counts h;
+    h.add_transfer(a_t, Dir::read, sh.tiles_n() * sh.n * sh.d * sh.e);
+    h.add_transfer(b_t, Dir::read, sh.tiles_n() * sh.n * sh.d * sh.e);
+    h.add_transfer(c_t, Dir::write, sh.n * sh.n * sh.e);
+    h.flops = flops_model::gemm(sh.n, sh.n, sh.d);
+    return h;
+  };
   return k;
 }
 
 // C (N × d) = A (N × N) · B (N × d) when a_transposed is false (gemm_pv, gemm_dq),
 // or Aᵀ · B when true (gemm_dv, gemm_dk): output row tile a reads A's rows [a] (or its
 // columns [a], all N rows) and all of B's rows for column tile b.
-KernelSchedule gemm_nn(const std::string& name, const Shape& sh, Tensor a_t, bool a_transposed,
+KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, bool a_transposed,
                        Tensor b_t, Tensor c_t) {
   KernelSchedule k;
-  k.name = name;
+  k.kind = kind;
   k.heads = sh.heads;
   k.blocks_per_head = sh.tiles_n() * sh.tiles_d();
   k.threads_per_block = 256;
@@ -57,15 +65,23 @@ KernelSchedule gemm_nn(const std::string& name, const Shape& sh, Tensor a_t, boo
     s.compute(flops_model::gemm(ra, cb, sh.n));
     s.transfer({c_t, Dir::write, bh, a * kGemmTile, ra, b * kGemmTile, cb});
   };
+  k.head_counts = [sh, a_t, b_t, c_t] {  // A once per column tile of d, B once per row tile
+    Counts h;
+    h.add_transfer(a_t, Dir::read, sh.tiles_d() * sh.n * sh.n * sh.e);
+    h.add_transfer(b_t, Dir::read, sh.tiles_n() * sh.n * sh.d * sh.e);
+    h.add_transfer(c_t, Dir::write, sh.n * sh.d * sh.e);
+    h.flops = flops_model::gemm(sh.n, sh.d, sh.n);
+    return h;
+  };
   return k;
 }
 
 // An element-wise pass over the N × N matrix, one row per block: reads `in` rows (and
 // `in2` when given), writes `out`.
-KernelSchedule rowwise(const std::string& name, const Shape& sh, std::vector<Tensor> reads,
+KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> reads,
                        bool reads_delta, Tensor out, Flops (*row_flops)(int64_t)) {
   KernelSchedule k;
-  k.name = name;
+  k.kind = kind;
   k.heads = sh.heads;
   k.blocks_per_head = sh.n;
   k.threads_per_block = 256;
@@ -75,6 +91,14 @@ KernelSchedule rowwise(const std::string& name, const Shape& sh, std::vector<Ten
     if (reads_delta) s.transfer({Tensor::delta, Dir::read, bh, row, 1, 0, 1});
     s.compute(row_flops(sh.n));
     s.transfer({out, Dir::write, bh, row, 1, 0, sh.n});
+  };
+  k.head_counts = [sh, reads, reads_delta, out, row_flops] {
+    Counts h;
+    for (Tensor t : reads) h.add_transfer(t, Dir::read, sh.n * sh.n * sh.e);
+    if (reads_delta) h.add_transfer(Tensor::delta, Dir::read, sh.n * 4);
+    h.add_transfer(out, Dir::write, sh.n * sh.n * sh.e);
+    h.flops = row_flops(sh.n).scaled(sh.n);
+    return h;
   };
   return k;
 }
@@ -89,21 +113,21 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
   std::vector<KernelSchedule> kernels;
 
   if (has_forward(p.pass)) {
-    kernels.push_back(gemm_nt("gemm_qk", sh, Tensor::Q, Tensor::K, Tensor::S));
-    if (p.mask) kernels.push_back(rowwise("mask", sh, {Tensor::S}, false, Tensor::S, &flops_model::mask_row));
-    kernels.push_back(rowwise("softmax", sh, {Tensor::S}, false, Tensor::P, &flops_model::softmax_row));
+    kernels.push_back(gemm_nt(KernelKind::gemm_qk, sh, Tensor::Q, Tensor::K, Tensor::S));
+    if (p.mask) kernels.push_back(rowwise(KernelKind::mask, sh, {Tensor::S}, false, Tensor::S, &flops_model::mask_row));
+    kernels.push_back(rowwise(KernelKind::softmax, sh, {Tensor::S}, false, Tensor::P, &flops_model::softmax_row));
     if (dropout)
-      kernels.push_back(rowwise("dropout", sh, {Tensor::P}, false, Tensor::P_drop, &flops_model::dropout_row));
-    kernels.push_back(gemm_nn("gemm_pv", sh, p_used, false, Tensor::V, Tensor::O));
+      kernels.push_back(rowwise(KernelKind::dropout, sh, {Tensor::P}, false, Tensor::P_drop, &flops_model::dropout_row));
+    kernels.push_back(gemm_nn(KernelKind::gemm_pv, sh, p_used, false, Tensor::V, Tensor::O));
   }
   if (has_backward(p.pass)) {
-    kernels.push_back(gemm_nn("gemm_dv", sh, p_used, true, Tensor::dO, Tensor::dV));
-    kernels.push_back(gemm_nt("gemm_dp", sh, Tensor::dO, Tensor::V, Tensor::dP));
+    kernels.push_back(gemm_nn(KernelKind::gemm_dv, sh, p_used, true, Tensor::dO, Tensor::dV));
+    kernels.push_back(gemm_nt(KernelKind::gemm_dp, sh, Tensor::dO, Tensor::V, Tensor::dP));
     if (dropout)
-      kernels.push_back(rowwise("dropout_bwd", sh, {Tensor::dP}, false, Tensor::dP, &flops_model::dropout_row));
+      kernels.push_back(rowwise(KernelKind::dropout_bwd, sh, {Tensor::dP}, false, Tensor::dP, &flops_model::dropout_row));
     {
       KernelSchedule k;  // D = rowsum(dO ∘ O), 128 rows per block
-      k.name = "rowsum_do_o";
+      k.kind = KernelKind::rowsum_do_o;
       k.heads = sh.heads;
       k.blocks_per_head = sh.tiles_n();
       k.threads_per_block = 256;
@@ -114,12 +138,20 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
         s.compute(flops_model::rowsum_rows(r, sh.d));
         s.transfer({Tensor::delta, Dir::write, bh, a * kGemmTile, r, 0, 1});
       };
+      k.head_counts = [sh] {
+        Counts h;
+        h.add_transfer(Tensor::dO, Dir::read, sh.n * sh.d * sh.e);
+        h.add_transfer(Tensor::O, Dir::read, sh.n * sh.d * sh.e);
+        h.add_transfer(Tensor::delta, Dir::write, sh.n * 4);
+        h.flops = flops_model::rowsum_rows(sh.n, sh.d);
+        return h;
+      };
       kernels.push_back(std::move(k));
     }
-    kernels.push_back(rowwise("softmax_bwd", sh, {Tensor::P, Tensor::dP}, true, Tensor::dS,
+    kernels.push_back(rowwise(KernelKind::softmax_bwd, sh, {Tensor::P, Tensor::dP}, true, Tensor::dS,
                               &flops_model::softmax_bwd_row));
-    kernels.push_back(gemm_nn("gemm_dq", sh, Tensor::dS, false, Tensor::K, Tensor::dQ));
-    kernels.push_back(gemm_nn("gemm_dk", sh, Tensor::dS, true, Tensor::Q, Tensor::dK));
+    kernels.push_back(gemm_nn(KernelKind::gemm_dq, sh, Tensor::dS, false, Tensor::K, Tensor::dQ));
+    kernels.push_back(gemm_nn(KernelKind::gemm_dk, sh, Tensor::dS, true, Tensor::Q, Tensor::dK));
   }
   return kernels;
 }

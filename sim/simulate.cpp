@@ -49,7 +49,7 @@ SimResult simulate(const Config& config, CountMethod method) {
     case CountMethod::cache: {
       const CacheResult cache = replay_cache(config);
       for (const auto& k : cache.kernels) {
-        r.kernels.push_back({k.name, k.counts, k.grid_blocks, k.threads_per_block, k.smem_bytes});
+        r.kernels.push_back({k.kind, k.counts, k.grid_blocks, k.threads_per_block, k.smem_bytes});
         r.kernel_dram.push_back({k.l2.dram_read_bytes, k.l2.dram_write_bytes});
         r.total_dram.read_bytes += k.l2.dram_read_bytes;
         r.total_dram.write_bytes += k.l2.dram_write_bytes;

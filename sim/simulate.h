@@ -7,6 +7,7 @@
 
 #include "sim/config.h"
 #include "sim/counts.h"
+#include "sim/kernel_kind.h"
 
 namespace flashio::sim {
 
@@ -15,7 +16,7 @@ enum class CountMethod { formula, walk, execute, cache };
 std::string to_string(CountMethod method);
 
 struct KernelCounts {
-  std::string name;
+  KernelKind kind = KernelKind::flash2_fwd;
   Counts counts;
   int64_t grid_blocks = 0;
   int64_t threads_per_block = 0;

@@ -31,7 +31,7 @@ std::vector<KernelCounts> walk_counts(const Config& config) {
   for (const KernelSchedule& k : build_schedule(config)) {
     CountingSink sink(config.problem);
     for (int64_t b = 0; b < k.blocks_per_head; ++b) k.emit_block(0, b, sink);
-    out.push_back({k.name, sink.counts.scaled(k.heads), k.grid_blocks(), k.threads_per_block,
+    out.push_back({k.kind, sink.counts.scaled(k.heads), k.grid_blocks(), k.threads_per_block,
                    k.smem_bytes});
   }
   return out;

@@ -23,10 +23,11 @@ Problem small_problem(int64_t n, int64_t d, Pass pass, bool causal = false) {
   return p;
 }
 
-// A kernel of `heads` heads, one block per head, whose block runs `steps` in order.
-KernelSchedule kernel_of(const std::string& name, int64_t heads, std::vector<Transfer> steps) {
+// A kernel of `heads` heads, one block per head, whose block runs `steps` in order (the kind
+// only labels it).
+KernelSchedule kernel_of(KernelKind kind, int64_t heads, std::vector<Transfer> steps) {
   KernelSchedule k;
-  k.name = name;
+  k.kind = kind;
   k.heads = heads;
   k.blocks_per_head = 1;
   k.emit_block = [steps](int64_t bh, int64_t, ScheduleSink& s) {
@@ -54,7 +55,7 @@ TEST_CASE("a tile read twice by one block comes from DRAM once, io counts it twi
   const Problem p = small_problem(97, 64, Pass::fwd);
   const Hardware hw = hardware_preset("h200");
   const Transfer q{Tensor::Q, Dir::read, 0, 0, 97, 0, 64};
-  const auto r = replay_kernels({kernel_of("twice", 2, {q, q})}, p, hw);
+  const auto r = replay_kernels({kernel_of(KernelKind::flash2_fwd, 2, {q, q})}, p, hw);
   REQUIRE(r.kernels.size() == 1);
   CHECK(r.kernels[0].counts.of(Tensor::Q).read_bytes == 2 * 2 * 97 * 64 * 2);
   CHECK(r.kernels[0].l2.dram_read_bytes == tensor_bytes(Tensor::Q, p));
@@ -67,8 +68,8 @@ TEST_CASE("cold kernel boundary: a kernel's output is written back at its end an
   const Hardware hw = hardware_preset("h200");
   const Transfer write_o{Tensor::O, Dir::write, 0, 0, 1025, 0, 40};
   const Transfer read_o{Tensor::O, Dir::read, 0, 0, 1025, 0, 40};
-  const std::vector<KernelSchedule> ks = {kernel_of("producer", 2, {write_o}),
-                                          kernel_of("consumer", 2, {read_o})};
+  const std::vector<KernelSchedule> ks = {kernel_of(KernelKind::gemm_qk, 2, {write_o}),
+                                          kernel_of(KernelKind::gemm_pv, 2, {read_o})};
   const int64_t o_bytes = tensor_bytes(Tensor::O, p);
 
   const auto cold = replay_kernels(ks, p, hw);
@@ -91,7 +92,7 @@ TEST_CASE("atomic adds into a cold accumulator read it from DRAM once and write 
   const Hardware hw = hardware_preset("h200");
   Transfer add{Tensor::dq_accum, Dir::write, 0, 0, 97, 0, 64};
   add.atomic = true;
-  const auto r = replay_kernels({kernel_of("accumulate", 2, {add, add, add})}, p, hw);
+  const auto r = replay_kernels({kernel_of(KernelKind::flash2_bwd, 2, {add, add, add})}, p, hw);
   CHECK(r.kernels[0].l2.dram_read_bytes == tensor_bytes(Tensor::dq_accum, p));
   CHECK(r.kernels[0].l2.dram_write_bytes == tensor_bytes(Tensor::dq_accum, p));
   CHECK(r.kernels[0].counts.of(Tensor::dq_accum).write_bytes == 3 * 2 * 97 * 64 * 4);
@@ -125,8 +126,8 @@ TEST_CASE("the replay's io and FLOPs equal the walk's for every algorithm on awk
         const auto r = replay_cache(c);
         REQUIRE(r.kernels.size() == walk.size());
         for (size_t k = 0; k < walk.size(); ++k) {
-          INFO(to_string(algo) << " N=" << n << " causal=" << causal << " " << walk[k].name);
-          CHECK(r.kernels[k].name == walk[k].name);
+          INFO(to_string(algo) << " N=" << n << " causal=" << causal << " " << to_string(walk[k].kind));
+          CHECK(r.kernels[k].kind == walk[k].kind);
           CHECK(r.kernels[k].counts == walk[k].counts);
         }
       }
@@ -242,9 +243,9 @@ TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, e
   Config a100 = c;
   a100.hw = hardware_preset("a100-40gb");
   a100.sram_bytes = a100.hw.sram_bytes;
-  CHECK(measured_blocks_per_sm(a100, "flash1_fwd") == 0);
+  CHECK(measured_blocks_per_sm(a100, KernelKind::flash1_fwd) == 0);
   c.tiling = {32, 32};  // not a built kernel
-  CHECK(measured_blocks_per_sm(c, "flash1_fwd") == 0);
+  CHECK(measured_blocks_per_sm(c, KernelKind::flash1_fwd) == 0);
   // flash2's wgmma forwards (256 threads, two stages of K and V): one block per SM at d=128,
   // two at d=64, where the schedule's 128 threads and one stage would allow more.
   Config w = make_config(Algo::flash2, small_problem(1025, 128, Pass::fwd), hardware_preset("h200"));
@@ -253,5 +254,5 @@ TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, e
   CHECK(blocks_per_sm(build_schedule(w)[0], w.hw) > 1);
   w.problem.headdim = 64;
   w.tiling = {128, 64};
-  CHECK(measured_blocks_per_sm(w, "flash2_fwd") == 2);
+  CHECK(measured_blocks_per_sm(w, KernelKind::flash2_fwd) == 2);
 }

@@ -1,0 +1,182 @@
+#include "sim/kernel_catalog.h"
+
+#include <charconv>
+#include <map>
+#include <vector>
+
+#include "sim/errors.h"
+#include "sim/kernel_kind.h"
+
+namespace flashio::sim {
+
+extern const char* const kH200OccupancyCsv;  // sim/data/h200_occupancy.csv, compiled in
+
+std::string to_string(MmaKind mma) {
+  switch (mma) {
+    case MmaKind::mma_sync: return "mma_sync";
+    case MmaKind::wgmma: return "wgmma";
+  }
+  throw std::logic_error("MmaKind out of range");
+}
+
+std::string to_string(GridOrder order) {
+  switch (order) {
+    case GridOrder::blocks_within_head: return "blocks_within_head";
+  }
+  throw std::logic_error("GridOrder out of range");
+}
+
+namespace {
+
+// Threads and shared memory are the kernels' own constants (kernels/*.cuh: kThreads,
+// kSmemBytes; flash2's backward takes a second stage of Q, dO, lse, D whenever that costs no
+// resident block). Defaults: docs/kernels.md, "Speed". tests/kernels compares every field with
+// the compiled registry.
+constexpr BuiltKernel kBuilt[] = {
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64}, 128, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 64, DType::bf16, {128, 128}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 163840, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::bf16, {128, 64}, 128, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 46336, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 70912, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 68096, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 92672, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 119808, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 152576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 152576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 62720, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 83200, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 124160, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 104960, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 125440, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 101376, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 103424, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 54528, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 91648, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 132608, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 88576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 109056, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+};
+
+}  // namespace
+
+std::span<const BuiltKernel> built_kernels() { return kBuilt; }
+
+const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling) {
+  for (const BuiltKernel& k : kBuilt)
+    if (k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype && k.tiling == tiling)
+      return &k;
+  return nullptr;
+}
+
+const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype) {
+  for (const BuiltKernel& k : kBuilt)
+    if (k.is_default && k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype) return &k;
+  return nullptr;
+}
+
+std::string built_tilings_text(Algo algo, Pass pass) {
+  std::map<std::pair<int64_t, std::string>, std::string> groups;
+  for (const BuiltKernel& k : kBuilt) {
+    if (k.algo != algo || k.pass != pass) continue;
+    std::string& list = groups[{k.headdim, to_string(k.dtype)}];
+    list += (list.empty() ? "" : " ") + std::to_string(k.tiling.block_r) + "x" + std::to_string(k.tiling.block_c);
+  }
+  std::string text;
+  for (const auto& [key, list] : groups)
+    text += (text.empty() ? "" : "; ") + std::string("d=") + std::to_string(key.first) + " " + key.second + ": " + list;
+  return text.empty() ? "none" : text;
+}
+
+std::string occupancy_csv_header() { return "hw,kernel,headdim,dtype,block_r,block_c,blocks_per_sm"; }
+
+std::vector<MeasuredOccupancy> parse_occupancy_csv(std::string_view text, const std::string& name) {
+  std::vector<MeasuredOccupancy> out;
+  int64_t line_no = 0;
+  bool header_seen = false;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    auto fail = [&](const std::string& what) {
+      throw InvalidInput(name + ":" + std::to_string(line_no) + ": " + what);
+    };
+    if (!header_seen) {
+      if (line != occupancy_csv_header()) fail("the header must be '" + occupancy_csv_header() + "'");
+      header_seen = true;
+      continue;
+    }
+    std::vector<std::string_view> cells;
+    for (size_t start = 0;;) {
+      const size_t comma = line.find(',', start);
+      cells.push_back(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    if (cells.size() != 7) fail("expected 7 fields, got " + std::to_string(cells.size()));
+    auto integer = [&](std::string_view cell, const char* what) {
+      int64_t v = 0;
+      const auto [p, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+      if (ec != std::errc() || p != cell.data() + cell.size() || v <= 0)
+        fail(std::string(what) + " must be a positive integer, got '" + std::string(cell) + "'");
+      return v;
+    };
+    MeasuredOccupancy m;
+    m.hw = std::string(cells[0]);
+    if (!parse_kernel_kind(cells[1])) fail("unknown kernel '" + std::string(cells[1]) + "'");
+    m.kernel = std::string(cells[1]);
+    m.headdim = integer(cells[2], "headdim");
+    const auto dtype = parse_dtype(cells[3]);
+    if (!dtype) fail("dtype must be one of " + allowed_dtypes() + ", got '" + std::string(cells[3]) + "'");
+    m.dtype = *dtype;
+    m.tiling = {integer(cells[4], "block_r"), integer(cells[5], "block_c")};
+    m.blocks_per_sm = integer(cells[6], "blocks_per_sm");
+    out.push_back(std::move(m));
+  }
+  if (!header_seen) throw InvalidInput(name + ": empty (expected the header '" + occupancy_csv_header() + "')");
+  return out;
+}
+
+std::span<const MeasuredOccupancy> measured_occupancy() {
+  static const std::vector<MeasuredOccupancy> data =
+      parse_occupancy_csv(kH200OccupancyCsv, "sim/data/h200_occupancy.csv");
+  return data;
+}
+
+}  // namespace flashio::sim

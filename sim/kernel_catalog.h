@@ -1,0 +1,75 @@
+// The catalog of built kernels: every tiled CUDA kernel in kernels/, with the static facts the
+// model needs about it (threads, shared memory, stages, matrix instruction, tile shape, grid
+// order) — plain C++, so builds without CUDA (the GUI, the model) know what is built. Each entry
+// is the one place a kernel's facts live: later models (a time model, new kernels) add fields
+// here rather than new tables. tests/kernels checks every entry against the compiled kernels'
+// registry (kernels/registry.cpp) in CUDA builds; docs/kernels.md describes the kernels.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "sim/tiling.h"
+#include "sim/types.h"
+
+namespace flashio::sim {
+
+// The matrix instruction the kernel's GEMMs run on (a row's `kernel_impl`).
+enum class MmaKind { mma_sync, wgmma };
+std::string to_string(MmaKind mma);
+
+// The order of the thread blocks in the launch: blocks_within_head is the schedules' order
+// (linear index = block_in_head + blocks_per_head · bh; sim/schedule.h), used by every kernel
+// built today.
+enum class GridOrder { blocks_within_head };
+std::string to_string(GridOrder order);
+
+struct BuiltKernel {
+  Algo algo = Algo::flash2;  // flash1 or flash2
+  Pass pass = Pass::fwd;     // fwd or bwd (flash2 bwd also launches its preprocess and convert
+                             // kernels, which take this entry's Br as their row tile)
+  int64_t headdim = 0;
+  DType dtype = DType::fp16;
+  Tiling tiling;
+  int64_t threads = 0;     // threads per block
+  int64_t smem_bytes = 0;  // dynamic shared memory per block
+  int64_t stages = 1;      // buffers of the streamed tiles (2: next tile's loads overlap)
+  MmaKind mma = MmaKind::mma_sync;
+  GridOrder grid_order = GridOrder::blocks_within_head;
+  // The tiling `--tiling kernel` and the profiler run for (algo, pass, d, dtype): the fastest
+  // measured on the H200 (docs/kernels.md, "Speed"). One per (algo, pass, headdim, dtype).
+  bool is_default = false;
+};
+
+// Every built kernel, in the registry's order.
+std::span<const BuiltKernel> built_kernels();
+
+// The entry for exactly this kernel, or nullptr when it is not built.
+const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling);
+// The default entry for (algo, pass, d, dtype), or nullptr when nothing is built for it.
+const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype);
+
+// What is built for (algo, pass), for messages: "d=64 fp16: 64x32 64x64 …; d=64 bf16: 128x128; …"
+// ("none" when nothing is).
+std::string built_tilings_text(Algo algo, Pass pass);
+
+// Blocks of the kernel `kind` (one of the entry's launches) that one SM holds at once, as the
+// driver's occupancy calculator gave them on the GPU (registers and the kernel's real shared
+// memory; `flashio profile --occupancy-out FILE` measures them). Read from the committed data
+// file of the hardware preset (sim/data/h200_occupancy.csv); 0 where not measured.
+struct MeasuredOccupancy {
+  std::string hw;        // hardware preset name
+  std::string kernel;    // kernel kind spelling ("flash2_fwd")
+  int64_t headdim = 0;
+  DType dtype = DType::fp16;
+  Tiling tiling;
+  int64_t blocks_per_sm = 0;
+};
+std::span<const MeasuredOccupancy> measured_occupancy();
+// Parses the occupancy csv format (header hw,kernel,headdim,dtype,block_r,block_c,blocks_per_sm);
+// throws InvalidInput naming `name` and the line for a malformed one.
+std::vector<MeasuredOccupancy> parse_occupancy_csv(std::string_view text, const std::string& name);
+std::string occupancy_csv_header();
+
+}  // namespace flashio::sim
