@@ -32,7 +32,8 @@ std::string type_name(const sim::Problem& p, const sim::TensorShape& s) {
 
 // Prints one kernel's tile steps (sim/tile_steps.h) event by event, in program order, with the
 // running io of the head.
-void print_steps(std::ostream& out, const sim::Problem& problem, const sim::KernelSteps& kernel) {
+void print_steps(std::ostream& out, const sim::Problem& problem,
+                 const sim::KernelSteps& kernel) {
   int64_t transfers = 0, io_bytes = 0;
   auto print_move = [&](const sim::TileMove& m) {
     const sim::Transfer& t = m.transfer;
@@ -43,10 +44,11 @@ void print_steps(std::ostream& out, const sim::Problem& problem, const sim::Kern
                   (long long)t.row0, (long long)(t.row0 + t.rows), (long long)t.col0,
                   (long long)(t.col0 + t.cols));
     char line[256];
-    std::snprintf(line, sizeof line, "  %4lld  %-6s %-22s %3lld×%-3lld %-4s %7lld B   io so far %lld B",
-                  (long long)++transfers, t.dir == sim::Dir::read ? "read" : (t.atomic ? "atomic" : "write"),
-                  tile, (long long)t.rows, (long long)t.cols, type_name(problem, shape).c_str(),
-                  (long long)m.bytes, (long long)io_bytes);
+    const char* what = t.dir == sim::Dir::read ? "read" : (t.atomic ? "atomic" : "write");
+    std::snprintf(line, sizeof line,
+                  "  %4lld  %-6s %-22s %3lld×%-3lld %-4s %7lld B   io so far %lld B",
+                  (long long)++transfers, what, tile, (long long)t.rows, (long long)t.cols,
+                  type_name(problem, shape).c_str(), (long long)m.bytes, (long long)io_bytes);
     out << line << '\n';
   };
   auto print_compute = [&](const sim::Flops& f) {
