@@ -49,7 +49,8 @@ std::string describe_config(const Config& c) {
   return to_string(c.algo) + " " + to_string(c.problem.pass) + " N=" +
          std::to_string(c.problem.seqlen) + " d=" + std::to_string(c.problem.headdim) +
          " Br=" + std::to_string(c.tiling.block_r) + " Bc=" + std::to_string(c.tiling.block_c) +
-         (c.problem.causal ? " causal" : "") + (c.block_mask.text.empty() ? "" : " mask " + c.block_mask.text);
+         (c.problem.causal ? " causal" : "") +
+         (c.block_mask.text.empty() ? "" : " mask " + c.block_mask.text);
 }
 
 // Adds up one kernel's steps the way the walk adds up its transfers and computes.
