@@ -32,7 +32,8 @@ class TilingView : public WorkbenchView {
 
   // For tests and the command line: choose the teaching problem (N, Br, Bc, causal, order).
   void set_teaching(sim::Algo algo, int64_t seqlen, int64_t block_r, int64_t block_c, bool causal);
-  // The row whose statistics are followed and the seed of Q, K, V (`flashio explain --row --seed`).
+  // The row whose statistics are followed and the seed of Q, K, V (`flashio explain --row
+  // --seed`); the seed box holds 0 to 2^31 - 1.
   void set_tracked(int64_t row, uint64_t seed);
   void step();
   void reset();
