@@ -1,13 +1,12 @@
-// flashio explain: the tiled algorithm step by step for a tiny problem (teaching; DESIGN.md,
-// "The command line"). Prints every transfer and compute step of one head's thread blocks as
-// the schedule emits them (sim::build_schedule, the same steps the walk and the L2 model see),
-// For flash1 and flash2 forward it prints sim::explain's trace: each visited tile with its
-// loads and stores, the byte tally beside standard attention's, and the online-softmax
-// statistics of one row (--row). Other algorithms and passes (and --schedule) get every
-// transfer of one head's thread blocks as the schedule emits them (sim::build_schedule, the
-// steps the walk and the L2 model see), with the tally checked against the closed form. Both
-// end with the paper's worked example (scores 0, log 3; values 2, 10; output 8), and with
-// --explain-wrong what happens when only ℓ, not the output, is rescaled (9; averaging gives 6).
+// flashio explain: the tiled algorithm step by step for a tiny problem (teaching;
+// experiments/README.md). For flash1 and flash2 forward it prints sim::explain's trace: each
+// visited tile with its loads and stores, the byte tally beside standard attention's, and the
+// online-softmax statistics of one row (--row). Other algorithms and passes (and --schedule)
+// get every transfer and compute of one head's thread blocks in program order, with the tally
+// checked against the closed form. Both render the same steps, sim::tile_steps (the
+// schedule's own transfers, the ones the walk and the L2 model see). Both end with the paper's
+// worked example (scores 0, log 3; values 2, 10; output 8), and with --explain-wrong what
+// happens when only ℓ, not the output, is rescaled (9; averaging gives 6).
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -21,6 +20,7 @@
 #include "sim/schedule.h"
 #include "sim/simulate.h"
 #include "sim/tensor.h"
+#include "sim/tile_steps.h"
 #include "sim/tiling.h"
 
 namespace flashio::cli {
@@ -30,45 +30,43 @@ std::string type_name(const sim::Problem& p, const sim::TensorShape& s) {
   return s.element_bytes == sim::element_bytes(p.dtype) ? sim::to_string(p.dtype) : "fp32";
 }
 
-// Prints each step of one thread block and keeps the tally.
-class TraceSink : public sim::ScheduleSink {
- public:
-  TraceSink(std::ostream& out, const sim::Problem& problem) : out_(out), problem_(problem) {}
-
-  void transfer(const sim::Transfer& t) override {
-    const sim::TensorShape shape = sim::tensor_shape(t.tensor, problem_);
-    const int64_t bytes = t.rows * t.cols * shape.element_bytes;
-    (t.dir == sim::Dir::read ? read_bytes_ : write_bytes_) += bytes;
+// Prints one kernel's tile steps (sim/tile_steps.h) event by event, in program order, with the
+// running io of the head.
+void print_steps(std::ostream& out, const sim::Problem& problem,
+                 const sim::KernelSteps& kernel) {
+  int64_t transfers = 0, io_bytes = 0;
+  auto print_move = [&](const sim::TileMove& m) {
+    const sim::Transfer& t = m.transfer;
+    const sim::TensorShape shape = sim::tensor_shape(t.tensor, problem);
+    io_bytes += m.bytes;
     char tile[96];
     std::snprintf(tile, sizeof tile, "%s[%lld:%lld, %lld:%lld]", sim::to_string(t.tensor).c_str(),
                   (long long)t.row0, (long long)(t.row0 + t.rows), (long long)t.col0,
                   (long long)(t.col0 + t.cols));
     char line[256];
-    std::snprintf(line, sizeof line, "  %4lld  %-6s %-22s %3lld×%-3lld %-4s %7lld B   io so far %lld B",
-                  (long long)++steps_, t.dir == sim::Dir::read ? "read" : (t.atomic ? "atomic" : "write"),
-                  tile, (long long)t.rows, (long long)t.cols, type_name(problem_, shape).c_str(),
-                  (long long)bytes, (long long)(read_bytes_ + write_bytes_));
-    out_ << line << '\n';
-  }
-
-  void compute(const sim::Flops& f) override {
-    flops_ += f;
+    const char* what = t.dir == sim::Dir::read ? "read" : (t.atomic ? "atomic" : "write");
+    std::snprintf(line, sizeof line,
+                  "  %4lld  %-6s %-22s %3lld×%-3lld %-4s %7lld B   io so far %lld B",
+                  (long long)++transfers, what, tile, (long long)t.rows, (long long)t.cols,
+                  type_name(problem, shape).c_str(), (long long)m.bytes, (long long)io_bytes);
+    out << line << '\n';
+  };
+  auto print_compute = [&](const sim::Flops& f) {
     char line[160];
     std::snprintf(line, sizeof line, "        compute: %lld tensor FLOPs, %lld exp, %lld other",
                   (long long)f.tensor, (long long)f.exp, (long long)f.other);
-    out_ << line << '\n';
+    out << line << '\n';
+  };
+  int64_t block = -1;
+  for (const sim::TileStep& step : kernel.steps) {
+    if (step.thread_block != block && kernel.schedule.blocks_per_head > 1)
+      out << "  thread block " << step.thread_block << ":\n";
+    block = step.thread_block;
+    for (size_t k = 0; k < step.moves_before_compute; ++k) print_move(step.moves[k]);
+    for (const sim::Flops& f : step.computes) print_compute(f);
+    for (size_t k = step.moves_before_compute; k < step.moves.size(); ++k) print_move(step.moves[k]);
   }
-
-  int64_t read_bytes() const { return read_bytes_; }
-  int64_t write_bytes() const { return write_bytes_; }
-  const sim::Flops& flops() const { return flops_; }
-
- private:
-  std::ostream& out_;
-  const sim::Problem& problem_;
-  int64_t steps_ = 0, read_bytes_ = 0, write_bytes_ = 0;
-  sim::Flops flops_;
-};
+}
 
 std::string algo_story(sim::Algo algo) {
   switch (algo) {
@@ -102,25 +100,22 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
         << " elements of SRAM for the Q, K, V, O tiles ≤ M\n";
   }
   const auto closed = sim::closed_form_counts(c);
-  const auto kernels = sim::build_schedule(c);
+  const auto kernels = sim::tile_steps(c);
   for (size_t k = 0; k < kernels.size(); ++k) {
-    const sim::KernelSchedule& ks = kernels[k];
+    const sim::KernelSchedule& ks = kernels[k].schedule;
+    const int64_t read_bytes = kernels[k].read_bytes, write_bytes = kernels[k].write_bytes;
     out << "\nkernel " << sim::to_string(ks.kind) << ": " << ks.blocks_per_head << " thread block"
         << (ks.blocks_per_head == 1 ? "" : "s") << " per head, " << ks.heads
         << " head(s); every head runs the same steps, head 0 shown\n";
     out << "  step  what   tile                     rows×cols type   bytes\n";
-    TraceSink sink(out, p);
-    for (int64_t block = 0; block < ks.blocks_per_head; ++block) {
-      if (ks.blocks_per_head > 1) out << "  thread block " << block << ":\n";
-      ks.emit_block(0, block, sink);
-    }
+    print_steps(out, p, kernels[k]);
     const int64_t heads = ks.heads;
-    out << "  one head: read " << sink.read_bytes() << " B, write " << sink.write_bytes()
-        << " B; all " << heads << " head(s): read " << sink.read_bytes() * heads << " B, write "
-        << sink.write_bytes() * heads << " B\n";
+    out << "  one head: read " << read_bytes << " B, write " << write_bytes << " B; all " << heads
+        << " head(s): read " << read_bytes * heads << " B, write " << write_bytes * heads
+        << " B\n";
     if (k < closed.size() && closed[k].kind == ks.kind) {
-      const bool agree = closed[k].counts.io_read_bytes() == sink.read_bytes() * heads &&
-                         closed[k].counts.io_write_bytes() == sink.write_bytes() * heads;
+      const bool agree = closed[k].counts.io_read_bytes() == read_bytes * heads &&
+                         closed[k].counts.io_write_bytes() == write_bytes * heads;
       out << "  closed form: read " << closed[k].counts.io_read_bytes() << " B, write "
           << closed[k].counts.io_write_bytes() << " B"
           << (agree ? " (agrees with the steps above)" : " (DIFFERS from the steps above: a bug)")
@@ -129,7 +124,7 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
   }
 }
 
-// The paper's worked example (shared/PAPER.md): one row, scores (0, log 3), values (2, 10),
+// The paper's worked example (the online softmax of Dao et al. 2022, Section 3.1): one row, scores (0, log 3), values (2, 10),
 // one score per block. With d = 1 the scores are q·k, so q = 1 and k = (0, log 3). Its numbers
 // come from sim::explain, the same online softmax the trace above runs.
 void print_worked_example(std::ostream& out, const sim::Hardware& hw, bool show_wrong) {

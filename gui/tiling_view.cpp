@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <QFormLayout>
 #include <QGridLayout>
@@ -25,11 +26,21 @@ class TilingCanvas : public QWidget {
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
   }
-  void show(const TilingTrace* trace, const RowStats* stats, int step, int64_t standard_bytes) {
-    trace_ = trace;
-    stats_ = stats;
+  // A trace without steps (an invalid configuration) draws nothing.
+  void set_trace(const sim::ExplainTrace* trace) {
+    trace_ = trace && !trace->steps.empty() ? trace : nullptr;
+    visited_.clear();
+    if (trace_) {
+      const sim::TileFilter filter(trace_->config);
+      const sim::TileGrid& g = trace_->grid;
+      for (int64_t i = 0; i < g.tr; ++i)
+        for (int64_t j = 0; j < g.tc; ++j) visited_.push_back(filter.visits(i, j));
+    }
+    step_ = -1;
+    update();
+  }
+  void show_step(int step) {
     step_ = step;
-    standard_bytes_ = standard_bytes;
     update();
   }
 
@@ -37,10 +48,12 @@ class TilingCanvas : public QWidget {
   void paintEvent(QPaintEvent*) override;
 
  private:
-  const TilingTrace* trace_ = nullptr;
-  const RowStats* stats_ = nullptr;
+  bool visits(int64_t i, int64_t j) const {
+    return visited_[static_cast<size_t>(i * trace_->grid.tc + j)] != 0;
+  }
+  const sim::ExplainTrace* trace_ = nullptr;
+  std::vector<unsigned char> visited_;  // Tr × Tc: whether the schedule visits tile (i, j)
   int step_ = -1;
-  int64_t standard_bytes_ = 0;
 };
 
 namespace {
@@ -51,9 +64,10 @@ const QColor kDone(0xc7, 0xe9, 0xc0), kCurrent(0xfd, 0x8d, 0x3c), kSkipped(0xe0,
 void TilingCanvas::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  if (!trace_ || trace_->grid.n == 0) return;
+  if (!trace_) return;
   const sim::TileGrid& g = trace_->grid;
-  const TraceStep* step = step_ >= 0 ? &trace_->steps[static_cast<size_t>(step_)] : nullptr;
+  const sim::ExplainStep* step =
+      step_ >= 0 ? &trace_->steps[static_cast<size_t>(step_)] : nullptr;
   const int64_t n = g.n;
   const double top = 34, left = 40;
   const double side = std::min(height() - top - 110.0, width() * 0.48);
@@ -66,22 +80,22 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
                                     .arg(n).arg(g.br).arg(g.bc));
   p.setFont(font());
 
-  // Which tiles were visited before this step (in the forward kernel's order).
+  // Which tiles were computed before this step (in the forward kernel's order).
   std::vector<char> done(static_cast<size_t>(g.tr * g.tc), 0);
   for (int s = 0; s < step_; ++s) {
     const auto& st = trace_->steps[static_cast<size_t>(s)];
-    if (st.i >= 0 && st.j >= 0 && st.flops.tensor > 0) done[static_cast<size_t>(st.i * g.tc + st.j)] = 1;
+    if (st.computes_tile()) done[static_cast<size_t>(st.i * g.tc + st.j)] = 1;
   }
   for (int64_t i = 0; i < g.tr; ++i)
     for (int64_t j = 0; j < g.tc; ++j) {
       const QRectF r(left + j * g.bc * cell, top + i * g.br * cell, g.cols_in(j) * cell,
                      g.rows_in(i) * cell);
       QColor fill = Qt::white;
-      if (!trace_->visits(i, j)) fill = kSkipped;
-      else if (step && step->i == i && step->j == j && step->flops.tensor > 0) fill = kCurrent;
+      if (!visits(i, j)) fill = kSkipped;
+      else if (step && step->computes_tile() && step->i == i && step->j == j) fill = kCurrent;
       else if (done[static_cast<size_t>(i * g.tc + j)]) fill = kDone;
       p.fillRect(r, fill);
-      if (!trace_->visits(i, j)) {
+      if (!visits(i, j)) {
         p.fillRect(r, QBrush(QColor(150, 150, 150), Qt::BDiagPattern));
         if (r.width() > 40 && r.height() > 14) {
           p.setPen(QColor(110, 110, 110));
@@ -113,10 +127,8 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
     const double y = top + std::min(i * g.br, n) * cell;
     p.drawLine(QPointF(left, y), QPointF(left + side, y));
   }
-  if (stats_) {
-    p.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
-    p.drawRect(QRectF(left, top + stats_->row * cell, side, cell));
-  }
+  p.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));  // the followed row
+  p.drawRect(QRectF(left, top + static_cast<double>(trace_->tracked_row) * cell, side, cell));
   p.setPen(Qt::black);
   p.drawText(QRectF(left, top + side + 2, side, 16), Qt::AlignCenter, "j: K, V tiles (Bc) →");
   p.save();
@@ -145,14 +157,14 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
       p.fillRect(r, t == current ? kSram : QColor(250, 250, 250));
       bool read = false, written = false;
       if (step)
-        for (const auto& tr : step->transfers) {
+        for (const sim::TileMove& m : step->moves) {
+          const sim::Tensor tensor = m.transfer.tensor;
           const bool same_tensor =
-              (k == 0 && tr.tensor == sim::Tensor::Q) || (k == 1 && tr.tensor == sim::Tensor::K) ||
-              (k == 2 && tr.tensor == sim::Tensor::V) ||
-              (k == 3 && (tr.tensor == sim::Tensor::O || tr.tensor == sim::Tensor::o_accum));
-          if (same_tensor && tr.row0 / block == t) {
-            (tr.dir == sim::Dir::read ? read : written) = true;
-          }
+              (k == 0 && tensor == sim::Tensor::Q) || (k == 1 && tensor == sim::Tensor::K) ||
+              (k == 2 && tensor == sim::Tensor::V) ||
+              (k == 3 && (tensor == sim::Tensor::O || tensor == sim::Tensor::o_accum));
+          if (same_tensor && m.tile == t)
+            (m.transfer.dir == sim::Dir::read ? read : written) = true;
         }
       p.setPen(QPen(read ? kRead : written ? kWrite : QColor(120, 120, 120), read || written ? 3 : 1));
       p.drawRect(r.adjusted(1, 1, -1, -1));
@@ -180,9 +192,12 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
 
   // Byte tally against standard attention.
   const double by = ly + 26, bar_w = width() - left - 260;
-  const double flash_total = static_cast<double>(trace_->total_bytes);
-  const double so_far = step ? static_cast<double>(step->tally_bytes) : 0.0;
-  const double scale = std::max({flash_total, static_cast<double>(standard_bytes_), 1.0});
+  const double flash_total = static_cast<double>(trace_->read_bytes + trace_->write_bytes);
+  const double so_far =
+      step ? static_cast<double>(step->read_bytes + step->write_bytes) : 0.0;
+  const double standard_bytes =
+      static_cast<double>(trace_->standard_read_bytes + trace_->standard_write_bytes);
+  const double scale = std::max({flash_total, standard_bytes, 1.0});
   auto bar = [&](double y, double value, const QColor& c, const QString& label) {
     p.fillRect(QRectF(left + 250, y, bar_w, 14), QColor(245, 245, 245));
     p.fillRect(QRectF(left + 250, y, bar_w * value / scale, 14), c);
@@ -194,8 +209,8 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
       QStringLiteral("%1 so far: %2 B").arg(algo, format_exact(so_far)));
   bar(by + 18, flash_total, kDone,
       QStringLiteral("%1 whole pass: %2 B").arg(algo, format_exact(flash_total)));
-  bar(by + 36, static_cast<double>(standard_bytes_), QColor(0xd6, 0x27, 0x28, 160),
-      QStringLiteral("standard attention: %1 B").arg(format_exact(static_cast<double>(standard_bytes_))));
+  bar(by + 36, standard_bytes, QColor(0xd6, 0x27, 0x28, 160),
+      QStringLiteral("standard attention: %1 B").arg(format_exact(standard_bytes)));
 }
 
 TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
@@ -216,7 +231,12 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
   row_ = new QSpinBox();
   row_->setRange(0, 63);
   row_->setValue(17);
-  row_->setToolTip("The row whose running max m and sum ℓ are shown (online softmax)");
+  row_->setToolTip("The row whose running max m, sum ℓ and output are shown (online softmax; "
+                   "flashio explain --row)");
+  seed_ = new QSpinBox();
+  seed_->setRange(0, std::numeric_limits<int>::max());
+  seed_->setValue(static_cast<int>(sim::ExplainOptions{}.seed));
+  seed_->setToolTip("Seed of the random Q, K, V (flashio explain --seed; the same default)");
   reset_button_ = new QPushButton("Reset");
   step_button_ = new QPushButton("Step");
   play_button_ = new QPushButton("Play");
@@ -237,7 +257,8 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
   auto* controls = new QHBoxLayout();
   for (QWidget* w : std::initializer_list<QWidget*>{
            new QLabel("order"), algo_, new QLabel("N"), seqlen_, new QLabel("Br"), block_r_,
-           new QLabel("Bc"), block_c_, causal_, new QLabel("row"), row_, reset_button_,
+           new QLabel("Bc"), block_c_, causal_, new QLabel("row"), row_, new QLabel("seed"),
+           seed_, reset_button_,
            step_button_, play_button_, new QLabel("speed"), speed_})
     controls->addWidget(w);
   controls->addStretch(1);
@@ -255,7 +276,8 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
 
   for (QSpinBox* s : {seqlen_, block_r_, block_c_})
     connect(s, &QSpinBox::valueChanged, this, [this] { rebuild(); });
-  connect(row_, &QSpinBox::valueChanged, this, [this] { rebuild(); });
+  for (QSpinBox* s : {row_, seed_})
+    connect(s, &QSpinBox::valueChanged, this, [this] { rebuild(); });
   connect(causal_, &QCheckBox::toggled, this, [this] { rebuild(); });
   connect(algo_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
   connect(reset_button_, &QPushButton::clicked, this, [this] { reset(); });
@@ -318,6 +340,13 @@ void TilingView::set_teaching(sim::Algo algo, int64_t seqlen, int64_t block_r, i
   rebuild();
 }
 
+void TilingView::set_tracked(int64_t row, uint64_t seed) {
+  const QSignalBlocker b1(row_), b2(seed_);
+  row_->setValue(static_cast<int>(row));
+  seed_->setValue(static_cast<int>(seed));
+  rebuild();
+}
+
 void TilingView::rebuild() {
   timer_.stop();
   play_button_->setChecked(false);
@@ -339,22 +368,19 @@ void TilingView::rebuild() {
   rows_.clear();
   try {
     sim::validate(config);
-    trace_ = build_trace(config);
-    row_stats_ = row_stats(trace_, row_->value());
-    const sim::SimResult walk = sim::simulate(config, sim::CountMethod::walk);
-    rows_ = sim::rows_from_result(walk);
+    trace_ = sim::explain(config, {row_->value(), static_cast<uint64_t>(seed_->value())});
+    // The Rows dock: the walk's rows of this pass, and standard attention's for comparison.
+    rows_ = sim::rows_from_result(sim::simulate(config, sim::CountMethod::walk));
     sim::Config standard = config;
     standard.algo = sim::Algo::standard;
-    const sim::SimResult std_result = sim::simulate(standard, sim::CountMethod::formula);
-    standard_bytes_ = std_result.total.io_read_bytes() + std_result.total.io_write_bytes();
-    for (auto& r : sim::rows_from_result(std_result)) rows_.push_back(r);
+    for (auto& r : sim::rows_from_result(sim::simulate(standard, sim::CountMethod::formula)))
+      rows_.push_back(r);
   } catch (const std::exception& e) {
     error_->setText(QString::fromUtf8(e.what()));
-    trace_ = TilingTrace{};
-    row_stats_ = RowStats{};
-    standard_bytes_ = 0;
+    trace_ = sim::ExplainTrace{};
   }
   step_ = -1;
+  canvas_->set_trace(&trace_);
   show_step();
   Q_EMIT rows_changed();
 }
@@ -375,53 +401,68 @@ void TilingView::run_to_end() {
 }
 
 int64_t TilingView::tally_bytes() const {
-  return step_ >= 0 ? trace_.steps[static_cast<size_t>(step_)].tally_bytes : 0;
+  if (step_ < 0) return 0;
+  const sim::ExplainStep& s = trace_.steps[static_cast<size_t>(step_)];
+  return s.read_bytes + s.write_bytes;
 }
 
 void TilingView::show_step() {
-  canvas_->show(&trace_, trace_.steps.empty() ? nullptr : &row_stats_, step_, standard_bytes_);
+  canvas_->show_step(step_);
   step_button_->setEnabled(step_ + 1 < step_count());
+  const QString total = format_exact(static_cast<double>(trace_.read_bytes + trace_.write_bytes));
+  auto text_of = [](const std::string& s) { return QString::fromStdString(s); };
   QString text;
   if (step_ < 0) {
     text = QStringLiteral("Before the first step. %1 steps; the walk counts %2 B for the pass.")
-               .arg(step_count()).arg(format_exact(static_cast<double>(trace_.total_bytes)));
+               .arg(step_count()).arg(total);
     transfers_->setPlainText(
         "Press Step or Play.\n\nEach step is one visited tile (i, j) of the score matrix: the "
         "reads that bring its tiles into SRAM, the tile's compute, and the writes after it.");
   } else {
-    const TraceStep& s = trace_.steps[static_cast<size_t>(step_)];
-    QString lines = QStringLiteral("%1, step %2 of %3: tile (i=%4, j=%5)\n\n")
-                        .arg(QString::fromStdString(s.kernel)).arg(step_ + 1).arg(step_count())
-                        .arg(s.i).arg(s.j);
-    for (const auto& t : s.transfers)
-      lines += QStringLiteral("%1 %2 rows %3..%4 × %5 cols = %6 B\n")
+    const sim::ExplainStep& s = trace_.steps[static_cast<size_t>(step_)];
+    QString lines = QStringLiteral("%1 forward, step %2 of %3: tile (i=%4, j=%5)\n\n")
+                        .arg(text_of(sim::to_string(trace_.config.algo))).arg(step_ + 1)
+                        .arg(step_count()).arg(s.i).arg(s.j);
+    int64_t step_bytes = 0;
+    auto move_line = [&](const sim::TileMove& m) {
+      const sim::Transfer& t = m.transfer;
+      step_bytes += m.bytes;
+      lines += QStringLiteral("%1 %2%3 rows %4..%5 × %6 cols = %7 B\n")
                    .arg(t.dir == sim::Dir::read ? "read " : "write")
-                   .arg(QString::fromStdString(sim::to_string(t.tensor)))
-                   .arg(t.row0).arg(t.row0 + t.rows - 1).arg(t.cols)
-                   .arg(transfer_bytes(t, trace_.config.problem));
-    lines += QStringLiteral("\nthis step: %1 B, %2 tensor FLOPs\nrunning tally: %3 B of %4 B")
-                 .arg(format_exact(static_cast<double>(s.bytes)),
-                      format_exact(static_cast<double>(s.flops.tensor)),
-                      format_exact(static_cast<double>(s.tally_bytes)),
-                      format_exact(static_cast<double>(trace_.total_bytes)));
+                   .arg(text_of(sim::to_string(t.tensor))).arg(m.tile)
+                   .arg(t.row0).arg(t.row0 + t.rows - 1).arg(t.cols).arg(m.bytes);
+    };
+    for (size_t k = 0; k < s.moves_before_compute; ++k) move_line(s.moves[k]);
+    lines += QStringLiteral("compute: %1 tensor FLOPs\n")
+                 .arg(format_exact(static_cast<double>(s.flops().tensor)));
+    for (size_t k = s.moves_before_compute; k < s.moves.size(); ++k) move_line(s.moves[k]);
+    lines += QStringLiteral("\nthis step: %1 B\nrunning tally: %2 B read + %3 B written = %4 B "
+                            "of %5 B")
+                 .arg(format_exact(static_cast<double>(step_bytes)),
+                      format_exact(static_cast<double>(s.read_bytes)),
+                      format_exact(static_cast<double>(s.write_bytes)),
+                      format_exact(static_cast<double>(s.read_bytes + s.write_bytes)), total);
     transfers_->setPlainText(lines);
     text = QStringLiteral("Step %1 of %2.").arg(step_ + 1).arg(step_count());
-  }
-  // The row's online-softmax state: the latest step at or before this one that touched it.
-  if (!row_stats_.after_step.empty()) {
-    std::optional<RowState> state;
-    for (int s = 0; s <= step_ && s < static_cast<int>(row_stats_.after_step.size()); ++s)
-      if (row_stats_.after_step[static_cast<size_t>(s)]) state = row_stats_.after_step[static_cast<size_t>(s)];
-    text += QStringLiteral("  Row %1 (blue outline): ").arg(row_stats_.row);
-    if (state)
-      text += QStringLiteral("running max m = %1, running sum ℓ = %2 over %3 of %4 columns")
-                  .arg(state->m, 0, 'f', 4).arg(state->l, 0, 'f', 4)
-                  .arg(state->columns_seen).arg(row_stats_.dense.columns_seen);
-    else
-      text += QStringLiteral("not started (m = −∞, ℓ = 0)");
-    text += QStringLiteral("; dense softmax: m = %1, ℓ = %2. Each new block rescales ℓ (and the "
-                           "output) by e^(m − m').")
-                .arg(row_stats_.dense.m, 0, 'f', 4).arg(row_stats_.dense.l, 0, 'f', 4);
+    // The followed row after this step: sim::explain's statistics, printed as `flashio
+    // explain` prints them (sim::statistics_text).
+    text += QStringLiteral("  Row %1 (blue outline): %2")
+                .arg(trace_.tracked_row).arg(text_of(sim::statistics_text(s.row)));
+    if (!s.tracked_row_in_tile)
+      text += QStringLiteral(" (unchanged: this tile holds none of its scores)");
+    if (s.max_moved)
+      text += QStringLiteral(". Max moved: old l and old output × e^(m_old − m_new); the "
+                             "l-only rescale would give %1")
+                  .arg(text_of(sim::explain_values(s.wrong_row.output)));
+    if (step_ + 1 == step_count())
+      text += QStringLiteral(". Tiled output %1, reference softmax(QKᵀ/√d)V %2, max error %3; "
+                             "l-only rescale %4, max error %5")
+                  .arg(text_of(sim::explain_values(trace_.output)),
+                       text_of(sim::explain_values(trace_.reference_output)),
+                       text_of(sim::explain_number(trace_.output_error)),
+                       text_of(sim::explain_values(trace_.wrong_output)),
+                       text_of(sim::explain_number(trace_.wrong_output_error)));
+    text += '.';
   }
   status_->setText(text);
 }

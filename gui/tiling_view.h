@@ -1,7 +1,9 @@
-// Tiling view (teaching): steps through the tiled algorithm for a small N (16–64) and chosen
-// Br, Bc: the score grid with the current tile, the Q, K, V, O tiles in SRAM, the running max
-// and sum of one row (online softmax), and the running byte tally against standard attention.
-// Driven by sim's schedule (gui/tiling_trace.h), so flash1 and flash2 show their real orders.
+// Tiling view (teaching): steps through the tiled algorithm's forward pass for a small N
+// (16–64) and chosen Br, Bc: the score grid with the current tile, the Q, K, V, O tiles in SRAM,
+// the online-softmax statistics of one row, and the running byte tally against standard
+// attention. It draws sim::explain's trace (sim/explain.h: the schedule's own tile steps, and the
+// row's merge rule on head 0 of random_inputs(problem, seed)), so for the same configuration,
+// row and seed it shows the steps, statistics and tallies of `flashio explain`.
 #pragma once
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,8 +14,8 @@
 #include <QSpinBox>
 #include <QTimer>
 
-#include "gui/tiling_trace.h"
 #include "gui/workbench_view.h"
+#include "sim/explain.h"
 
 namespace flashio::gui {
 
@@ -30,15 +32,22 @@ class TilingView : public WorkbenchView {
 
   // For tests and the command line: choose the teaching problem (N, Br, Bc, causal, order).
   void set_teaching(sim::Algo algo, int64_t seqlen, int64_t block_r, int64_t block_c, bool causal);
+  // The row whose statistics are followed and the seed of Q, K, V (`flashio explain --row
+  // --seed`); the seed box holds 0 to 2^31 - 1.
+  void set_tracked(int64_t row, uint64_t seed);
   void step();
   void reset();
   void run_to_end();
   int step_index() const { return step_; }  // −1 before the first step
   int step_count() const { return static_cast<int>(trace_.steps.size()); }
-  int64_t tally_bytes() const;
-  int64_t standard_bytes() const { return standard_bytes_; }
-  const TilingTrace& trace() const { return trace_; }
+  int64_t tally_bytes() const;  // one head's bytes read + written up to this step
+  int64_t standard_bytes() const {
+    return trace_.standard_read_bytes + trace_.standard_write_bytes;
+  }
+  const sim::ExplainTrace& trace() const { return trace_; }
   QString error_text() const { return error_->text(); }
+  QString status_text() const { return status_->text(); }   // the followed row, under the canvas
+  QString step_text() const { return transfers_->toPlainText(); }  // this step's transfers
 
  private:
   void rebuild();
@@ -50,6 +59,7 @@ class TilingView : public WorkbenchView {
   QSpinBox* block_c_;
   QCheckBox* causal_;
   QSpinBox* row_;
+  QSpinBox* seed_;
   QPushButton* reset_button_;
   QPushButton* step_button_;
   QPushButton* play_button_;
@@ -63,9 +73,7 @@ class TilingView : public WorkbenchView {
   sim::Problem base_problem_;  // d, dtype from the parameter panel
   int64_t sram_bytes_ = 0;
   sim::Hardware hw_;
-  TilingTrace trace_;
-  RowStats row_stats_;
-  int64_t standard_bytes_ = 0;
+  sim::ExplainTrace trace_;
   int step_ = -1;
   std::vector<sim::Row> rows_;
 };

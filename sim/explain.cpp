@@ -1,5 +1,5 @@
-// explain (sim/explain.h): the forward loop nests of docs/schedules.md stepped tile by tile,
-// with the tracked row's online softmax run alongside (sim/online_softmax.h).
+// explain (sim/explain.h): the forward kernel's tile steps (sim/tile_steps.h), with the tracked
+// row's online softmax run alongside (sim/online_softmax.h).
 #include "sim/explain.h"
 
 #include <cmath>
@@ -16,15 +16,6 @@ namespace flashio::sim {
 namespace {
 
 constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
-
-struct Grid {
-  int64_t n, d, br, bc, tr, tc;
-  bool causal;
-  int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
-  int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
-  // Causal skips a tile whose first key comes after its last query.
-  bool visits(int64_t i, int64_t j) const { return !causal || j * bc <= i * br + rows_in(i) - 1; }
-};
 
 void check_explainable(const Config& c, int64_t tracked_row) {
   validate(c);
@@ -53,51 +44,35 @@ double max_abs_difference(const std::vector<double>& a, const std::vector<double
   return err;
 }
 
-// Steps the schedule, tallying bytes, and runs the tracked row's softmax at its tiles.
-class Tracer {
+// The tracked row's online softmax, the correct rule and the ℓ-only one, advanced at every step
+// that computes a tile of the row's row tile: the scores q_row·k_c/√d of the tile's columns
+// (−∞ above the diagonal when causal) and the tile's values.
+class TrackedRow {
  public:
-  Tracer(const Config& c, const HeadTensors& in, int64_t row, ExplainTrace& trace)
-      : c_(c), in_(in), row_(row), trace_(trace),
+  TrackedRow(const Config& c, const HeadTensors& in, int64_t row)
+      : in_(in), row_(row), grid_(tile_grid(c)), causal_(c.problem.causal),
+        scale_(1.0 / std::sqrt(static_cast<double>(c.problem.headdim))),
         right_(online_softmax_start(1, c.problem.headdim)),
-        wrong_(online_softmax_start(1, c.problem.headdim)) {
-    g_ = {c.problem.seqlen, c.problem.headdim, c.tiling.block_r, c.tiling.block_c, 0, 0,
-          c.problem.causal};
-    g_.tr = ceil_div(g_.n, g_.br);
-    g_.tc = ceil_div(g_.n, g_.bc);
-    scale_ = 1.0 / std::sqrt(static_cast<double>(g_.d));
-  }
-  const Grid& grid() const { return g_; }
+        wrong_(online_softmax_start(1, c.problem.headdim)) {}
 
-  void move(ExplainStep& step, Tensor t, Dir dir, int64_t tile) {
-    const bool by_column = t == Tensor::K || t == Tensor::V;
-    const int64_t row0 = tile * (by_column ? g_.bc : g_.br);
-    const int64_t rows = by_column ? g_.cols_in(tile) : g_.rows_in(tile);
-    const TensorShape shape = tensor_shape(t, c_.problem);
-    const TileMove m{t, dir, tile, row0, rows, shape.cols, rows * shape.cols * shape.element_bytes};
-    (dir == Dir::read ? read_bytes_ : write_bytes_) += m.bytes;
-    step.moves.push_back(m);
-  }
-
-  // Closes a step: the tracked row absorbs tile (i, j)'s scores when it lies in row tile i.
-  void finish(ExplainStep& step) {
-    if (step.block_i == row_ / g_.br) {
-      const int64_t j = step.block_j, cj = g_.cols_in(j);
-      SoftmaxMatrix scores = scale_ * (in_.q.row(row_) * in_.k.middleRows(j * g_.bc, cj).transpose());
+  ExplainStep advance(const TileStep& tile_step) {
+    ExplainStep step;
+    static_cast<TileStep&>(step) = tile_step;
+    if (tile_step.computes_tile() && tile_step.i == row_ / grid_.br) {
+      const int64_t j = tile_step.j, c0 = j * grid_.bc, cj = grid_.cols_in(j);
+      SoftmaxMatrix scores = scale_ * (in_.q.row(row_) * in_.k.middleRows(c0, cj).transpose());
       for (int64_t col = 0; col < cj; ++col)
-        if (g_.causal && j * g_.bc + col > row_) scores(0, col) = kMinusInf;
-      const SoftmaxMatrix values = in_.v.middleRows(j * g_.bc, cj);
+        if (causal_ && c0 + col > row_) scores(0, col) = kMinusInf;
+      const SoftmaxMatrix values = in_.v.middleRows(c0, cj);
       const double old_m = right_.m(0);
       online_softmax_merge(right_, scores, values, Rescale::both);
       online_softmax_merge(wrong_, scores, values, Rescale::sum_only);
       step.tracked_row_in_tile = true;
       step.max_moved = old_m != kMinusInf && right_.m(0) > old_m;
-      if (step.max_moved) ++trace_.max_moves;
     }
     step.row = statistics(right_);
     step.wrong_row = statistics(wrong_);
-    step.read_bytes = read_bytes_;
-    step.write_bytes = write_bytes_;
-    trace_.steps.push_back(std::move(step));
+    return step;
   }
 
   const OnlineSoftmax& right() const { return right_; }
@@ -107,101 +82,20 @@ class Tracer {
   static RowStatistics statistics(const OnlineSoftmax& s) {
     return {s.m(0), s.l(0), to_vector(online_softmax_output(s))};
   }
-  const Config& c_;
   const HeadTensors& in_;
   int64_t row_;
-  ExplainTrace& trace_;
-  Grid g_{};
-  double scale_ = 1;
+  TileGrid grid_;
+  bool causal_;
+  double scale_;
   OnlineSoftmax right_, wrong_;
-  int64_t read_bytes_ = 0, write_bytes_ = 0;
 };
-
-// FlashAttention-2 (docs/schedules.md, flash2_fwd): Q_i read once and kept; K_j, V_j stream
-// past; O_i and L_i written once after the row tile's last visited tile.
-void trace_flash2(Tracer& t) {
-  const Grid& g = t.grid();
-  for (int64_t i = 0; i < g.tr; ++i) {
-    int64_t last_j = -1;
-    for (int64_t j = 0; j < g.tc; ++j)
-      if (g.visits(i, j)) last_j = j;
-    bool first = true;
-    for (int64_t j = 0; j <= last_j; ++j) {
-      if (!g.visits(i, j)) continue;
-      ExplainStep s;
-      s.block_i = i;
-      s.block_j = j;
-      if (first) t.move(s, Tensor::Q, Dir::read, i);
-      first = false;
-      t.move(s, Tensor::K, Dir::read, j);
-      t.move(s, Tensor::V, Dir::read, j);
-      if (j == last_j) {
-        t.move(s, Tensor::O, Dir::write, i);
-        t.move(s, Tensor::lse, Dir::write, i);
-      }
-      t.finish(s);
-    }
-  }
-}
-
-// FlashAttention (Algorithm 1; docs/schedules.md, flash1_fwd): K_j, V_j read once per outer
-// step; each visited Q_i brings its running output and statistics in and out of HBM.
-void trace_flash1(Tracer& t) {
-  const Grid& g = t.grid();
-  std::vector<int64_t> first_j(g.tr, -1), last_j(g.tr, -1);
-  for (int64_t i = 0; i < g.tr; ++i)
-    for (int64_t j = 0; j < g.tc; ++j)
-      if (g.visits(i, j)) {
-        if (first_j[i] < 0) first_j[i] = j;
-        last_j[i] = j;
-      }
-  for (int64_t j = 0; j < g.tc; ++j) {
-    bool first = true;
-    for (int64_t i = 0; i < g.tr; ++i) {
-      if (!g.visits(i, j)) continue;
-      ExplainStep s;
-      s.block_i = i;
-      s.block_j = j;
-      if (first) {  // line 6, at the outer loop's start
-        t.move(s, Tensor::K, Dir::read, j);
-        t.move(s, Tensor::V, Dir::read, j);
-      }
-      first = false;
-      t.move(s, Tensor::Q, Dir::read, i);  // line 8
-      if (j != first_j[i]) {
-        t.move(s, Tensor::o_accum, Dir::read, i);
-        t.move(s, Tensor::stat_l, Dir::read, i);
-        t.move(s, Tensor::stat_m, Dir::read, i);
-      }
-      t.move(s, j == last_j[i] ? Tensor::O : Tensor::o_accum, Dir::write, i);  // line 12
-      t.move(s, Tensor::stat_l, Dir::write, i);                                 // line 13
-      t.move(s, Tensor::stat_m, Dir::write, i);
-      t.finish(s);
-    }
-  }
-}
-
-std::string number(double x) {
-  if (x == kMinusInf) return "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", x);
-  return buf;
-}
-
-std::string vector_text(const std::vector<double>& v, size_t shown = 4) {
-  std::string s = "[";
-  for (size_t k = 0; k < v.size() && k < shown; ++k) {
-    if (k) s += ", ";
-    s += number(v[k]);
-  }
-  if (v.size() > shown) s += ", ...";
-  return s + "]";
-}
 
 std::string moves_text(const std::vector<TileMove>& moves) {
   std::ostringstream reads, writes;
-  for (const TileMove& m : moves)
-    (m.dir == Dir::read ? reads : writes) << ' ' << to_string(m.tensor) << m.tile;
+  for (const TileMove& m : moves) {
+    const Transfer& t = m.transfer;
+    (t.dir == Dir::read ? reads : writes) << ' ' << to_string(t.tensor) << m.tile;
+  }
   std::string s;
   if (!reads.str().empty()) s = "read" + reads.str();
   if (!writes.str().empty()) s += (s.empty() ? "write" : "; write") + writes.str();
@@ -209,11 +103,34 @@ std::string moves_text(const std::vector<TileMove>& moves) {
 }
 
 std::string percent(int64_t part, int64_t whole) {
-  return whole > 0 ? number(100.0 * static_cast<double>(part) / static_cast<double>(whole)) + "%"
-                   : "-";
+  if (whole <= 0) return "-";
+  return explain_number(100.0 * static_cast<double>(part) / static_cast<double>(whole)) + "%";
 }
 
 }  // namespace
+
+std::string explain_number(double x) {
+  if (x == kMinusInf) return "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
+std::string explain_values(const std::vector<double>& v) {
+  constexpr size_t shown = 4;
+  std::string s = "[";
+  for (size_t k = 0; k < v.size() && k < shown; ++k) {
+    if (k) s += ", ";
+    s += explain_number(v[k]);
+  }
+  if (v.size() > shown) s += ", ...";
+  return s + "]";
+}
+
+std::string statistics_text(const RowStatistics& row) {
+  return "m " + explain_number(row.m) + ", l " + explain_number(row.l) + ", output " +
+         explain_values(row.output);
+}
 
 ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tracked_row) {
   check_explainable(config, tracked_row);
@@ -225,17 +142,18 @@ ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tr
   ExplainTrace trace;
   trace.config = config;
   trace.tracked_row = tracked_row;
-  Tracer tracer(config, inputs, tracked_row, trace);
-  trace.tiles_r = tracer.grid().tr;
-  trace.tiles_c = tracer.grid().tc;
-  if (config.algo == Algo::flash1) trace_flash1(tracer);
-  else trace_flash2(tracer);
-  if (!trace.steps.empty()) {
-    trace.read_bytes = trace.steps.back().read_bytes;
-    trace.write_bytes = trace.steps.back().write_bytes;
+  trace.grid = tile_grid(config);
+  TrackedRow row(config, inputs, tracked_row);
+  for (const KernelSteps& kernel : tile_steps(config)) {  // the forward pass: one kernel
+    for (const TileStep& tile_step : kernel.steps) {
+      trace.steps.push_back(row.advance(tile_step));
+      if (trace.steps.back().max_moved) ++trace.max_moves;
+    }
+    trace.read_bytes += kernel.read_bytes;
+    trace.write_bytes += kernel.write_bytes;
   }
 
-  // Standard attention's forward on the same problem (shared/PAPER.md, Algorithm 0), per head.
+  // Standard attention's forward on the same problem (Dao et al. 2022, Algorithm 0), per head.
   Config standard = config;
   standard.algo = Algo::standard;
   Counts standard_total;
@@ -247,8 +165,8 @@ ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tr
   const HeadTensors reference =
       dense_reference(inputs.q, inputs.k, inputs.v, nullptr, config.problem.causal);
   trace.reference_output = to_vector(reference.o.row(tracked_row));
-  trace.output = to_vector(online_softmax_output(tracer.right()));
-  trace.wrong_output = to_vector(online_softmax_output(tracer.wrong()));
+  trace.output = to_vector(online_softmax_output(row.right()));
+  trace.wrong_output = to_vector(online_softmax_output(row.wrong()));
   trace.output_error = max_abs_difference(trace.output, trace.reference_output);
   trace.wrong_output_error = max_abs_difference(trace.wrong_output, trace.reference_output);
   return trace;
@@ -272,8 +190,8 @@ std::string explain_text(const ExplainTrace& t) {
       << ", forward pass\n";
   out << "N = " << p.seqlen << ", d = " << p.headdim << ", " << to_string(p.dtype)
       << (p.causal ? ", causal" : "") << "; Br = " << c.tiling.block_r
-      << ", Bc = " << c.tiling.block_c << ": Tr = " << t.tiles_r << " row tiles of Q, Tc = "
-      << t.tiles_c << " column tiles of K and V.\n";
+      << ", Bc = " << c.tiling.block_c << ": Tr = " << t.grid.tr << " row tiles of Q, Tc = "
+      << t.grid.tc << " column tiles of K and V.\n";
   out << "Bytes are one (batch, head)'s; all B·H = " << p.batch_heads()
       << " heads run the same steps. Statistics (l, m, lse) and flash1's running output "
          "o_accum are fp32.\n";
@@ -296,14 +214,13 @@ std::string explain_text(const ExplainTrace& t) {
   for (size_t k = 0; k < t.steps.size(); ++k) {
     const ExplainStep& s = t.steps[k];
     std::ostringstream tile;
-    tile << '(' << s.block_i << ',' << s.block_j << ')';
+    tile << '(' << s.i << ',' << s.j << ')';
     std::string stats;
     if (s.tracked_row_in_tile) {
-      stats = "m " + number(s.row.m) + ", l " + number(s.row.l) + ", output " +
-              vector_text(s.row.output);
+      stats = statistics_text(s.row);
       if (s.max_moved)
         stats += "  <- max moved: old l and old output x e^(m_old - m_new); "
-                 "l-only rescale would give " + vector_text(s.wrong_row.output);
+                 "l-only rescale would give " + explain_values(s.wrong_row.output);
     }
     columns(std::to_string(k + 1), tile.str(), moves_text(s.moves), std::to_string(s.read_bytes),
             std::to_string(s.write_bytes),
@@ -319,10 +236,10 @@ std::string explain_text(const ExplainTrace& t) {
       << " B.\n";
   out << "All " << p.batch_heads() << " heads: " << flash_bytes * p.batch_heads()
       << " B (what `flashio simulate --count walk` reports as io_read_bytes + io_write_bytes).\n";
-  out << "Row " << row << ": tiled output " << vector_text(t.output) << ", reference softmax(QK^T/sqrt(d))V "
-      << vector_text(t.reference_output) << ", max error " << number(t.output_error) << ".\n";
-  out << "Wrong rescale (only l rescaled, not the running output): " << vector_text(t.wrong_output)
-      << ", max error " << number(t.wrong_output_error) << ". The row's max moved "
+  out << "Row " << row << ": tiled output " << explain_values(t.output) << ", reference softmax(QK^T/sqrt(d))V "
+      << explain_values(t.reference_output) << ", max error " << explain_number(t.output_error) << ".\n";
+  out << "Wrong rescale (only l rescaled, not the running output): " << explain_values(t.wrong_output)
+      << ", max error " << explain_number(t.wrong_output_error) << ". The row's max moved "
       << t.max_moves << (t.max_moves == 1 ? " time" : " times")
       << (t.max_moves > 0
               ? "; each time the old output had to be scaled by e^(m_old - m_new) too.\n"

@@ -1,15 +1,18 @@
 // explain: a step-by-step trace of tiled FlashAttention's forward pass for a tiny problem, for
 // teaching why it is fast (Theorem 2) and why it is exact (the online softmax). Each step is one
 // visited tile (i, j) of the score matrix, in the order the algorithm computes it (flash1: K/V
-// outside, paper Algorithm 1; flash2: Q outside, FlashAttention-2), with the tiles of Q, K, V,
-// O (and flash1's running output and statistics) it loads and stores, the bytes moved so far
-// beside standard attention's, and the online-softmax statistics of one chosen row. A second
-// run of that row rescales only ℓ, not the output, and shows the wrong answer it gives whenever
-// the row's max moves (shared/PAPER.md, "Online softmax: the merge rule").
+// outside, paper Algorithm 1; flash2: Q outside, FlashAttention-2): the schedule's own steps
+// (sim/tile_steps.h) with the tiles of Q, K, V, O (and flash1's running output and statistics)
+// they load and store, the bytes moved so far beside standard attention's, and the
+// online-softmax statistics of one chosen row, advanced by the merge rule of
+// sim/online_softmax.h. A second run of that row rescales only ℓ, not the output, and shows the
+// wrong answer it gives whenever the row's max moves (the merge rule of Dao et al. 2022,
+// FlashAttention, Section 3.1: both ℓ and the output are rescaled by e^(m − m')).
 //
 // One (batch, head) is traced: every head runs the same schedule, so the whole problem moves
 // B·H times the bytes shown. `flashio explain` prints explain_text(); the GUI's tiling view
-// reads the structures.
+// (gui/tiling_view.h) draws an ExplainTrace step by step and prints statistics_text(), so both
+// show the same inputs, statistics and byte tallies for the same seed.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -18,6 +21,8 @@
 #include "sim/config.h"
 #include "sim/counts.h"
 #include "sim/execute.h"
+#include "sim/schedule.h"
+#include "sim/tile_steps.h"
 
 namespace flashio::sim {
 
@@ -28,17 +33,6 @@ struct ExplainOptions {
   uint64_t seed = 1;        // inputs: head 0 of random_inputs(problem, seed, ·), as execute
 };
 
-// One tile moved between HBM and SRAM.
-struct TileMove {
-  Tensor tensor = Tensor::Q;
-  Dir dir = Dir::read;
-  int64_t tile = 0;  // row tile i (Q, O, o_accum, ℓ, m, lse) or column tile j (K, V)
-  int64_t row0 = 0;  // first row within the head
-  int64_t rows = 0;
-  int64_t cols = 0;
-  int64_t bytes = 0;  // rows · cols · bytes of the tensor's storage type
-};
-
 // The online-softmax state of the tracked row.
 struct RowStatistics {
   double m = 0;                // running max (−∞ before the first score)
@@ -47,11 +41,9 @@ struct RowStatistics {
                                // what flash2 would write if it stopped here)
 };
 
-struct ExplainStep {
-  int64_t block_i = 0, block_j = 0;  // the tile of S computed in this step
-  std::vector<TileMove> moves;       // in program order
-  int64_t read_bytes = 0;            // one head's bytes read so far, this step included
-  int64_t write_bytes = 0;
+// A step of the forward kernel's schedule (sim/tile_steps.h: its tile (i, j), moves and the
+// one head's read_bytes and write_bytes so far), with the tracked row after it.
+struct ExplainStep : TileStep {
   bool tracked_row_in_tile = false;  // the tracked row's statistics changed in this step
   bool max_moved = false;            // ... and its max rose over an earlier block's
   RowStatistics row;                 // the tracked row after this step
@@ -61,7 +53,7 @@ struct ExplainStep {
 struct ExplainTrace {
   Config config;
   int64_t tracked_row = 0;
-  int64_t tiles_r = 0, tiles_c = 0;  // Tr, Tc
+  TileGrid grid;  // N, Br, Bc, Tr, Tc
   std::vector<ExplainStep> steps;
   // One head's totals (the last step's tallies); the walk's counts are B·H times these.
   int64_t read_bytes = 0, write_bytes = 0;
@@ -85,5 +77,12 @@ ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tr
 
 // The readable teaching text: a header, one line per step, a summary.
 std::string explain_text(const ExplainTrace& trace);
+
+// Pieces of that text, for the GUI to print the same numbers the same way: a number (4
+// significant digits, −∞ as -inf), the first four values of a vector ("[0.1, -2, ...]"), and a
+// row's statistics ("m 0.8, l 1.9, output [...]").
+std::string explain_number(double x);
+std::string explain_values(const std::vector<double>& values);
+std::string statistics_text(const RowStatistics& row);
 
 }  // namespace flashio::sim

@@ -1,11 +1,20 @@
-// The teaching view replays sim's schedule: its tally after the last step is the walk's count.
+// The teaching view draws sim::explain's trace (the schedule's own tile steps): its tally after
+// the last step is the walk's count, its steps are the visited tiles in each algorithm's order,
+// and for a seed it shows the numbers `flashio explain` computes for the same seed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
 
-#include "gui/tiling_trace.h"
+#include "gui/size_text.h"
 #include "gui/tiling_view.h"
 #include "gui_test_support.h"
+#include "sim/execute.h"
+#include "sim/explain.h"
+#include "sim/schedule.h"
 #include "sim/simulate.h"
 
 using namespace flashio;
@@ -13,13 +22,13 @@ using namespace flashio::gui;
 
 namespace {
 
-sim::Config teaching_config(sim::Algo algo, int64_t n, int64_t br, int64_t bc, bool causal,
-                            int64_t d = 64) {
+// The view's problem: B = H = 1, forward, the view's N and tiles; d and dtype are the parameter
+// panel's defaults (Problem{}: d = 64, fp16) on the h200 preset.
+sim::Config teaching_config(sim::Algo algo, int64_t n, int64_t br, int64_t bc, bool causal) {
   sim::Config c = sim::make_config(algo, sim::Problem{}, sim::hardware_preset("h200"));
   c.problem.batch = 1;
   c.problem.heads = 1;
   c.problem.seqlen = n;
-  c.problem.headdim = d;
   c.problem.causal = causal;
   c.tiling = {br, bc};
   return c;
@@ -30,6 +39,16 @@ int64_t walk_io(const sim::Config& c) {
   return r.total.io_read_bytes() + r.total.io_write_bytes();
 }
 
+struct Case {
+  sim::Algo algo;
+  int64_t n, br, bc;
+  bool causal;
+};
+const Case kCases[] = {
+    {sim::Algo::flash2, 64, 16, 16, false}, {sim::Algo::flash1, 64, 16, 16, false},
+    {sim::Algo::flash2, 37, 16, 8, true},   {sim::Algo::flash1, 37, 8, 12, true},
+    {sim::Algo::flash1, 17, 5, 7, false},   {sim::Algo::flash2, 50, 64, 3, true}};
+
 }  // namespace
 
 TEST_CASE("the tiling view's tally after the last step equals the walk's count",
@@ -38,11 +57,7 @@ TEST_CASE("the tiling view's tally after the last step equals the walk's count",
   REQUIRE(test::wait_data(*window));
   REQUIRE(window->show_view("tiling"));
   TilingView* view = window->tiling_view();
-  struct Case { sim::Algo algo; int64_t n, br, bc; bool causal; };
-  const Case cases[] = {{sim::Algo::flash2, 64, 16, 16, false}, {sim::Algo::flash1, 64, 16, 16, false},
-                        {sim::Algo::flash2, 37, 16, 8, true},   {sim::Algo::flash1, 37, 8, 12, true},
-                        {sim::Algo::flash1, 17, 5, 7, false},   {sim::Algo::flash2, 50, 64, 3, true}};
-  for (const Case& c : cases) {
+  for (const Case& c : kCases) {
     view->set_teaching(c.algo, c.n, c.br, c.bc, c.causal);
     INFO(sim::to_string(c.algo) << " N=" << c.n << " Br=" << c.br << " Bc=" << c.bc
                                 << (c.causal ? " causal" : ""));
@@ -58,7 +73,10 @@ TEST_CASE("the tiling view's tally after the last step equals the walk's count",
     }
     const sim::Config config = teaching_config(c.algo, c.n, c.br, c.bc, c.causal);
     CHECK(view->tally_bytes() == walk_io(config));
-    CHECK(view->standard_bytes() > 0);
+    CHECK(view->step_text().contains(format_exact(static_cast<double>(walk_io(config)))));
+    sim::Config standard = config;
+    standard.algo = sim::Algo::standard;
+    CHECK(view->standard_bytes() == walk_io(standard));
     view->reset();
     CHECK(view->tally_bytes() == 0);
     view->run_to_end();
@@ -66,48 +84,135 @@ TEST_CASE("the tiling view's tally after the last step equals the walk's count",
   }
 }
 
-TEST_CASE("each visited tile is one step, in flash1's and flash2's loop orders", "[gui][tiling]") {
+TEST_CASE("each visited tile is one step of the view, in flash1's and flash2's loop orders",
+          "[gui][tiling]") {
+  auto window = test::make_window();
+  REQUIRE(test::wait_data(*window));
+  TilingView* view = window->tiling_view();
   for (const bool causal : {false, true})
     for (const sim::Algo algo : {sim::Algo::flash1, sim::Algo::flash2}) {
-      const sim::Config c = teaching_config(algo, 45, 16, 8, causal, 40);
-      const TilingTrace trace = build_trace(c);
+      view->set_teaching(algo, 45, 16, 8, causal);
       INFO(sim::to_string(algo) << (causal ? " causal" : ""));
+      REQUIRE(view->error_text().isEmpty());
+      const sim::Config c = teaching_config(algo, 45, 16, 8, causal);
       std::vector<std::pair<int64_t, int64_t>> tiles;
-      for (const auto& s : trace.steps)
-        if (s.flops.tensor > 0) tiles.emplace_back(s.i, s.j);
+      for (const auto& s : view->trace().steps) {
+        CHECK(s.computes_tile());
+        tiles.emplace_back(s.i, s.j);
+      }
+      const sim::TileFilter filter(c);
+      const sim::TileGrid& g = filter.grid();
       std::vector<std::pair<int64_t, int64_t>> expected;
-      const auto& g = trace.grid;
       // flash1 (Algorithm 1): K/V tile j outside, Q tile i inside; flash2: the other way.
       if (algo == sim::Algo::flash1) {
         for (int64_t j = 0; j < g.tc; ++j)
           for (int64_t i = 0; i < g.tr; ++i)
-            if (trace.visits(i, j)) expected.emplace_back(i, j);
+            if (filter.visits(i, j)) expected.emplace_back(i, j);
       } else {
         for (int64_t i = 0; i < g.tr; ++i)
           for (int64_t j = 0; j < g.tc; ++j)
-            if (trace.visits(i, j)) expected.emplace_back(i, j);
+            if (filter.visits(i, j)) expected.emplace_back(i, j);
       }
       CHECK(tiles == expected);
-      CHECK(trace.total_bytes == walk_io(c));
+      CHECK(view->step_count() == static_cast<int>(expected.size()));
       if (causal) CHECK(expected.size() < static_cast<size_t>(g.tr * g.tc));
     }
 }
 
-TEST_CASE("the row's running max and sum after the last step equal the dense softmax's",
+TEST_CASE("the tiling view's steps, statistics and tallies for a seed are sim::explain's for "
+          "the same configuration, row and seed",
           "[gui][tiling]") {
+  auto window = test::make_window();
+  REQUIRE(test::wait_data(*window));
+  TilingView* view = window->tiling_view();
+  // A fresh view follows its default row with explain's default seed.
+  {
+    const sim::ExplainTrace expected =
+        sim::explain(teaching_config(sim::Algo::flash2, 40, 16, 8, false), {17, 1});
+    REQUIRE(view->trace().steps.size() == expected.steps.size());
+    CHECK(view->trace().tracked_row == 17);
+    CHECK(view->trace().output == expected.output);
+  }
+  const std::pair<int64_t, uint64_t> tracked[] = {{0, 1}, {17, 5}, {36, 12345}};
+  for (const Case& c : kCases)
+    for (const auto& [wanted_row, seed] : tracked) {
+      const int64_t row = std::min(wanted_row, c.n - 1);
+      view->set_teaching(c.algo, c.n, c.br, c.bc, c.causal);
+      view->set_tracked(row, seed);
+      INFO(sim::to_string(c.algo) << " N=" << c.n << " Br=" << c.br << " Bc=" << c.bc
+                                  << (c.causal ? " causal" : "") << " row " << row << " seed "
+                                  << seed);
+      REQUIRE(view->error_text().isEmpty());
+      const sim::ExplainTrace expected =
+          sim::explain(teaching_config(c.algo, c.n, c.br, c.bc, c.causal), {row, seed});
+      const sim::ExplainTrace& shown = view->trace();
+      REQUIRE(shown.steps.size() == expected.steps.size());
+      view->reset();
+      for (size_t k = 0; k < expected.steps.size(); ++k) {
+        view->step();
+        const sim::ExplainStep& e = expected.steps[k];
+        const sim::ExplainStep& s = shown.steps[k];
+        CHECK(s.i == e.i);
+        CHECK(s.j == e.j);
+        CHECK(s.read_bytes == e.read_bytes);
+        CHECK(s.write_bytes == e.write_bytes);
+        CHECK(view->tally_bytes() == e.read_bytes + e.write_bytes);
+        CHECK(s.tracked_row_in_tile == e.tracked_row_in_tile);
+        CHECK(s.max_moved == e.max_moved);
+        CHECK(s.row.m == e.row.m);
+        CHECK(s.row.l == e.row.l);
+        CHECK(s.row.output == e.row.output);
+        CHECK(s.wrong_row.output == e.wrong_row.output);
+        // What the view prints is explain's text for the row after this step.
+        CHECK(view->status_text().contains(QString::fromStdString(sim::statistics_text(e.row))));
+      }
+      CHECK(shown.output == expected.output);
+      CHECK(shown.reference_output == expected.reference_output);
+      CHECK(shown.wrong_output == expected.wrong_output);
+      CHECK(shown.max_moves == expected.max_moves);
+      CHECK(view->status_text().contains(
+          QString::fromStdString(sim::explain_values(expected.reference_output))));
+    }
+  // The seed is the inputs' seed: another seed moves the row's statistics.
+  view->set_teaching(sim::Algo::flash2, 33, 8, 5, false);
+  view->set_tracked(7, 1);
+  const double m_seed1 = view->trace().steps.back().row.m;
+  view->set_tracked(7, 2);
+  CHECK(view->trace().steps.back().row.m != m_seed1);
+}
+
+TEST_CASE("the followed row's statistics after the last step are the dense softmax's on "
+          "explain's inputs (head 0 of random_inputs for the seed), and its output the "
+          "reference's",
+          "[gui][tiling]") {
+  auto window = test::make_window();
+  REQUIRE(test::wait_data(*window));
+  TilingView* view = window->tiling_view();
+  const uint64_t seed = 9;
   for (const bool causal : {false, true})
     for (const sim::Algo algo : {sim::Algo::flash1, sim::Algo::flash2}) {
-      const TilingTrace trace = build_trace(teaching_config(algo, 33, 8, 5, causal, 16));
+      const sim::Config c = teaching_config(algo, 33, 8, 5, causal);
+      const sim::HeadTensors in = sim::random_inputs(c.problem, seed, 1).front();
+      const int64_t d = c.problem.headdim;
+      const sim::HeadTensors dense = sim::dense_reference(in.q, in.k, in.v, nullptr, causal);
+      view->set_teaching(algo, 33, 8, 5, causal);
       for (const int64_t row : {0, 7, 32}) {
-        const RowStats stats = row_stats(trace, row);
-        std::optional<RowState> last;
-        for (const auto& s : stats.after_step)
-          if (s) last = s;
+        view->set_tracked(row, seed);
         INFO(sim::to_string(algo) << " row " << row << (causal ? " causal" : ""));
-        REQUIRE(last);
-        CHECK(last->columns_seen == (causal ? row + 1 : 33));
-        CHECK(last->m == Approx(stats.dense.m).epsilon(1e-12));
-        CHECK(last->l == Approx(stats.dense.l).epsilon(1e-12));
+        REQUIRE(view->error_text().isEmpty());
+        // The dense softmax of row `row`: scores q·k/√d over its unmasked columns.
+        const int64_t last_col = causal ? row : 32;
+        double m = -std::numeric_limits<double>::infinity(), l = 0;
+        for (int64_t col = 0; col <= last_col; ++col)
+          m = std::max(m, in.q.row(row).dot(in.k.row(col)) / std::sqrt(double(d)));
+        for (int64_t col = 0; col <= last_col; ++col)
+          l += std::exp(in.q.row(row).dot(in.k.row(col)) / std::sqrt(double(d)) - m);
+        const sim::RowStatistics& last = view->trace().steps.back().row;
+        CHECK(last.m == Approx(m).epsilon(1e-12));
+        CHECK(last.l == Approx(l).epsilon(1e-12));
+        REQUIRE(static_cast<int64_t>(last.output.size()) == d);
+        for (int64_t x = 0; x < d; ++x)
+          CHECK(last.output[x] == Approx(dense.o(row, x)).margin(1e-12));
       }
     }
 }

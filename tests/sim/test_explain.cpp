@@ -47,7 +47,8 @@ TEST_CASE("explain's byte tally after the last step, times B·H, equals the walk
           CHECK(t.write_bytes * 6 == walk.io_write_bytes());
           Counts traced;
           for (const ExplainStep& s : t.steps)
-            for (const TileMove& m : s.moves) traced.add_transfer(m.tensor, m.dir, m.bytes);
+            for (const TileMove& m : s.moves)
+              traced.add_transfer(m.transfer.tensor, m.transfer.dir, m.bytes);
           INFO("walk:    " << describe(walk) << "\ntraced:  " << describe(traced.scaled(6)));
           Counts walk_io = walk;
           walk_io.flops = {};
@@ -73,10 +74,10 @@ TEST_CASE("explain steps through the visited tiles in the algorithm's order: fla
   REQUIRE(f2.steps.size() == 3 * 5);
   REQUIRE(f1.steps.size() == 3 * 5);
   for (size_t k = 0; k < f2.steps.size(); ++k) {
-    CHECK(f2.steps[k].block_i == static_cast<int64_t>(k) / 5);
-    CHECK(f2.steps[k].block_j == static_cast<int64_t>(k) % 5);
-    CHECK(f1.steps[k].block_j == static_cast<int64_t>(k) / 3);
-    CHECK(f1.steps[k].block_i == static_cast<int64_t>(k) % 3);
+    CHECK(f2.steps[k].i == static_cast<int64_t>(k) / 5);
+    CHECK(f2.steps[k].j == static_cast<int64_t>(k) % 5);
+    CHECK(f1.steps[k].j == static_cast<int64_t>(k) / 3);
+    CHECK(f1.steps[k].i == static_cast<int64_t>(k) % 3);
   }
   // Causal: row tile i stops at the tile holding its last row (8·i + 7 → column tile of it).
   const ExplainTrace causal = explain(make(Algo::flash2, 21, 4, 8, 5, true));
