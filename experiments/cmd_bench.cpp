@@ -6,7 +6,7 @@
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
 #include "kernels/attention.h"
-#include "profiler/kernel_config.h"
+#include "profiler/kernel_bridge.h"
 #include "sim/errors.h"
 #include "sim/row.h"
 
@@ -23,7 +23,6 @@ int run_bench(Invocation& inv) {
       throw UsageError("--algo blocksparse has no CUDA kernel; bench runs standard, flash1, flash2");
   if (!kernels::gpu_available())
     throw UsageError("no usable CUDA GPU found; flashio bench needs one (run it on the GPU machine)");
-  const bool explicit_tiling = !inv.sweep.block_rs.empty() || !inv.sweep.block_cs.empty();
   const uint64_t seed = inv.options["seed"].as<uint64_t>();
 
   auto target = inv.open_output();
@@ -38,15 +37,15 @@ int run_bench(Invocation& inv) {
       inv.sweep,
       [&](const sim::Config& c) {
         try {
-          const kernels::AttentionConfig k = profiler::kernel_config(c, explicit_tiling);
+          const kernels::AttentionConfig k = profiler::kernel_config(c);
           kernels::AttentionRun run(k);
           run.fill_inputs(seed);
-          const kernels::Pass pass = kernels::parse_pass(sim::to_string(c.problem.pass));
+          const kernels::Pass pass = profiler::to_kernels(c.problem.pass);
           kernels::TimingOptions opt;
           opt.warmup = warmup;
           opt.repeats = repeats;
           const kernels::Timing t = kernels::time_pass(run, pass, opt);
-          sim::Row r = profiler::measured_row(c, run, pass);
+          sim::Row r = profiler::measured_row(c, pass == kernels::Pass::bwd ? run.backward_entry() : run.forward_entry());
           r.flops = kernels::convention_flops(k, pass);
           r.time_ms = t.time_ms;
           r.tflops = *r.flops / (t.time_ms * 1e-3) / 1e12;
@@ -66,7 +65,7 @@ const SubcommandRegistration registration({
     .name = "bench",
     .summary = "time the CUDA kernels on the GPU (CUDA events, median, cold L2; no CUPTI)",
     .order = 40,
-    .defaults = {.algo = "flash2", .hw = "h200"},
+    .defaults = {.algo = "flash2", .hw = "h200", .tiling = "kernel"},
     .add_options =
         [](po::options_description& o) {
           o.add_options()("repeats", po::value<int>()->default_value(20),

@@ -46,7 +46,6 @@ int run_profile(Invocation& inv) {
   options.repeats = repeats;
   options.warmup = warmup;
   options.seed = inv.options["seed"].as<uint64_t>();
-  options.explicit_tiling = !inv.sweep.block_rs.empty() || !inv.sweep.block_cs.empty();
 
   // The profiler is set up before any output exists: no GPU, missing privileges or a CUPTI
   // client already attached end the run with one line and no file.
@@ -86,7 +85,7 @@ const SubcommandRegistration registration({
     .name = "profile",
     .summary = "run the CUDA kernels and measure io, dram, FLOPs and time with CUPTI (needs a GPU)",
     .order = 45,
-    .defaults = {.algo = "flash2", .hw = "h200"},
+    .defaults = {.algo = "flash2", .hw = "h200", .tiling = "kernel"},
     .add_options =
         [](po::options_description& o) {
           o.add_options()("repeats", po::value<int>()->default_value(10),

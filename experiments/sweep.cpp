@@ -93,9 +93,14 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "M: shared memory per thread block; bytes, KiB/MiB (1024), KB/MB (1000) (list or range) "
        "[the --hw preset's]")
       ("block-r", po::value<std::string>(),
-       "Br, rows of Q per tile (list or range) [the paper's rule from M]")
+       "Br, rows of Q per tile (list or range) [chosen by --tiling]")
       ("block-c", po::value<std::string>(),
-       "Bc, rows of K, V per tile (list or range) [the paper's rule from M]")
+       "Bc, rows of K, V per tile (list or range) [chosen by --tiling]")
+      ("tiling", po::value<std::string>(),
+       text("how an open tiling is chosen: rule (the paper's rule from M) or kernel (the built "
+            "CUDA kernels' default for each pass, what bench and profile run); --block-r and "
+            "--block-c override it",
+            d.tiling).c_str())
       ("hw", po::value<std::string>(),
        text("hardware: a100-40gb, h100-sxm, h200, or a file of key = value lines (list)", d.hw).c_str())
       ("count", po::value<std::string>(),
@@ -140,6 +145,17 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d) {
   for (const std::string& name : parse_name_list("--hw", given_or(vm, "hw", d.hw)))
     s.hardware.push_back(sim::resolve_hardware(name));  // throws InvalidInput naming --hw
   s.count = parse_count(given_or(vm, "count", d.count));
+  const std::string tiling = given_or(vm, "tiling", d.tiling);
+  const auto source = sim::parse_tiling_source(tiling);
+  if (!source) throw UsageError("--tiling '" + tiling + "' is unknown; allowed: rule, kernel");
+  s.tiling = *source;
+  // M chooses no kernel's tiling: where the kernels' tilings are the default, --sram alone
+  // would be silently ignored by the GPU run.
+  if (s.tiling == sim::TilingSource::kernel && !vm.count("tiling") && vm.count("sram") && s.block_rs.empty() &&
+      s.block_cs.empty())
+    throw UsageError("--sram does not choose the tiling the kernels run (the default here is --tiling kernel, "
+                     "the built kernels' defaults); add --tiling rule to run the paper's rule's tiling for that "
+                     "M, or give --block-r and --block-c");
   if (s.size() > kMaxSweepConfigs)
     throw UsageError("the sweep has more than " + std::to_string(kMaxSweepConfigs) +
                      " configurations; narrow a list or a range");
@@ -158,14 +174,13 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   p.dropout = s.dropouts[at.dropout];
   p.pass = s.passes[at.pass];
   const sim::Algo algo = s.algos[at.algo];
-  sim::Config c = sim::make_config(algo, p, s.hardware[at.hw]);
-  if (!s.sram_bytes.empty()) {
-    c.sram_bytes = s.sram_bytes[at.sram];
-    c.tiling = sim::rule_tiling(algo, p, c.sram_bytes);
-  }
-  // One of Br, Bc given: the other still comes from the rule (DESIGN.md, "Tiling").
-  if (!s.block_rs.empty()) c.tiling.block_r = s.block_rs[at.block_r];
-  if (!s.block_cs.empty()) c.tiling.block_c = s.block_cs[at.block_c];
+  std::optional<int64_t> sram;
+  if (!s.sram_bytes.empty()) sram = s.sram_bytes[at.sram];
+  // One of Br, Bc given: the other still comes from the --tiling choice.
+  sim::TilingRequest tiling{s.tiling, std::nullopt, std::nullopt};
+  if (!s.block_rs.empty()) tiling.block_r = s.block_rs[at.block_r];
+  if (!s.block_cs.empty()) tiling.block_c = s.block_cs[at.block_c];
+  sim::Config c = sim::make_config(algo, p, s.hardware[at.hw], sram, tiling);
   if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};
   return c;
 }

@@ -32,8 +32,11 @@ struct SweepDefaults {
   std::string hw = "h200";
   std::string count = "formula";
   std::string sram;     // empty: the hardware preset's shared memory per block
-  std::string block_r;  // empty: the paper's rule from M (sim/tiling.h, rule_tiling)
+  std::string block_r;  // empty: chosen by `tiling`
   std::string block_c;
+  // How an open tiling is chosen: "rule" (the paper's rule from M: the model's default) or
+  // "kernel" (the built kernels' default for the pass: bench and profile run these).
+  std::string tiling = "rule";
 };
 
 // The parsed lists. Empty sram / block_r / block_c mean "derive per configuration".
@@ -48,6 +51,7 @@ struct SweepSpec {
   std::vector<int64_t> sram_bytes, block_rs, block_cs;
   std::vector<sim::Hardware> hardware;
   sim::CountMethod count = sim::CountMethod::formula;
+  sim::TilingSource tiling = sim::TilingSource::rule;  // rule or kernel
 
   // Number of configurations in the product (before any is found not to fit).
   int64_t size() const;
@@ -63,8 +67,9 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& de
 // Parses and checks every list (names, positive sizes, known presets). Throws UsageError.
 SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defaults);
 
-// The configuration at one point of the product; M and the tiling filled by the paper's rule
-// where the sweep leaves them open. Does not check that the tiling fits.
+// The configuration at one point of the product (sim::make_config): M from the hardware and the
+// tiling by `spec.tiling` where the sweep leaves them open. Does not check that the tiling fits;
+// throws sim::InvalidInput where --tiling kernel finds no built kernel (a skipped config).
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,

@@ -14,19 +14,26 @@ typedef struct CUstream_st* cudaStream_t;
 
 namespace flashio::kernels {
 
-// The names match flashio::sim's to_string()/parse_*() spellings ("fp16", "flash2", "fwdbwd"),
-// so callers convert through the strings; kernels/ depends on nothing else of ours.
+// kernels/ depends on nothing else of ours, so it has its own vocabulary; the profiler's typed
+// bridge (profiler/kernel_bridge.h) converts between it and flashio::sim's. The spellings match
+// sim's ("fp16", "flash2", "fwdbwd") for messages.
 enum class DType { fp16, bf16 };
 enum class Algo { standard, flash1, flash2 };
 enum class Pass { fwd, bwd, fwdbwd };
 
+// Every kernel AttentionRun launches (a cuBLAS GEMM is one launch here although cuBLAS may
+// split it into several kernels): the identity the profiler maps to sim::KernelKind.
+enum class Launch {
+  gemm_qk, mask, softmax, dropout, gemm_pv,  // standard, forward
+  gemm_dv, gemm_dp, dropout_bwd, rowsum_do_o, softmax_bwd, gemm_dq, gemm_dk,  // standard, backward
+  flash1_fwd, flash1_bwd,
+  flash2_fwd, flash2_bwd_preprocess, flash2_bwd, flash2_bwd_convert_dq,
+};
+
 std::string to_string(DType dtype);
 std::string to_string(Algo algo);
 std::string to_string(Pass pass);
-// Throw std::invalid_argument naming what is allowed for an unknown spelling.
-DType parse_dtype(const std::string& text);
-Algo parse_algo(const std::string& text);
-Pass parse_pass(const std::string& text);
+std::string to_string(Launch launch);
 
 // One compiled tiled kernel. pass is fwd or bwd (fwdbwd runs one of each).
 // flash2 bwd also launches flash2_bwd_preprocess and flash2_bwd_convert_dq, which take the
@@ -56,6 +63,12 @@ const std::vector<KernelEntry>& registry();
 const KernelEntry& default_entry(Algo algo, Pass pass, int headdim, DType dtype);
 // Human-readable list of what is built for (algo, pass): "d=64 fp16: 64x64 64x128 ...".
 std::string supported_tilings(Algo algo, Pass pass);
+
+struct AttentionConfig;
+// The kernels AttentionRun::enqueue(pass) launches for `config`, in order (docs/schedules.md's
+// order). Pure C++ (kernels/launch_sequence.cpp): it needs no GPU, so the bridge to sim's kernel
+// kinds is tested on any machine; enqueue checks that it launched exactly these.
+std::vector<Launch> launch_sequence(const AttentionConfig& config, Pass pass);
 
 struct AttentionConfig {
   int64_t batch = 1, heads = 1, seqlen = 128, headdim = 64;  // layout (B, H, N, d) contiguous
@@ -103,13 +116,10 @@ class AttentionRun {
   // Fills the outputs of `pass` (O, LSE / ℓ, m for fwd; dQ, dK, dV for bwd) with NaN, so an
   // element a kernel fails to write shows up (synchronous).
   void poison_outputs(Pass pass);
-  // Enqueues the kernels of `pass` on `stream`, in docs/schedules.md's order, and returns their
-  // sim kernel names in launch order (one name per kernel launch of ours; a cuBLAS GEMM is one
-  // name although cuBLAS may launch more than one kernel for it). bwd needs a forward enqueued
-  // since fill_inputs (throws std::logic_error otherwise). Checks every launch.
-  std::vector<std::string> enqueue(Pass pass, cudaStream_t stream = nullptr);
-  // The names enqueue(pass) would return, without launching anything.
-  std::vector<std::string> kernel_names(Pass pass) const;
+  // Enqueues the kernels of `pass` on `stream`, in docs/schedules.md's order, and returns what
+  // it launched: launch_sequence(config(), pass). bwd needs a forward enqueued since fill_inputs
+  // (throws std::logic_error otherwise). Checks every launch.
+  std::vector<Launch> enqueue(Pass pass, cudaStream_t stream = nullptr);
 
   HostOutputs copy_outputs() const;  // synchronous
   HostInputs copy_inputs() const;    // synchronous

@@ -222,41 +222,29 @@ void AttentionRun::poison_outputs(Pass pass) {
   FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-std::vector<std::string> AttentionRun::kernel_names(Pass pass) const {
-  const AttentionConfig& c = state_->config;
-  if (c.algo == Algo::standard) return standard_kernel_names(pass, c.mask, c.dropout > 0.0);
-  std::vector<std::string> names;
-  if (pass != Pass::bwd) names.push_back(c.algo == Algo::flash2 ? "flash2_fwd" : "flash1_fwd");
-  if (pass != Pass::fwd) {
-    if (c.algo == Algo::flash2) {
-      for (const char* name : {"flash2_bwd_preprocess", "flash2_bwd", "flash2_bwd_convert_dq"}) names.push_back(name);
-    } else {
-      names.push_back("flash1_bwd");
-    }
-  }
-  return names;
-}
-
-std::vector<std::string> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
+std::vector<Launch> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
   State& st = *state_;
   if (!st.inputs_filled) throw std::logic_error("AttentionRun::enqueue: call fill_inputs first");
   if (pass == Pass::bwd && !st.forward_done)
     throw std::logic_error("AttentionRun::enqueue(bwd): the backward needs a forward enqueued since fill_inputs");
   if (pass != Pass::fwd && st.config.algo != Algo::standard && !st.bwd) throw std::invalid_argument(st.bwd_missing);
-  std::vector<std::string> names;
+  const std::vector<Launch> expected = launch_sequence(st.config, pass);
+  std::vector<Launch> launched;
   if (st.config.algo == Algo::standard) {
     const StandardParams p = st.standard_params();
-    if (pass != Pass::bwd) enqueue_standard_fwd(p, st.cublas, stream, &names);
-    if (pass != Pass::fwd) enqueue_standard_bwd(p, st.cublas, stream, &names);
+    if (pass != Pass::bwd) enqueue_standard_fwd(p, st.cublas, stream, &launched);
+    if (pass != Pass::fwd) enqueue_standard_bwd(p, st.cublas, stream, &launched);
   } else {
     const FlashParams p = st.flash_params();
     if (pass != Pass::bwd) st.fwd->launch(p, stream);
     if (pass != Pass::fwd) st.bwd->launch(p, stream);
-    names = kernel_names(pass);
+    launched = expected;  // each FlashImpl launches its pass's kernels (flash2_bwd.cuh: three)
   }
+  if (launched != expected)
+    throw std::logic_error("AttentionRun::enqueue: launched other kernels than launch_sequence() says");
   if (pass != Pass::bwd) st.forward_done = true;
   if (pass != Pass::fwd) st.backward_done = true;
-  return names;
+  return launched;
 }
 
 namespace {

@@ -1,5 +1,5 @@
-// The registry of compiled tiled kernels (docs/kernels.md, "Registry") and the names of the
-// vocabulary, spelled as flashio::sim spells them.
+// The registry of compiled tiled kernels (docs/kernels.md, "Registry"). sim/kernel_catalog.cpp
+// holds the same entries as plain C++ for builds without CUDA; tests/kernels checks they agree.
 #include <algorithm>
 #include <tuple>
 #include <map>
@@ -9,42 +9,6 @@
 #include "kernels/launch.h"
 
 namespace flashio::kernels {
-
-std::string to_string(DType dtype) { return dtype == DType::fp16 ? "fp16" : "bf16"; }
-std::string to_string(Algo algo) {
-  switch (algo) {
-    case Algo::standard: return "standard";
-    case Algo::flash1: return "flash1";
-    case Algo::flash2: return "flash2";
-  }
-  return "?";
-}
-std::string to_string(Pass pass) {
-  switch (pass) {
-    case Pass::fwd: return "fwd";
-    case Pass::bwd: return "bwd";
-    case Pass::fwdbwd: return "fwdbwd";
-  }
-  return "?";
-}
-
-DType parse_dtype(const std::string& text) {
-  if (text == "fp16") return DType::fp16;
-  if (text == "bf16") return DType::bf16;
-  throw std::invalid_argument("dtype: '" + text + "' is not supported by the CUDA kernels (allowed: fp16, bf16)");
-}
-Algo parse_algo(const std::string& text) {
-  if (text == "standard") return Algo::standard;
-  if (text == "flash1") return Algo::flash1;
-  if (text == "flash2") return Algo::flash2;
-  throw std::invalid_argument("algo: '" + text + "' has no CUDA kernels (allowed: standard, flash1, flash2)");
-}
-Pass parse_pass(const std::string& text) {
-  if (text == "fwd") return Pass::fwd;
-  if (text == "bwd") return Pass::bwd;
-  if (text == "fwdbwd") return Pass::fwdbwd;
-  throw std::invalid_argument("pass: '" + text + "' is not a pass (allowed: fwd, bwd, fwdbwd)");
-}
 
 const std::vector<FlashImpl>& flash_impls() {
   static const std::vector<FlashImpl> impls = [] {

@@ -188,36 +188,36 @@ void bind_stream(cublasHandle_t h, const StandardParams& p, cudaStream_t stream)
 }
 
 template <typename T>
-void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<std::string>* names) {
+void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<Launch>* names) {
   const int n = p.seqlen, d = p.headdim;
   const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
   bind_stream(h, p, stream);
   // gemm_qk: S = scale · Q Kᵀ  ⇔  Sᵀ = scale · K Qᵀ (col-major: op(A) = (Kᵀ)ᵀ, B = Qᵀ).
   gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, n, nn);
-  names->push_back("gemm_qk");
+  names->push_back(Launch::gemm_qk);
   if (p.mask) {
     mask_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<T*>(p.s), n, p.heads, p.batch);
     FLASHIO_LAUNCH_CHECK("mask");
-    names->push_back("mask");
+    names->push_back(Launch::mask);
   }
   softmax_launch<T>(p, rows, stream);
-  names->push_back("softmax");
+  names->push_back(Launch::softmax);
   const void* probs = p.p;
   if (p.dropout > 0.f) {
     dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<T*>(p.p_drop), n,
                                                         p.dropout, p.dropout_seed);
     FLASHIO_LAUNCH_CHECK("dropout");
-    names->push_back("dropout");
+    names->push_back(Launch::dropout);
     probs = p.p_drop;
   }
   // gemm_pv: O = P V  ⇔  Oᵀ = Vᵀ Pᵀ.
   gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, 1.f, p.v, d, nd, probs, n, nn, p.o, d, nd);
-  names->push_back("gemm_pv");
+  names->push_back(Launch::gemm_pv);
 }
 
 template <typename T>
-void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<std::string>* names) {
+void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<Launch>* names) {
   const int n = p.seqlen, d = p.headdim;
   const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
@@ -225,61 +225,44 @@ void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   const void* probs = p.dropout > 0.f ? p.p_drop : p.p;
   // gemm_dv: dV = Pᵀ dO  ⇔  dVᵀ = dOᵀ P.
   gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, n, nn, p.dv, d, nd);
-  names->push_back("gemm_dv");
+  names->push_back(Launch::gemm_dv);
   // gemm_dp: dP = dO Vᵀ  ⇔  dPᵀ = V dOᵀ.
   gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, n, nn);
-  names->push_back("gemm_dp");
+  names->push_back(Launch::gemm_dp);
   if (p.dropout > 0.f) {
     dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.dp), static_cast<T*>(p.dp), n,
                                                         p.dropout, p.dropout_seed);
     FLASHIO_LAUNCH_CHECK("dropout_bwd");
-    names->push_back("dropout_bwd");
+    names->push_back(Launch::dropout_bwd);
   }
   rowsum_do_o_kernel<T><<<dim3((n + 127) / 128, p.batch * p.heads), 128, 0, stream>>>(
       static_cast<const T*>(p.dout), static_cast<const T*>(p.o), p.delta, n, d, p.stats_stride);
   FLASHIO_LAUNCH_CHECK("rowsum_do_o");
-  names->push_back("rowsum_do_o");
+  names->push_back(Launch::rowsum_do_o);
   softmax_bwd_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<const T*>(p.dp),
                                                           p.delta, static_cast<T*>(p.s), n, p.stats_stride);
   FLASHIO_LAUNCH_CHECK("softmax_bwd");
-  names->push_back("softmax_bwd");
+  names->push_back(Launch::softmax_bwd);
   // gemm_dq: dQ = scale · dS K  ⇔  dQᵀ = scale · Kᵀ dSᵀ.
   gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, p.scale, p.k, d, nd, p.s, n, nn, p.dq, d, nd);
-  names->push_back("gemm_dq");
+  names->push_back(Launch::gemm_dq);
   // gemm_dk: dK = scale · dSᵀ Q  ⇔  dKᵀ = scale · Qᵀ dS.
   gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, p.scale, p.q, d, nd, p.s, n, nn, p.dk, d, nd);
-  names->push_back("gemm_dk");
+  names->push_back(Launch::gemm_dk);
 }
 
 }  // namespace
 
 void enqueue_standard_fwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,
-                          std::vector<std::string>* names) {
+                          std::vector<Launch>* names) {
   if (p.dtype == DType::fp16) standard_fwd<__half>(p, cublas, stream, names);
   else standard_fwd<__nv_bfloat16>(p, cublas, stream, names);
 }
 
 void enqueue_standard_bwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,
-                          std::vector<std::string>* names) {
+                          std::vector<Launch>* names) {
   if (p.dtype == DType::fp16) standard_bwd<__half>(p, cublas, stream, names);
   else standard_bwd<__nv_bfloat16>(p, cublas, stream, names);
-}
-
-std::vector<std::string> standard_kernel_names(Pass pass, bool mask, bool dropout) {
-  std::vector<std::string> names;
-  if (pass != Pass::bwd) {
-    names.push_back("gemm_qk");
-    if (mask) names.push_back("mask");
-    names.push_back("softmax");
-    if (dropout) names.push_back("dropout");
-    names.push_back("gemm_pv");
-  }
-  if (pass != Pass::fwd) {
-    for (const char* name : {"gemm_dv", "gemm_dp"}) names.push_back(name);
-    if (dropout) names.push_back("dropout_bwd");
-    for (const char* name : {"rowsum_do_o", "softmax_bwd", "gemm_dq", "gemm_dk"}) names.push_back(name);
-  }
-  return names;
 }
 
 }  // namespace flashio::kernels

@@ -45,12 +45,11 @@ struct StandardParams {
 // Largest N the row kernels take (a row of S is staged in shared memory as fp32).
 constexpr int kStandardMaxSeqlen = 32768;
 
-// Launch the kernels of each pass in docs/schedules.md's order; names are appended to `names`.
+// Launch the kernels of each pass in docs/schedules.md's order; each launch is appended to `launched`.
 void enqueue_standard_fwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,
-                          std::vector<std::string>* names);
+                          std::vector<Launch>* launched);
 void enqueue_standard_bwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,
-                          std::vector<std::string>* names);
-std::vector<std::string> standard_kernel_names(Pass pass, bool mask, bool dropout);
+                          std::vector<Launch>* launched);
 
 void check_cublas(cublasStatus_t status, const char* what, const char* file, int line);
 #define FLASHIO_CUBLAS_CHECK(call) ::flashio::kernels::check_cublas((call), #call, __FILE__, __LINE__)

@@ -7,7 +7,7 @@
 
 #include "kernels/attention.h"
 #include "profiler/captured_pass.h"
-#include "profiler/kernel_config.h"
+#include "profiler/kernel_bridge.h"
 #include "profiler/launch_attribution.h"
 #include "profiler/metric_set.h"
 #include "profiler/profiler_error.h"
@@ -61,8 +61,8 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   std::unique_ptr<kernels::AttentionRun> run;
   kernels::Pass pass;
   try {
-    kc = kernel_config(c, options.explicit_tiling);
-    pass = kernels::parse_pass(sim::to_string(c.problem.pass));
+    kc = kernel_config(c);
+    pass = to_kernels(c.problem.pass);
     run = std::make_unique<kernels::AttentionRun>(kc);
   } catch (const std::invalid_argument& e) {
     throw sim::InvalidInput(e.what());  // a configuration the kernels do not build
@@ -95,13 +95,14 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (warm-up run)");
 
   // The key columns: the configuration's, with the tiling the kernels really use.
-  const sim::Row key = measured_row(c, *run, pass);
+  const sim::Row key = measured_row(c, pass == kernels::Pass::bwd ? run->backward_entry() : run->forward_entry());
 
   const std::vector<std::string>& metrics = m.ranges->metrics();
   auto flush = [&](cudaStream_t s) { m.flush->enqueue(s); };
   std::vector<sim::Row> rows;
   for (kernels::Pass p : passes) {
-    const std::vector<std::string> names = run->kernel_names(p);
+    std::vector<std::string> names;  // the model's spelling of each launch (the rows' kernel column)
+    for (kernels::Launch l : kernels::launch_sequence(kc, p)) names.push_back(sim::to_string(to_sim(l)));
     std::unique_ptr<CapturedPass> capture;
     std::string capture_error;
     try {

@@ -21,7 +21,6 @@ struct ProfileOptions {
   int warmup = 3;
   int repeats = 10;            // per-kernel and whole-pass timings (median; >= 10)
   uint64_t seed = 1;           // inputs: N(0, 1) from the kernels' generator
-  bool explicit_tiling = false;  // use config.tiling; otherwise the kernels' default tiling
 };
 
 // One CUPTI session, one flush buffer and one stream for many configurations (CUPTI's set-up
@@ -35,7 +34,8 @@ class Profiler {
   Profiler& operator=(const Profiler&) = delete;
 
   // Rows for one configuration: one per kernel of the pass (fwdbwd: forward then backward
-  // kernels), then kernel=total. Throws sim::InvalidInput for a configuration the kernels do
+  // kernels), then kernel=total. The kernels run the configuration's tiling (config.tiling_source
+  // kernel: the built kernels' defaults of each pass; profiler/kernel_bridge.h). Throws sim::InvalidInput for a configuration the kernels do
   // not support (one line naming what is built), ProfilerError for measurement failures.
   std::vector<sim::Row> profile(const sim::Config& config, const ProfileOptions& options);
 

@@ -1,16 +1,77 @@
 #include "sim/config.h"
 
+#include <stdexcept>
+
 #include "sim/errors.h"
+#include "sim/kernel_catalog.h"
 
 namespace flashio::sim {
 
-Config make_config(Algo algo, const Problem& problem, const Hardware& hw) {
+std::string to_string(TilingSource source) {
+  switch (source) {
+    case TilingSource::rule: return "rule";
+    case TilingSource::kernel: return "kernel";
+    case TilingSource::given: return "given";
+  }
+  throw std::logic_error("TilingSource out of range");
+}
+
+std::optional<TilingSource> parse_tiling_source(std::string_view text) {
+  if (text == "rule") return TilingSource::rule;
+  if (text == "kernel") return TilingSource::kernel;
+  return std::nullopt;
+}
+
+namespace {
+
+// The built kernels' default tiling for one pass of the configuration.
+Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
+  if (algo != Algo::flash1 && algo != Algo::flash2)
+    throw InvalidInput("tiling kernel: no CUDA kernel is built for " + to_string(algo) +
+                       " (kernels exist for flash1 and flash2)");
+  if (const BuiltKernel* k = default_built(algo, pass, p.headdim, p.dtype)) return k->tiling;
+  throw InvalidInput("tiling kernel: no " + to_string(algo) + " " + to_string(pass) + " kernel is built for d=" +
+                     std::to_string(p.headdim) + " " + to_string(p.dtype) + " (built: " +
+                     built_tilings_text(algo, pass) + ")");
+}
+
+}  // namespace
+
+Config make_config(Algo algo, const Problem& problem, const Hardware& hw, std::optional<int64_t> sram_bytes,
+                   const TilingRequest& request) {
   Config c;
   c.algo = algo;
   c.problem = problem;
   c.hw = hw;
-  c.sram_bytes = hw.sram_bytes;
+  c.sram_bytes = sram_bytes.value_or(hw.sram_bytes);
   c.tiling = rule_tiling(algo, problem, c.sram_bytes);
+  c.tiling_source = TilingSource::rule;
+  // standard attention has no tiles: it carries the rule's tiling in its rows only.
+  if (request.choose == TilingSource::kernel && algo != Algo::standard) {
+    const Pass first = has_forward(problem.pass) ? Pass::fwd : Pass::bwd;
+    c.tiling = kernel_tiling(algo, problem, first);
+    if (problem.pass == Pass::fwdbwd) {
+      const Tiling bwd = kernel_tiling(algo, problem, Pass::bwd);
+      if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
+    }
+    c.tiling_source = TilingSource::kernel;
+  } else if (request.choose == TilingSource::given) {
+    throw std::logic_error("make_config: ask for rule or kernel and give block_r / block_c");
+  }
+  if (request.block_r || request.block_c) {
+    if (request.block_r) c.tiling.block_r = *request.block_r;
+    if (request.block_c) c.tiling.block_c = *request.block_c;
+    c.bwd_tiling.reset();  // a given tiling is the one both passes run
+    c.tiling_source = TilingSource::given;
+  }
+  return c;
+}
+
+Config pass_config(const Config& config, Pass pass) {
+  Config c = config;
+  c.problem.pass = pass;
+  if (pass == Pass::bwd && config.bwd_tiling) c.tiling = *config.bwd_tiling;
+  c.bwd_tiling.reset();
   return c;
 }
 
@@ -19,6 +80,7 @@ void validate(const Config& c) {
   if (c.sram_bytes <= 0) throw InvalidInput("--sram must be a positive size (e.g. 227KiB)");
   // standard attention has no tiles in SRAM: M and the tiling are carried in its rows only.
   if (c.algo != Algo::standard) validate_tiling(c.problem, c.tiling, c.sram_bytes);
+  if (c.algo != Algo::standard && c.bwd_tiling) validate_tiling(c.problem, *c.bwd_tiling, c.sram_bytes);
   if (c.algo != Algo::standard && (c.problem.mask || c.problem.dropout > 0))
     throw InvalidInput("--mask and --dropout are separate passes of standard attention only; "
                        "use them with --algo standard");

@@ -2,7 +2,9 @@
 // tiling. The CLI sweeps produce lists of these; every row's key columns come from one.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "sim/block_mask.h"
 #include "sim/hardware.h"
@@ -11,17 +13,43 @@
 
 namespace flashio::sim {
 
+// Where a configuration's tiling came from.
+enum class TilingSource {
+  rule,    // the paper's rule from M (rule_tiling), the model's default
+  kernel,  // the built kernels' default for the pass (sim/kernel_catalog.h), what the GPU runs
+  given,   // Br and/or Bc given by the user (the other, if not given, from the rule)
+};
+std::string to_string(TilingSource source);
+std::optional<TilingSource> parse_tiling_source(std::string_view text);  // "rule", "kernel"
+
+// What the caller asks of the tiling: how to choose it, and the parts given outright.
+struct TilingRequest {
+  TilingSource choose = TilingSource::rule;  // rule or kernel
+  std::optional<int64_t> block_r, block_c;   // given parts override the choice
+};
+
 struct Config {
   Algo algo = Algo::flash2;
   Problem problem;
   Hardware hw;             // hw.name is the `hw` key column
   int64_t sram_bytes = 0;  // M in bytes; the preset's hw.sram_bytes by default
-  Tiling tiling;           // explicit, or rule_tiling(algo, problem, sram_bytes)
+  Tiling tiling;           // the forward's (and, unless bwd_tiling is set, the backward's)
+  TilingSource tiling_source = TilingSource::rule;
+  // The backward kernels' tiling when it differs from the forward's: only TilingSource::kernel
+  // sets it, where the built kernels' defaults differ per pass. Rows carry `tiling` as their key
+  // (as measured rows carry the forward kernel's), so a fwdbwd prediction joins the profile.
+  std::optional<Tiling> bwd_tiling;
   BlockMaskSpec block_mask;  // blocksparse only
 };
 
-// A config with the defaults filled: M from the hardware, tiling from the paper's rule.
-Config make_config(Algo algo, const Problem& problem, const Hardware& hw);
+// The one way to make a Config: M from the hardware unless given; the tiling as requested
+// (docs/architecture.md, "Config"). Throws InvalidInput when TilingSource::kernel finds no built
+// kernel for the configuration (naming what is built). Does not validate the rest (validate()).
+Config make_config(Algo algo, const Problem& problem, const Hardware& hw,
+                   std::optional<int64_t> sram_bytes = std::nullopt, const TilingRequest& tiling = {});
+
+// The config of one pass of `config` (fwd or bwd): its tiling is that pass's (bwd_tiling for bwd).
+Config pass_config(const Config& config, Pass pass);
 
 // Throws InvalidInput for a problem, M or tiling that cannot exist.
 void validate(const Config& config);

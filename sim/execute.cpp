@@ -483,6 +483,9 @@ void check_size(const Config& c) {
                        std::to_string(static_cast<int64_t>(kExecuteMaxWork)) + " (got " +
                        std::to_string(static_cast<int64_t>(work)) +
                        "); use --count walk or formula for larger problems");
+  if (c.bwd_tiling && c.algo != Algo::standard)
+    throw InvalidInput("count execute runs one tiling for both passes, and the kernels' default "
+                       "tilings differ between forward and backward here; model each pass alone");
 }
 
 

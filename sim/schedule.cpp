@@ -78,6 +78,12 @@ bool TileFilter::visits(int64_t i, int64_t j) const {
 }
 
 std::vector<KernelSchedule> build_schedule(const Config& c) {
+  if (c.bwd_tiling && c.problem.pass == Pass::fwdbwd) {  // each pass with its own tiling
+    std::vector<KernelSchedule> kernels = build_schedule(pass_config(c, Pass::fwd));
+    for (KernelSchedule& k : build_schedule(pass_config(c, Pass::bwd))) kernels.push_back(std::move(k));
+    return kernels;
+  }
+  if (c.bwd_tiling && c.problem.pass == Pass::bwd) return build_schedule(pass_config(c, Pass::bwd));
   switch (c.algo) {
     case Algo::standard: return standard_schedule(c);
     case Algo::flash1: return flash1_schedule(c);

@@ -169,11 +169,12 @@ TEST_CASE("flash2 forward: measured io within 2 % and tensor FLOPs within 1 % of
       prob.heads = 16;
       prob.seqlen = n;
       prob.headdim = 64;
-      sim::Config c = sim::make_config(sim::Algo::flash2, prob, sim::hardware_preset("h200"));
+      // 0 × 0: the built kernels' default tiling (--tiling kernel); otherwise the given one.
+      sim::TilingRequest request{sim::TilingSource::kernel, std::nullopt, std::nullopt};
+      if (tiling.block_r != 0) request = {sim::TilingSource::rule, tiling.block_r, tiling.block_c};
+      sim::Config c = sim::make_config(sim::Algo::flash2, prob, sim::hardware_preset("h200"), std::nullopt, request);
       ProfileOptions o;
       o.repeats = 0;  // counters only
-      o.explicit_tiling = tiling.block_r != 0;
-      if (o.explicit_tiling) c.tiling = tiling;
       const auto rows = p.profile(c, o);
       REQUIRE(!rows.empty());
       const sim::Row& measured = rows.back();

@@ -1,0 +1,40 @@
+// What AttentionRun::enqueue launches, per algorithm and pass (docs/schedules.md's order):
+// standard's separate passes (mask, dropout only when asked for), flash1's one kernel per pass,
+// flash2's forward and its three backward kernels. Pure C++, no CUDA.
+#include "kernels/attention.h"
+
+namespace flashio::kernels {
+
+std::vector<Launch> launch_sequence(const AttentionConfig& c, Pass pass) {
+  const bool fwd = pass != Pass::bwd, bwd = pass != Pass::fwd;
+  std::vector<Launch> out;
+  switch (c.algo) {
+    case Algo::standard: {
+      const bool dropout = c.dropout > 0.0;
+      if (fwd) {
+        out.push_back(Launch::gemm_qk);
+        if (c.mask) out.push_back(Launch::mask);
+        out.push_back(Launch::softmax);
+        if (dropout) out.push_back(Launch::dropout);
+        out.push_back(Launch::gemm_pv);
+      }
+      if (bwd) {
+        out.insert(out.end(), {Launch::gemm_dv, Launch::gemm_dp});
+        if (dropout) out.push_back(Launch::dropout_bwd);
+        out.insert(out.end(), {Launch::rowsum_do_o, Launch::softmax_bwd, Launch::gemm_dq, Launch::gemm_dk});
+      }
+      return out;
+    }
+    case Algo::flash1:
+      if (fwd) out.push_back(Launch::flash1_fwd);
+      if (bwd) out.push_back(Launch::flash1_bwd);
+      return out;
+    case Algo::flash2:
+      if (fwd) out.push_back(Launch::flash2_fwd);
+      if (bwd) out.insert(out.end(), {Launch::flash2_bwd_preprocess, Launch::flash2_bwd, Launch::flash2_bwd_convert_dq});
+      return out;
+  }
+  return out;
+}
+
+}  // namespace flashio::kernels

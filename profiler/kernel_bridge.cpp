@@ -1,0 +1,146 @@
+#include "profiler/kernel_bridge.h"
+
+#include <stdexcept>
+
+namespace flashio::profiler {
+
+kernels::DType to_kernels(sim::DType dtype) {
+  switch (dtype) {
+    case sim::DType::fp16: return kernels::DType::fp16;
+    case sim::DType::bf16: return kernels::DType::bf16;
+    case sim::DType::fp32: break;
+  }
+  throw std::invalid_argument("dtype: '" + sim::to_string(dtype) +
+                              "' is not supported by the CUDA kernels (allowed: fp16, bf16)");
+}
+
+kernels::Algo to_kernels(sim::Algo algo) {
+  switch (algo) {
+    case sim::Algo::standard: return kernels::Algo::standard;
+    case sim::Algo::flash1: return kernels::Algo::flash1;
+    case sim::Algo::flash2: return kernels::Algo::flash2;
+    case sim::Algo::blocksparse: break;
+  }
+  throw std::invalid_argument("algo: '" + sim::to_string(algo) +
+                              "' has no CUDA kernels (allowed: standard, flash1, flash2)");
+}
+
+kernels::Pass to_kernels(sim::Pass pass) {
+  switch (pass) {
+    case sim::Pass::fwd: return kernels::Pass::fwd;
+    case sim::Pass::bwd: return kernels::Pass::bwd;
+    case sim::Pass::fwdbwd: return kernels::Pass::fwdbwd;
+  }
+  throw std::logic_error("sim::Pass out of range");
+}
+
+sim::DType to_sim(kernels::DType dtype) {
+  switch (dtype) {
+    case kernels::DType::fp16: return sim::DType::fp16;
+    case kernels::DType::bf16: return sim::DType::bf16;
+  }
+  throw std::logic_error("kernels::DType out of range");
+}
+
+sim::Algo to_sim(kernels::Algo algo) {
+  switch (algo) {
+    case kernels::Algo::standard: return sim::Algo::standard;
+    case kernels::Algo::flash1: return sim::Algo::flash1;
+    case kernels::Algo::flash2: return sim::Algo::flash2;
+  }
+  throw std::logic_error("kernels::Algo out of range");
+}
+
+sim::Pass to_sim(kernels::Pass pass) {
+  switch (pass) {
+    case kernels::Pass::fwd: return sim::Pass::fwd;
+    case kernels::Pass::bwd: return sim::Pass::bwd;
+    case kernels::Pass::fwdbwd: return sim::Pass::fwdbwd;
+  }
+  throw std::logic_error("kernels::Pass out of range");
+}
+
+sim::MmaKind to_sim(kernels::MmaKind mma) {
+  switch (mma) {
+    case kernels::MmaKind::mma_sync: return sim::MmaKind::mma_sync;
+    case kernels::MmaKind::wgmma: return sim::MmaKind::wgmma;
+  }
+  throw std::logic_error("kernels::MmaKind out of range");
+}
+
+sim::KernelKind to_sim(kernels::Launch launch) {
+  using L = kernels::Launch;
+  using K = sim::KernelKind;
+  switch (launch) {
+    case L::gemm_qk: return K::gemm_qk;
+    case L::mask: return K::mask;
+    case L::softmax: return K::softmax;
+    case L::dropout: return K::dropout;
+    case L::gemm_pv: return K::gemm_pv;
+    case L::gemm_dv: return K::gemm_dv;
+    case L::gemm_dp: return K::gemm_dp;
+    case L::dropout_bwd: return K::dropout_bwd;
+    case L::rowsum_do_o: return K::rowsum_do_o;
+    case L::softmax_bwd: return K::softmax_bwd;
+    case L::gemm_dq: return K::gemm_dq;
+    case L::gemm_dk: return K::gemm_dk;
+    case L::flash1_fwd: return K::flash1_fwd;
+    case L::flash1_bwd: return K::flash1_bwd;
+    case L::flash2_fwd: return K::flash2_fwd;
+    case L::flash2_bwd_preprocess: return K::flash2_bwd_preprocess;
+    case L::flash2_bwd: return K::flash2_bwd;
+    case L::flash2_bwd_convert_dq: return K::flash2_bwd_convert_dq;
+  }
+  throw std::logic_error("kernels::Launch out of range");
+}
+
+namespace {
+
+// The catalog's default tiling of one pass (TilingSource::kernel).
+sim::Tiling default_tiling(const sim::Config& c, sim::Pass pass) {
+  const sim::BuiltKernel* k = sim::default_built(c.algo, pass, c.problem.headdim, c.problem.dtype);
+  if (!k)
+    throw std::invalid_argument("tiling: no " + sim::to_string(c.algo) + " " + sim::to_string(pass) +
+                                " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +
+                                sim::to_string(c.problem.dtype) + " (built: " +
+                                sim::built_tilings_text(c.algo, pass) + ")");
+  return k->tiling;
+}
+
+}  // namespace
+
+kernels::AttentionConfig kernel_config(const sim::Config& c) {
+  kernels::AttentionConfig k;
+  k.batch = c.problem.batch;
+  k.heads = c.problem.heads;
+  k.seqlen = c.problem.seqlen;
+  k.headdim = c.problem.headdim;
+  k.causal = c.problem.causal;
+  k.mask = c.problem.mask;
+  k.dropout = c.problem.dropout;
+  k.dtype = to_kernels(c.problem.dtype);
+  k.algo = to_kernels(c.algo);
+  if (c.algo == sim::Algo::standard) return k;
+  // A backward runs after a forward (untimed for pass bwd), so both tilings are always set.
+  sim::Tiling fwd = c.tiling, bwd = c.bwd_tiling.value_or(c.tiling);
+  if (c.tiling_source == sim::TilingSource::kernel) {
+    fwd = default_tiling(c, sim::Pass::fwd);
+    bwd = default_tiling(c, sim::Pass::bwd);
+  }
+  k.block_r = static_cast<int>(fwd.block_r);
+  k.block_c = static_cast<int>(fwd.block_c);
+  k.bwd_block_r = static_cast<int>(bwd.block_r);
+  k.bwd_block_c = static_cast<int>(bwd.block_c);
+  return k;
+}
+
+sim::Row measured_row(const sim::Config& c, const kernels::KernelEntry* entry) {
+  sim::Row row = sim::config_row(c, "measured");
+  if (entry) {
+    row.block_r = entry->block_r;
+    row.block_c = entry->block_c;
+  }
+  return row;
+}
+
+}  // namespace flashio::profiler

@@ -1,0 +1,39 @@
+// The one typed bridge between the CUDA kernels' vocabulary (kernels/attention.h: their own
+// enums, since kernels/ depends on nothing of ours) and the model's (sim/types.h,
+// sim/kernel_kind.h, sim/kernel_catalog.h). Every conversion is a switch over the enum, so an
+// identity added on one side without the other is a compile error (-Werror=switch), and
+// tests/profiler checks, for every algorithm × pass × variant, that the kernels' launch
+// sequence maps onto the model's schedule kernel for kernel. Pure C++: built without CUDA too.
+#pragma once
+#include "kernels/attention.h"
+#include "sim/config.h"
+#include "sim/kernel_catalog.h"
+#include "sim/kernel_kind.h"
+#include "sim/row.h"
+
+namespace flashio::profiler {
+
+// sim → kernels. Throw std::invalid_argument (one line naming the field and what the kernels
+// have) for what the kernels do not build: fp32, blocksparse.
+kernels::DType to_kernels(sim::DType dtype);
+kernels::Algo to_kernels(sim::Algo algo);
+kernels::Pass to_kernels(sim::Pass pass);
+
+// kernels → sim.
+sim::DType to_sim(kernels::DType dtype);
+sim::Algo to_sim(kernels::Algo algo);
+sim::Pass to_sim(kernels::Pass pass);
+sim::MmaKind to_sim(kernels::MmaKind mma);
+sim::KernelKind to_sim(kernels::Launch launch);
+
+// The kernels' view of a configuration: the problem, and the tilings the kernels run — the
+// configuration's own (rule or given: both passes run it), or for TilingSource::kernel the
+// catalog's defaults of each pass (sim/kernel_catalog.h). Throws std::invalid_argument for an
+// algorithm or element type the kernels do not have.
+kernels::AttentionConfig kernel_config(const sim::Config& config);
+
+// A source=measured row with the configuration's key columns and the tiling the kernels ran for
+// the pass: `entry` is the backward's for bwd, the forward's otherwise (standard: none).
+sim::Row measured_row(const sim::Config& config, const kernels::KernelEntry* entry);
+
+}  // namespace flashio::profiler

@@ -1,0 +1,104 @@
+// The bridge between the kernels' vocabulary and the model's (profiler/kernel_bridge.h): what the
+// CUDA kernels launch, mapped to sim's kernel kinds, is the model's schedule, kernel for kernel,
+// for every algorithm × pass × variant the kernels build. Needs neither CUDA nor a GPU.
+#include <catch2/catch.hpp>
+
+#include "kernels/attention.h"
+#include "profiler/kernel_bridge.h"
+#include "sim/hardware.h"
+#include "sim/schedule.h"
+
+namespace fk = flashio::kernels;
+namespace fs = flashio::sim;
+namespace fp = flashio::profiler;
+
+namespace {
+
+std::vector<fs::KernelKind> model_kinds(const fs::Config& c) {
+  std::vector<fs::KernelKind> kinds;
+  for (const fs::KernelSchedule& k : fs::build_schedule(c)) kinds.push_back(k.kind);
+  return kinds;
+}
+
+std::vector<fs::KernelKind> launched_kinds(const fs::Config& c) {
+  std::vector<fs::KernelKind> kinds;
+  for (fk::Launch l : fk::launch_sequence(fp::kernel_config(c), fp::to_kernels(c.problem.pass)))
+    kinds.push_back(fp::to_sim(l));
+  return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("bridge: the kernels' launches are the model's kernels, in order, for every algorithm, pass and variant") {
+  int checked = 0;
+  for (fs::Algo algo : {fs::Algo::standard, fs::Algo::flash1, fs::Algo::flash2})
+    for (fs::Pass pass : {fs::Pass::fwd, fs::Pass::bwd, fs::Pass::fwdbwd})
+      for (fs::DType dtype : {fs::DType::fp16, fs::DType::bf16})
+        for (bool causal : {false, true})
+          for (int variant = 0; variant < (algo == fs::Algo::standard ? 4 : 1); ++variant)
+            for (fs::TilingSource source : {fs::TilingSource::rule, fs::TilingSource::kernel}) {
+              fs::Problem p;
+              p.batch = 2, p.heads = 3, p.seqlen = 97, p.headdim = 128;
+              p.pass = pass, p.dtype = dtype, p.causal = causal;
+              p.mask = (variant & 1) != 0;          // standard's separate mask pass
+              p.dropout = (variant & 2) ? 0.1 : 0;  // and dropout pass
+              const fs::Config c = fs::make_config(algo, p, fs::hardware_preset("h200"), std::nullopt, {source});
+              INFO(fs::to_string(algo) << " " << fs::to_string(pass) << " " << fs::to_string(dtype) << " causal="
+                                       << causal << " variant=" << variant << " tiling " << fs::to_string(source));
+              CHECK(launched_kinds(c) == model_kinds(c));
+              ++checked;
+            }
+  CHECK(checked == 2 * 3 * 2 * 2 * 4 + 2 * 2 * 3 * 2 * 2);
+}
+
+TEST_CASE("bridge: --tiling kernel runs the catalog's default tiling of each pass; a rule or given tiling runs in both") {
+  fs::Problem p;
+  p.seqlen = 1000, p.headdim = 128, p.pass = fs::Pass::fwdbwd;
+  const fs::Hardware hw = fs::hardware_preset("h200");
+  const fs::Config kernel = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::kernel});
+  const fk::AttentionConfig k = fp::kernel_config(kernel);
+  const fs::Tiling fwd = fs::default_built(fs::Algo::flash2, fs::Pass::fwd, 128, fs::DType::fp16)->tiling;
+  const fs::Tiling bwd = fs::default_built(fs::Algo::flash2, fs::Pass::bwd, 128, fs::DType::fp16)->tiling;
+  REQUIRE(!(fwd == bwd));  // flash2 d=128: 128x128 forward, 64x128 backward
+  CHECK(fs::Tiling{k.block_r, k.block_c} == fwd);
+  CHECK(fs::Tiling{k.bwd_block_r, k.bwd_block_c} == bwd);
+  CHECK(kernel.tiling == fwd);
+  CHECK(kernel.bwd_tiling == bwd);
+  // The model's backward kernels use the backward's tiling: its grid has Tc = ⌈N / Bc⌉ blocks per head.
+  const auto schedule = fs::build_schedule(kernel);
+  CHECK(schedule.back().kind == fs::KernelKind::flash2_bwd_convert_dq);
+  CHECK(schedule[2].blocks_per_head == (1000 + bwd.block_c - 1) / bwd.block_c);
+
+  const fs::Config given = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::rule, 64, 64});
+  CHECK(given.tiling_source == fs::TilingSource::given);
+  const fk::AttentionConfig g = fp::kernel_config(given);
+  CHECK(fs::Tiling{g.block_r, g.block_c} == fs::Tiling{64, 64});
+  CHECK(fs::Tiling{g.bwd_block_r, g.bwd_block_c} == fs::Tiling{64, 64});
+}
+
+TEST_CASE("bridge: what the kernels do not build is refused with one line naming the field") {
+  CHECK_THROWS_WITH(fp::to_kernels(fs::DType::fp32), Catch::Matchers::StartsWith("dtype") &&
+                                                         Catch::Matchers::Contains("fp16, bf16"));
+  CHECK_THROWS_WITH(fp::to_kernels(fs::Algo::blocksparse), Catch::Matchers::StartsWith("algo"));
+  fs::Problem p;
+  p.headdim = 96;
+  CHECK_THROWS_WITH(fs::make_config(fs::Algo::flash2, p, fs::hardware_preset("h200"), std::nullopt,
+                                    {fs::TilingSource::kernel}),
+                    Catch::Matchers::Contains("d=96") && Catch::Matchers::Contains("d=64 fp16: 64x32"));
+}
+
+TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorithm and pass") {
+  for (fk::Algo a : {fk::Algo::standard, fk::Algo::flash1, fk::Algo::flash2})
+    for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd}) {
+      fk::AttentionConfig c;
+      c.algo = a;
+      c.mask = a == fk::Algo::standard;
+      c.dropout = a == fk::Algo::standard ? 0.5 : 0.0;
+      for (fk::Launch l : fk::launch_sequence(c, pass)) {
+        INFO(fk::to_string(l));
+        CHECK(fs::to_string(fp::to_sim(l)) == fk::to_string(l));  // one spelling on both sides
+        CHECK(fs::algo_of(fp::to_sim(l)) == fp::to_sim(a));
+        CHECK(fs::pass_of(fp::to_sim(l)) == fp::to_sim(pass));
+      }
+    }
+}
