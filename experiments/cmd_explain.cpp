@@ -1,5 +1,5 @@
-// flashio explain: the tiled algorithm step by step for a tiny problem (teaching; DESIGN.md,
-// "The command line"). Prints every transfer and compute step of one head's thread blocks as
+// flashio explain: the tiled algorithm step by step for a tiny problem (teaching;
+// experiments/README.md). Prints every transfer and compute step of one head's thread blocks as
 // the schedule emits them (sim::build_schedule, the same steps the walk and the L2 model see),
 // For flash1 and flash2 forward it prints sim::explain's trace: each visited tile with its
 // loads and stores, the byte tally beside standard attention's, and the online-softmax
@@ -129,9 +129,10 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
   }
 }
 
-// The paper's worked example (shared/PAPER.md): one row, scores (0, log 3), values (2, 10),
-// one score per block. With d = 1 the scores are q·k, so q = 1 and k = (0, log 3). Its numbers
-// come from sim::explain, the same online softmax the trace above runs.
+// The worked example of docs/paper.md ("Worked examples"): one row, scores (0, log 3),
+// values (2, 10), one score per block. With d = 1 the scores are q·k, so q = 1 and
+// k = (0, log 3). Its numbers come from sim::explain, the same online softmax the trace above
+// runs.
 void print_worked_example(std::ostream& out, const sim::Hardware& hw, bool show_wrong) {
   sim::Problem p;
   p.batch = 1;

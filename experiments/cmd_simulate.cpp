@@ -27,7 +27,7 @@ std::string method_text(sim::CountMethod method) {
   return "";
 }
 
-// How each number in the table is computed (STYLE.md: every number says how it was computed).
+// How each number in the table is computed (docs/architecture.md, "Conventions").
 TableNotes simulate_notes(const SweepSpec& sweep) {
   TableNotes notes;
   notes.lines = {

@@ -163,7 +163,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
     c.sram_bytes = s.sram_bytes[at.sram];
     c.tiling = sim::rule_tiling(algo, p, c.sram_bytes);
   }
-  // One of Br, Bc given: the other still comes from the rule (DESIGN.md, "Tiling").
+  // One of Br, Bc given: the other still comes from the rule (docs/architecture.md, "Vocabulary").
   if (!s.block_rs.empty()) c.tiling.block_r = s.block_rs[at.block_r];
   if (!s.block_cs.empty()) c.tiling.block_c = s.block_cs[at.block_c];
   if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};

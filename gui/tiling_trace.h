@@ -41,7 +41,7 @@ TilingTrace build_trace(const sim::Config& config);
 // Bytes of one transfer, in the tensor's storage type (sim/tensor.h).
 int64_t transfer_bytes(const sim::Transfer& t, const sim::Problem& problem);
 
-// The online softmax of one row (shared/PAPER.md, "Online softmax"), as the trace's steps
+// The online softmax of one row (docs/paper.md, "Online softmax"), as the trace's steps
 // update it: the running max m and sum ℓ after each step that touches the row. Scores are
 // q_r·k_c/√d of Q, K drawn from N(0, 1) with the seed; causal masks c > r.
 struct RowState {

@@ -1,4 +1,4 @@
-// Closed forms of every kernel's counts (shared/DESIGN.md, "Ways to count", 1): the sums of
+// Closed forms of every kernel's counts (docs/architecture.md, "Ways to count", 1): the sums of
 // docs/schedules.md written as formulas. Per-row-tile sums appear only where causal or a block
 // mask makes rows differ; they are arithmetic over Tr or Tc terms, not a walk of the schedule.
 // tests/sim checks they equal the walk exactly for every shape.

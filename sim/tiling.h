@@ -1,4 +1,4 @@
-// Tiling: Br × Bc (shared/DESIGN.md, "Tiling"). M (sram) is given in bytes and converted to
+// Tiling: Br × Bc (docs/architecture.md, "Vocabulary"). M (sram) is given in bytes and converted to
 // elements of the problem's type here, in one place, because the papers count elements.
 #pragma once
 #include <cstdint>

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Speed on the H200 (docs/kernels.md, "Speed"): PyTorch's attention backends (peers.py) and our
-# kernels (`flashio bench`) in the same call, on issue 3's shapes, fp16, causal and not, then
+# kernels (`flashio bench`) in the same call, on the speed shapes, fp16, causal and not, then
 # a sweep of flash2 tilings. Optional: NCU=1 adds an ncu look at the two flash2 d = 128 kernels.
 # Usage, from the repository root on the GPU machine: kernels/tools/h200_speed.sh BIN_DIR OUT_DIR
 # (BIN_DIR holds flashio and peers.py; rows are merged by kernels/tools/merge_speed_csv.py).
@@ -12,8 +12,8 @@ export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee -a "$OUT/gpu.txt"
 timeout 150 python3 "$BIN/peers.py" --impls flash,cudnn --csv "$OUT/peers.csv" 2>&1 | tee "$OUT/peers.log"
 timeout 120 python3 "$BIN/peers.py" --impls flash,cudnn --causal --csv "$OUT/peers_causal.csv" 2>&1 | tee -a "$OUT/peers.log"
-# Issue 3's shapes: B16 H16 N4096 d64 and d128, B64 H16 N1024 d64 (two sweeps: the product of
-# the lists would add B64 N4096 and B16 N1024).
+# The speed shapes (docs/kernels.md, "Speed"): B16 H16 N4096 d64 and d128, B64 H16 N1024 d64 (two
+# sweeps: the product of the lists would add B64 N4096 and B16 N1024).
 bench() {  # name, then flashio bench options
   local name=$1; shift
   timeout 150 "$BIN/flashio" bench --format csv --out "$OUT/$name.csv" "$@" 2>&1 | tee -a "$OUT/bench.log"

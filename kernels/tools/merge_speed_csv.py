@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Merge the measured rows of `flashio bench` and the peer rows of peers.py (one GPU call)
-into one CSV in the row schema (sim/row.h), one row per key (the first kept), with '#' lines stating how it was made (sim's
+"""Merge the measured rows of `flashio bench` and the peer rows of experiments/peers.py (one GPU
+call) into one CSV in the row schema (sim/row.h), one row per key (the first kept), with '#' lines stating how it was made (sim's
 read_rows_csv skips them). Peers leave the tiling columns empty ("not known").
 
   merge_speed_csv.py OUT.csv --note "LINE" [--note "LINE" ...] IN.csv [IN.csv ...]
