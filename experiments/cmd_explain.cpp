@@ -1,12 +1,10 @@
 // flashio explain: the tiled algorithm step by step for a tiny problem (teaching;
-// experiments/README.md). Prints every transfer and compute step of one head's thread blocks as
-// the schedule emits them (sim::build_schedule, the same steps the walk and the L2 model see),
-// For flash1 and flash2 forward it prints sim::explain's trace: each visited tile with its
-// loads and stores, the byte tally beside standard attention's, and the online-softmax
-// statistics of one row (--row). Other algorithms and passes (and --schedule) get every
-// transfer of one head's thread blocks as the schedule emits them (sim::build_schedule, the
+// experiments/README.md). For flash1 and flash2 forward it prints sim::explain's trace: each
+// visited tile with its loads and stores, the byte tally beside standard attention's, and the
+// online-softmax statistics of one row (--row). Other algorithms and passes (and --schedule) get
+// every transfer of one head's thread blocks as the schedule emits them (sim::build_schedule, the
 // steps the walk and the L2 model see), with the tally checked against the closed form. Both
-// end with the paper's worked example (scores 0, log 3; values 2, 10; output 8), and with
+// end with the worked example of docs/paper.md (scores 0, log 3; values 2, 10; output 8), and with
 // --explain-wrong what happens when only ℓ, not the output, is rescaled (9; averaging gives 6).
 #include <cmath>
 #include <cstdio>

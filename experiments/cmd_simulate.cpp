@@ -1,5 +1,6 @@
 // flashio simulate: the model's counts for every configuration of the sweep, as source=model
-// rows (sim::rows_from_result: one per kernel and a kernel=total row per configuration).
+// rows (source=cache with --count cache; sim::rows_from_result: one per kernel and a
+// kernel=total row per configuration).
 #include <algorithm>
 #include <cstdio>
 #include <set>

@@ -56,7 +56,7 @@ struct RunContext {
   std::string subcommand;
   std::vector<std::string> command_line;
   std::vector<sim::Hardware> hardware;
-  std::string count_method;  // formula, walk, execute; empty when not counted
+  std::string count_method;  // formula, walk, execute, cache; empty when not counted
 };
 nlohmann::json context_json(const RunContext& context);
 nlohmann::json hardware_json(const sim::Hardware& hw);

@@ -16,8 +16,9 @@
 //   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e;
 // - kernel boundaries: by default every kernel starts with a cold L2, and the dirty lines left
 //   at its end are written back and counted as that kernel's DRAM writes (what the profiler
-//   measures: it flushes the L2 before each kernel, and the counters of a whole kernel include
-//   its output's write-back; docs/gpu.md's 1 GiB copy wrote 1.08e9 B).
+//   measures: it flushes the L2 before each kernel and adds to the kernel's DRAM writes those
+//   of a drain right after it, which evicts what the kernel left dirty; docs/profiler.md, "Why
+//   the drain?").
 #pragma once
 #include <cstdint>
 #include <map>

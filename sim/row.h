@@ -60,8 +60,8 @@ nlohmann::json to_json(const Row& row);
 std::string cell(const Row& row, const std::string& column);
 
 // Reads rows written by to_csv_line or by experiments/peers.py: a header line, columns in any
-// order, a subset allowed (missing key columns stay empty/0), columns outside the schema ignored
-// (e.g. compare's rel_err_*). Throws InvalidInput naming `name`, the line number and the problem
+// order, a subset allowed (missing key columns stay empty/0), columns outside the schema ignored;
+// lines starting with '#' skipped. (`flashio compare` output has no `source` column: refused.) Throws InvalidInput naming `name`, the line number and the problem
 // for a malformed line (wrong field count, a number that does not parse) or a header without
 // source.
 std::vector<Row> read_rows_csv(std::istream& in, const std::string& name);
