@@ -24,7 +24,7 @@ std::string subcommand_names() {
   return names;
 }
 
-// Messages are one line (issue 2, "Bad input").
+// Messages are one line (experiments/README.md, "Errors and exit status").
 std::string one_line(std::string text) {
   for (char& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';

@@ -1,8 +1,9 @@
 // flashio compare: join predicted rows (simulate: source=model or cache) with measured rows
 // (profile: source=measured) on the key columns other than `source`, and report per row and in a
 // summary the relative error (predicted − measured) / measured of io (read + write), dram (read
-// + write), the executed tensor FLOPs and the time. Issue 4's targets, on kernel=total rows of
-// flash1/flash2: io ±2 %, dram ±5 %, flops_tensor ±1 %; standard: dram ±5 %.
+// + write), the executed tensor FLOPs and the time. The validation targets (docs/profiler.md,
+// "flashio compare"), on kernel=total rows of flash1/flash2: io ±2 %, dram ±5 %, flops_tensor ±1 %;
+// standard: dram ±5 %.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +43,7 @@ std::optional<double> rel_err(const std::optional<double>& predicted, const std:
 
 struct Quantity {
   const char* name;    // io, dram, flops, time
-  double target;       // the issue's tolerance on total rows (0: none)
+  double target;       // the validation target on total rows (0: none)
   std::optional<double> (*of)(const sim::Row&);
 };
 
@@ -56,8 +57,8 @@ const std::vector<Quantity>& quantities() {
   return q;
 }
 
-// Whether the issue sets a target for this quantity on this row (total rows; io and FLOPs only
-// for our tiled kernels, since cuBLAS's internal tiling decides standard's io).
+// Whether docs/profiler.md sets a validation target for this quantity on this row (total rows; io
+// and FLOPs only for our tiled kernels, since cuBLAS's internal tiling decides standard's io).
 bool has_target(const Quantity& q, const sim::Row& r) {
   if (r.kernel != "total" || q.target == 0) return false;
   if (r.algo == "standard") return std::string(q.name) == "dram";
@@ -116,7 +117,7 @@ std::vector<sim::Row> read_rows(const std::string& option, const std::string& pa
 }
 
 // The summary: for each quantity, the rows compared, the median and largest |error|, and, where
-// the issue sets a target, how many total rows meet it.
+// a validation target is set, how many total rows meet it.
 std::string summary(const std::vector<Joined>& rows) {
   std::ostringstream s;
   s << "summary (relative error = (predicted - measured) / measured):\n";

@@ -4,8 +4,8 @@
 // online-softmax statistics of one row (--row). Other algorithms and passes (and --schedule)
 // get every transfer and compute of one head's thread blocks in program order, with the tally
 // checked against the closed form. Both render the same steps, sim::tile_steps (the
-// schedule's own transfers, the ones the walk and the L2 model see). Both end with the paper's
-// worked example (scores 0, log 3; values 2, 10; output 8), and with --explain-wrong what
+// schedule's own transfers, the ones the walk and the L2 model see). Both end with the
+// worked example of docs/paper.md (scores 0, log 3; values 2, 10; output 8), and with --explain-wrong what
 // happens when only ℓ, not the output, is rescaled (9; averaging gives 6).
 #include <cmath>
 #include <cstdio>
@@ -124,9 +124,10 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
   }
 }
 
-// The paper's worked example (the online softmax of Dao et al. 2022, Section 3.1): one row, scores (0, log 3), values (2, 10),
-// one score per block. With d = 1 the scores are q·k, so q = 1 and k = (0, log 3). Its numbers
-// come from sim::explain, the same online softmax the trace above runs.
+// The worked example of docs/paper.md ("Worked examples"): one row, scores (0, log 3),
+// values (2, 10), one score per block. With d = 1 the scores are q·k, so q = 1 and
+// k = (0, log 3). Its numbers come from sim::explain, the same online softmax the trace above
+// runs.
 void print_worked_example(std::ostream& out, const sim::Hardware& hw, bool show_wrong) {
   sim::Problem p;
   p.batch = 1;
@@ -146,7 +147,7 @@ void print_worked_example(std::ostream& out, const sim::Hardware& hw, bool show_
   const sim::ExplainTrace t = sim::explain(c, in, /*tracked_row=*/0);
 
   char line[240];
-  out << "\nThe paper's worked example: one row, scores (0, log 3), values (2, 10), one score per "
+  out << "\nA worked example of the paper's online softmax (docs/paper.md): one row, scores (0, log 3), values (2, 10), one score per "
          "block.\n  exact: weights 1 : 3, i.e. 1/4 and 3/4; output (1·2 + 3·10)/4 = 8\n";
   int block = 0;
   for (const sim::ExplainStep& step : t.steps) {

@@ -21,8 +21,10 @@ TableNotes profile_notes(const std::vector<std::string>& profiler_notes) {
       "included), each kernel launched alone after an L2 flush (docs/profiler.md).",
       "dram: dram__bytes_read / dram__bytes_write; writes include what the kernel left dirty in "
       "the L2, written back while a following flush evicts it.",
-      "tensor FLOPs: sm__inst_executed_pipe_tensor_op_hmma × 4096 (mma.sync m16n8k16); exp and "
-      "other: XU and FMA pipe warp instructions × 32 (upper bounds).",
+      "tensor FLOPs: sm__ops_path_tensor_src_fp16 + _src_bf16_dst_fp32 + _src_tf32_dst_fp32 "
+      "(two per multiply-add; where none answers, sm__inst_executed_pipe_tensor_op_hmma × 4096, "
+      "mma.sync m16n8k16, for a kernel without wgmma); exp and other: XU and FMA pipe warp "
+      "instructions × 32 (upper bounds).",
       "time: per kernel, the median of --repeats CUDA-event timings each after an L2 flush; "
       "total, the whole pass timed the same way (kernels::time_pass). FLOPs and TFLOP/s: the "
       "field's convention 4·B·H·N²·d forward, 2.5× backward, halved when causal.",

@@ -1,5 +1,6 @@
 // flashio simulate: the model's counts for every configuration of the sweep, as source=model
-// rows (sim::rows_from_result: one per kernel and a kernel=total row per configuration).
+// rows (source=cache with --count cache; sim::rows_from_result: one per kernel and a
+// kernel=total row per configuration).
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -27,7 +28,7 @@ std::string method_text(sim::CountMethod method) {
   return "";
 }
 
-// How each number in the table is computed (STYLE.md: every number says how it was computed).
+// How each number in the table is computed (docs/architecture.md, "Conventions").
 TableNotes simulate_notes(const SweepSpec& sweep) {
   TableNotes notes;
   notes.lines = {

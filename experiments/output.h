@@ -1,4 +1,4 @@
-// Where results go and in which format (shared/DESIGN.md, "One row schema"): csv and json carry
+// Where results go and in which format (docs/rows.md): csv and json carry
 // every row with the columns of sim::row_columns(); json adds a context block; the table is for
 // people and shows the total rows unless --kernels is given.
 #pragma once
@@ -56,13 +56,13 @@ struct RunContext {
   std::string subcommand;
   std::vector<std::string> command_line;
   std::vector<sim::Hardware> hardware;
-  std::string count_method;  // formula, walk, execute; empty when not counted
+  std::string count_method;  // formula, walk, execute, cache; empty when not counted
 };
 nlohmann::json context_json(const RunContext& context);
 nlohmann::json hardware_json(const sim::Hardware& hw);
 
-// Notes a table prints under itself: how each number was computed (STYLE.md, "every number a
-// program prints says how it was computed").
+// Notes a table prints under itself: how each number was computed (docs/architecture.md,
+// "Conventions").
 struct TableNotes {
   std::vector<std::string> lines;
 };

@@ -1,5 +1,5 @@
-// The sweep: every problem and tiling option holds a list (shared/DESIGN.md, "The command
-// line"), and the runner visits the cartesian product of the lists, algorithm innermost so that
+// The sweep: every problem and tiling option holds a list (experiments/README.md, "Lists and
+// ranges"), and the runner visits the cartesian product of the lists, algorithm innermost so that
 // the algorithms of one problem sit side by side in the output.
 #pragma once
 #include <cstdint>

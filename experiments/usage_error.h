@@ -1,6 +1,6 @@
-// Bad input to the runner (issue 2, "Bad input"): one line naming the option and what is
-// allowed. run_cli prints what() on one line of stderr and exits with status 2, like
-// sim::InvalidInput, which the model throws for configurations that cannot exist.
+// Bad input to the runner (experiments/README.md, "Errors and exit status"): one line naming the
+// option and what is allowed. run_cli prints what() on one line of stderr and exits with status 2,
+// like sim::InvalidInput, which the model throws for configurations that cannot exist.
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -1,5 +1,5 @@
-// Lists and inclusive ranges of option values, the sweep syntax of shared/DESIGN.md
-// ("The command line"): a comma-separated list of items, each a value or a range
+// Lists and inclusive ranges of option values, the sweep syntax of experiments/README.md
+// ("Lists and ranges"): a comma-separated list of items, each a value or a range
 //   lo:hi:xK   lo, lo·K, lo·K², ... while ≤ hi   (multiplies; K an integer ≥ 2)
 //   lo:hi:S    lo, lo+S, lo+2S, ... while ≤ hi   (adds; S > 0; "+S" also accepted)
 //   lo:hi      the same with S = 1

@@ -1,4 +1,4 @@
-// flashio-gui-bench: the speed figures of docs/gui.md (issue 5, "Speed"), measured, not
+// flashio-gui-bench: the speed figures of docs/gui.md ("Speed"), measured, not
 // asserted. (1) window open: from constructing the window to its first frame with the
 // closed-form curves drawn; (2) parameter change: from setting N in the panel to the
 // closed-form curves redrawn and painted, over a series of N values (median and worst).

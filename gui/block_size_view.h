@@ -1,5 +1,5 @@
 // Block-size view: FLOPs, bytes and runtime against the block size B, on charts sharing the x
-// axis (the paper's Figure 2, right: more FLOPs, fewer HBM accesses, lower runtime until the
+// axis (the paper's Figure 2, middle: more FLOPs, fewer HBM accesses, lower runtime until the
 // tiles no longer fit or arithmetic dominates). Model curves from sim's closed form, L2-model
 // curves when replay_cache has run, bounds dashed, measured rows as points.
 #pragma once

@@ -1,5 +1,6 @@
-// flashio-gui's command line: the runner's option names (shared/DESIGN.md, "The command
-// line"), single values, plus --screenshot FILE, --results FILE and --view NAME.
+// flashio-gui's command line: the runner's option names (experiments/README.md,
+// "Options"), single values (a list for --algo), plus --screenshot FILE, --results FILE and
+// --view NAME.
 #pragma once
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// flashio-gui: the desktop workbench (issue 5). A thin main over gui/: parse the runner's
+// flashio-gui: the desktop workbench (docs/gui.md). A thin main over gui/: parse the runner's
 // options, open the window, or render it offscreen to a PNG with --screenshot FILE.
 #include <iostream>
 

@@ -1,6 +1,6 @@
 // Scaling view: io against N and against M, log–log, with the fitted slope printed beside
 // Theorem 2's (2 in N, −1 in M) and the M = d² crossover of Saha & Ye's bound marked
-// (shared/PAPER.md, "Tighter theory"). Tilings follow the paper's rule at every point, so
+// (docs/paper.md, "Saha & Ye"). Tilings follow the paper's rule at every point, so
 // flash2's Q block grows with M as Theorem 2 assumes.
 #pragma once
 #include <QLabel>

@@ -1,6 +1,6 @@
 // Sizes as people type and read them: "227KiB" (1024-based), "192KB" (1000-based), "4096" or
-// "4096B" (bytes), the same spellings as the runner's --sram (shared/DESIGN.md, "The command
-// line"). Formatting picks the unit so tooltips stay short; exact values sit beside it.
+// "4096B" (bytes), the same spellings as the runner's --sram (experiments/README.md,
+// "Options"). Formatting picks the unit so tooltips stay short; exact values sit beside it.
 #pragma once
 #include <cstdint>
 #include <optional>

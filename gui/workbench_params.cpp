@@ -66,7 +66,7 @@ sim::Tiling sweep_tiling(const WorkbenchParams& params, sim::Algo algo, int64_t 
   switch (params.shape) {
     case SweepShape::outer:
       // flash1 (Algorithm 1) makes Tc passes over Q and O, so its outer block is Bc; flash2
-      // and blocksparse make Tr passes over K and V, so theirs is Br (shared/PAPER.md).
+      // and blocksparse make Tr passes over K and V, so theirs is Br (docs/paper.md).
       if (algo == sim::Algo::flash1) return {std::min(block, d), block};
       return {block, std::min(block, d)};
     case SweepShape::square: return {block, block};

@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
     Tile acc;
     acc.init();
     const int i_first = p.causal ? k_row0 / kBr : 0;
-    for (int i = i_first; i < tr; ++i) {  // line 8
+    for (int i = i_first; i < tr; ++i) {  // line 9
       const int q_row0 = i * kBr;
       const int rows = min(kBr, n - q_row0);
       tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(q_row0) * kD, rows, tid);

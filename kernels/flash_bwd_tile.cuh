@@ -1,4 +1,4 @@
-// The backward step shared by flash1 and flash2 (paper Algorithm 4, lines 11–21; FA2's
+// The backward step shared by flash1 and flash2 (paper Algorithm 4, lines 11–22; FA2's
 // backward): for one visited tile (i, j) with K_j, V_j resident and Q_i, dO_i, the row
 // statistics in shared memory, it recomputes P, accumulates dV_j += Pᵀ dO_i and
 // dK_j += dSᵀ Q_i in registers, and leaves dQ_i's partial dS K_j (fp32) in shared memory for the
@@ -98,9 +98,9 @@ struct BwdTile {
 #pragma unroll
         for (int e = 0; e < 4; ++e) p[nt][e] *= dp_acc[nt][e] - sDelta[nt * 8 + t * 2 + (e & 1)];
     }
-    // dK_j += dSᵀ Q_i (line 21; the scale is applied once, when dK is written).
+    // dK_j += dSᵀ Q_i (line 22; the scale is applied once, when dK is written).
     tile::warp_mma_acc_b<kD>(dk, p, sQ, lane);
-    // dSᵀ to shared memory ([key][query]), for dQ_i = dS K_j (line 20), whose inner dimension
+    // dSᵀ to shared memory ([key][query]), for dQ_i = dS K_j (line 21), whose inner dimension
     // (keys) is split across warps.
 #pragma unroll
     for (int nt = 0; nt < kQT; ++nt)

@@ -11,9 +11,9 @@ namespace flashio::profiler {
 
 namespace metric {
 // io_*: bytes between the SMs and the memory system, counted per SM before Hopper's L2 request
-// coalescer merges identical requests from different SMs (shared/GPU.md's table). cp.async
-// (LDGSTS) loads arrive through L1TEX and count as reads; stores and reductions (RED, dQ's
-// atomics) leave through L1TEX and count as writes.
+// coalescer merges identical requests from different SMs (docs/gpu.md, "Which counter sees the
+// paper's HBM accesses"). cp.async (LDGSTS) loads arrive through L1TEX and count as reads; stores
+// and reductions (RED, dQ's atomics) leave through L1TEX and count as writes.
 inline const std::string io_read = "l1tex__m_xbar2l1tex_read_bytes.sum";
 inline const std::string io_write = "l1tex__m_l1tex2xbar_write_bytes.sum";
 // Register spills: local-memory stores at the L1 tag stage. L1 writes stores through to the L2,

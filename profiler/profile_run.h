@@ -1,9 +1,10 @@
-// profile_config: run one configuration's kernels on the GPU and measure each with CUPTI
+// Profiler::profile: run one configuration's kernels on the GPU and measure each with CUPTI
 // (source=measured rows, per kernel and total; the same schema as the model's rows).
 //
-// Per kernel: the L2 is flushed (not profiled), then the kernel runs alone between the range
-// profiler's Start and Stop, once per metric group; its time is the median of `repeats` CUDA
-// event timings, each after a flush. The total row's time is the whole pass timed by the
+// Per kernel: the pass's steps before it and two L2 flushes (not profiled), then the kernel
+// alone and a drain (the flush again) inside the range profiler, once per hardware pass (user
+// replay); its time is the median of `repeats` CUDA event timings, each after the same
+// preparation. The total row's time is the whole pass timed by the
 // kernels' own timer (kernels::time_pass). docs/profiler.md has the details.
 #pragma once
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Why a measurement could not be taken. The first four kinds are the user's situation, not a
-// bug: `flashio profile` prints the message as one line and exits with status 2 (issue 4,
-// "Clear errors"). cuda_failure is a failure while measuring (exit status 1).
+// bug: `flashio profile` prints the message as one line and exits with status 2 (docs/profiler.md,
+// "Errors"). cuda_failure is a failure while measuring (exit status 1).
 #pragma once
 #include <stdexcept>
 #include <string>

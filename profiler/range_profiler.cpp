@@ -148,9 +148,9 @@ struct RangeProfiler::Impl {
   CUpti_RangeProfiler_Object* object = nullptr;
   bool initialized = false;
   std::vector<Group> groups;
-  size_t passes = 0;  // hardware passes CUPTI replays each kernel for
-  // Host objects made while sorting metrics into groups. They stay alive until the profiler
-  // ends: CUPTI's host objects share state, and deinitialising one early left the others
+  size_t passes = 0;  // hardware passes the configuration needs (measure() runs work per pass)
+  // Host objects made while probing which metrics the chip knows. They stay alive until the
+  // profiler ends: CUPTI's host objects share state, and deinitialising one early left the others
   // evaluating NaN (seen on the H200, CUDA 13.0).
   std::vector<std::unique_ptr<HostObject>> retired;
 };
@@ -222,7 +222,7 @@ RangeProfiler::RangeProfiler(const std::vector<std::string>& metrics, size_t max
   FLASHIO_CUPTI(cuptiRangeProfilerEnable(&enable));
   m.object = enable.pRangeProfilerObject;
 
-  // Keep the metrics the chip knows; pack them greedily into groups of one pass each.
+  // Keep the metrics the chip knows (each probed in a host object of its own).
   for (const std::string& name : metrics) {
     auto probe = std::make_unique<HostObject>(m.chip, m.availability);
     if (probe->add({name.c_str()}) == CUPTI_SUCCESS)
@@ -231,10 +231,10 @@ RangeProfiler::RangeProfiler(const std::vector<std::string>& metrics, size_t max
       m.unsupported.push_back(name);
     m.retired.push_back(std::move(probe));
   }
-  // All metrics in one configuration; CUPTI's kernel replay runs each kernel once per hardware
-  // pass, restoring device memory in between. Seen on the H200 (CUDA 13.0, docs/profiler.md):
-  // packed this way a 256 MiB copy read 1.0000× and wrote 0.999× its bytes in DRAM, while
-  // splitting the metrics into single-pass groups evaluated NaN for all but one metric.
+  // All metrics in one configuration, which may need several hardware passes; measure() runs
+  // the work once per pass (user replay, below). Seen on the H200 (CUDA 13.0, docs/profiler.md,
+  // "Why split metric groups no longer?"): splitting the metrics into single-pass groups
+  // evaluated NaN for all but one metric.
   if (!m.metrics.empty()) {
     Group g;
     for (size_t i = 0; i < m.metrics.size(); ++i) {

@@ -1,6 +1,7 @@
 // RangeProfiler: a small RAII wrapper over CUPTI's range profiler (cupti_range_profiler.h and
-// cupti_profiler_host.h, CUDA 13): auto ranges (one range per kernel launch) with kernel replay,
-// on the current device's primary context. Host code only; includes no CUDA header.
+// cupti_profiler_host.h, CUDA 13): auto ranges (one range per kernel launch) with user replay
+// (measure() runs the work once per hardware pass), on the current device's primary context.
+// Host code only; includes no CUDA header.
 //
 // All metrics go into one configuration. Where it needs several hardware passes, the caller's
 // work runs once per pass (user replay) with its preparation (the L2 flush) before each, so that

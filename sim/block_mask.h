@@ -1,7 +1,8 @@
-// The block mask of block-sparse FlashAttention (Proposition 4): which (i, j) tiles of the
-// Tr × Tc score grid are computed. Specs (shared/DESIGN.md): `banded:W` (|i - j| <= W, in
-// tiles), `random:DENSITY[:SEED]` (each tile kept with that probability; the diagonal always
-// kept so every row has a block), or a path to a file of Tr lines of Tc characters 0/1.
+// The block mask of block-sparse FlashAttention (docs/paper.md, §3.3 and Proposition 4): which
+// (i, j) tiles of the Tr × Tc score grid are computed. Specs (experiments/README.md, "Options"):
+// `banded:W` (|i - j| <= W, in tiles), `random:DENSITY[:SEED]` (each tile kept with that
+// probability; the diagonal always kept so every row has a block), or a path to a file of Tr lines
+// of Tc characters 0/1.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -13,7 +13,7 @@ namespace flashio::sim {
 struct Row;
 
 struct Bound {
-  std::string name;     // the row's algo column: theorem2_flash1, compulsory, saha_ye, ...
+  std::string name;     // the row's algo column: compulsory, theorem2, saha_ye, standard_theta
   std::string formula;  // how it was computed, for tables and tooltips
   double read_bytes = 0;
   double write_bytes = 0;

@@ -1,6 +1,7 @@
-// Sizes as people type them, one parser for the runner's --sram, hardware files and the GUI:
+// Sizes as people type them, one parser for the runner's --sram and the GUI's M box (hardware
+// files read plain integers, sim/hardware.cpp, so `sram_bytes = 227KiB` is refused there):
 // plain bytes ("232448", "232448B"), 1024-based KiB, MiB, GiB and 1000-based KB (or kB), MB, GB
-// (shared/DESIGN.md, "The command line"). A decimal value is allowed when it names whole bytes
+// (experiments/README.md, "Options"). A decimal value is allowed when it names whole bytes
 // ("1.5KiB").
 #pragma once
 #include <cstdint>

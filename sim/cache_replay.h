@@ -1,4 +1,4 @@
-// replay_cache: the fourth way to count (shared/DESIGN.md, "Ways to count", 4). It replays the
+// replay_cache: the fourth way to count (docs/architecture.md, "Ways to count", 4). It replays the
 // schedules of the thread blocks that run at the same time through the L2 model (l2_cache.h)
 // and predicts the bytes that reach DRAM (dram_*), next to the schedule's own io_* counts.
 //
@@ -16,8 +16,9 @@
 //   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e;
 // - kernel boundaries: by default every kernel starts with a cold L2, and the dirty lines left
 //   at its end are written back and counted as that kernel's DRAM writes (what the profiler
-//   measures: it flushes the L2 before each kernel, and the counters of a whole kernel include
-//   its output's write-back; shared/GPU.md's 1 GiB copy wrote 1.08e9 B).
+//   measures: it flushes the L2 before each kernel and adds to the kernel's DRAM writes those
+//   of a drain right after it, which evicts what the kernel left dirty; docs/profiler.md, "Why
+//   the drain?").
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,4 +1,4 @@
-// Counts: bytes per tensor and direction, FLOPs by kind (shared/DESIGN.md, "Counts").
+// Counts: bytes per tensor and direction, FLOPs by kind (docs/architecture.md, "Vocabulary").
 // Integers throughout, so closed form, walk and execute can be compared exactly.
 #pragma once
 #include <array>

@@ -1,7 +1,7 @@
 // execute: run the tiled algorithm numerically on the CPU (Eigen, double precision) for small
 // shapes, tile by tile with the online softmax, counting every tile it loads and stores. Its
 // outputs must equal the dense reference softmax(QKᵀ/√d)V (and its gradients) to rounding, and
-// its counts must equal the walk's (shared/DESIGN.md, "Ways to count", 3).
+// its counts must equal the walk's (docs/architecture.md, "Ways to count", 3).
 //
 // execute is a second, independent implementation of the loop nests of docs/schedules.md: it
 // does not call build_schedule or the closed form. Each head's "HBM" is a set of plain

@@ -153,7 +153,7 @@ ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tr
     trace.write_bytes += kernel.write_bytes;
   }
 
-  // Standard attention's forward on the same problem (Dao et al. 2022, Algorithm 0), per head.
+  // Standard attention's forward on the same problem (docs/paper.md, Algorithm 0), per head.
   Config standard = config;
   standard.algo = Algo::standard;
   Counts standard_total;

@@ -52,7 +52,7 @@ Hardware h100_sxm() {
 Hardware h200() {
   Hardware h = h100_sxm();  // same GH100 die and SM configuration as H100 SXM
   h.name = "h200";
-  // Read off the lent H200 with cudaGetDeviceProperties (shared/GPU.md, 2026-12-01):
+  // Read off the lent H200 with cudaGetDeviceProperties (docs/gpu.md, "The H200", 2026-12-01):
   // 132 SMs, L2 62,914,560 B, 232,448 B shared memory per block, 233,472 B per SM.
   h.sram_bytes = 232448;
   h.smem_per_sm_bytes = 233472;

@@ -1,4 +1,4 @@
-// Hardware: the machine the model predicts for (shared/DESIGN.md, "Vocabulary"). Presets carry
+// Hardware: the machine the model predicts for (docs/architecture.md, "Vocabulary"). Presets carry
 // the source of every figure; a file of `key = value` lines (the field names below) loads others.
 #pragma once
 #include <cstdint>

@@ -1,6 +1,6 @@
-// L2Cache: a model of the GPU's L2 between the SMs and HBM (shared/PAPER.md, "Real GPUs have
-// an L2 between SRAM and HBM"). It turns the byte ranges the thread blocks load and store (the
-// paper's "HBM accesses", io_*) into the bytes that really reach DRAM (dram_*).
+// L2Cache: a model of the GPU's L2 between the SMs and HBM (docs/l2_model.md; docs/gpu.md,
+// "Which counter sees the paper's HBM accesses"). It turns the byte ranges the thread blocks load
+// and store (the paper's "HBM accesses", io_*) into the bytes that really reach DRAM (dram_*).
 //
 // What is modelled (docs/l2_model.md says why each choice):
 // - sectored: 128 B lines of four 32 B sectors; a line's tag is allocated as a whole, but

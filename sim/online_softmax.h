@@ -1,6 +1,6 @@
 // The online softmax: the merge rule that lets FlashAttention compute softmax(S)V one block of
-// keys at a time without ever holding a whole row of S (Dao et al. 2022, FlashAttention,
-// Section 3.1 and Algorithm 1 lines 9-12; FlashAttention-2, Algorithm 1).
+// keys at a time without ever holding a whole row of S (docs/paper.md, "Online softmax: the
+// merge rule"; FlashAttention Algorithm 1 lines 9-12, FlashAttention-2 Algorithm 1).
 //
 // Per row keep the running max m, the running sum ℓ of e^(s − m) and the running unnormalised
 // output u. A new block of scores s' with values V' is merged as

@@ -1,4 +1,4 @@
-// Problem: one attention call (shared/DESIGN.md, "Vocabulary"). Layout (B, H, N, d) contiguous.
+// Problem: one attention call (docs/architecture.md, "Vocabulary"). Layout (B, H, N, d) contiguous.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,8 +24,8 @@ struct Problem {
 // Throws InvalidInput naming the field and what is allowed when the problem cannot exist.
 void validate(const Problem& problem);
 
-// The field's FLOP convention (shared/PAPER.md): 4·B·H·N²·d forward, 2.5× that backward,
-// 3.5× for fwdbwd, halved when causal. What TFLOP/s is computed from, for every algorithm.
+// The field's FLOP convention (docs/paper.md, "FLOP convention"): 4·B·H·N²·d forward, 2.5×
+// that backward, 3.5× for fwdbwd, halved when causal. What TFLOP/s is computed from, for every algorithm.
 double convention_flops(const Problem& problem);
 
 }  // namespace flashio::sim

@@ -284,8 +284,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else {
         for (const auto& [name, field] : value_fields())
           if (name == col) r.*field = as_real();
-        // Columns outside the schema (e.g. compare's rel_err_*) are carried by their writers
-        // and ignored here.
+        // Columns outside the schema (a script's own extra columns) are ignored here.
       }
     }
     if (r.source.empty()) fail("empty 'source'");

@@ -1,5 +1,5 @@
-// One row schema for everything (shared/DESIGN.md, "One row schema"): sim output, measured
-// rows, peers (shared/gpu/peers.py) and bounds all use these columns, so they join.
+// One row schema for everything (docs/rows.md): sim output, measured rows, peers
+// (experiments/peers.py) and bounds all use these columns, so they join.
 // An empty cell (std::nullopt) means "not known", never 0.
 #pragma once
 #include <cstdint>
@@ -25,7 +25,8 @@ struct Row {
   int causal = 0;
   std::optional<int64_t> sram_bytes, block_r, block_c;  // peers have no tiling
   std::string hw;
-  // Variant columns (added on purpose to DESIGN.md's list: sweeps over them must not collide).
+  // Variant columns (added on purpose to the key columns, docs/rows.md: sweeps over them must not
+  // collide).
   int mask = 0;
   double dropout = 0.0;
   std::string block_mask;
@@ -58,10 +59,11 @@ nlohmann::json to_json(const Row& row);
 // Cell access by column name (empty string when unknown); used by writers, the GUI's table.
 std::string cell(const Row& row, const std::string& column);
 
-// Reads rows written by to_csv_line or by peers.py: a header line, columns in any order, a
-// subset allowed (missing key columns stay empty/0), columns outside the schema ignored (e.g.
-// compare's rel_err_*). Throws InvalidInput naming `name`, the line number and the problem for a
-// malformed line (wrong field count, a number that does not parse) or a header without source.
+// Reads rows written by to_csv_line or by experiments/peers.py: a header line, columns in any
+// order, a subset allowed (missing key columns stay empty/0), columns outside the schema ignored;
+// lines starting with '#' skipped. (`flashio compare` output has no `source` column: refused.) Throws InvalidInput naming `name`, the line number and the problem
+// for a malformed line (wrong field count, a number that does not parse) or a header without
+// source.
 std::vector<Row> read_rows_csv(std::istream& in, const std::string& name);
 std::vector<Row> read_rows_csv_file(const std::string& path);
 

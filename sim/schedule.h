@@ -1,6 +1,7 @@
-// Schedule: what each thread block of each kernel does, in order (shared/DESIGN.md,
-// "Schedule"). Transfers name a tensor tile in (batch·head, row, col) coordinates so that the
-// walk can add bytes and the L2 model can turn them into addresses; compute steps carry FLOPs.
+// Schedule: what each thread block of each kernel does, in order (docs/architecture.md,
+// "Vocabulary"; the contract: docs/schedules.md). Transfers name a tensor tile in (batch·head, row,
+// col) coordinates so that the walk can add bytes and the L2 model can turn them into addresses;
+// compute steps carry FLOPs.
 //
 // Launch order: a kernel's grid is heads × blocks_per_head thread blocks; linear launch index
 // = block_in_head + blocks_per_head · bh, with bh = b·H + h (layout (B, H, N, d)). The kernels

@@ -76,8 +76,8 @@ KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, bool a_tran
   return k;
 }
 
-// An element-wise pass over the N × N matrix, one row per block: reads `in` rows (and
-// `in2` when given), writes `out`.
+// An element-wise pass over the N × N matrix, one row per block: reads the row of each tensor
+// in `reads` (and the row's delta value when `reads_delta`), writes the row of `out`.
 KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> reads,
                        bool reads_delta, Tensor out, Flops (*row_flops)(int64_t)) {
   KernelSchedule k;

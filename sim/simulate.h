@@ -1,5 +1,5 @@
 // simulate(): counts for one configuration, per kernel and in total, by one of the counting
-// methods of shared/DESIGN.md ("Ways to count"): closed form, walk or execute.
+// methods of docs/architecture.md ("Ways to count"): closed form, walk, execute or cache.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,5 +1,6 @@
-// The tensors an attention pass moves, and the type each is stored in (shared/DESIGN.md,
-// "Storage types"). Every tensor is laid out per (batch, head) as rows × cols, row-major.
+// The tensors an attention pass moves, and the type each is stored in (docs/architecture.md,
+// "Vocabulary", storage types). Every tensor is laid out per (batch, head) as rows × cols,
+// row-major.
 #pragma once
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Tiling: Br × Bc (shared/DESIGN.md, "Tiling"). M (sram) is given in bytes and converted to
+// Tiling: Br × Bc (docs/architecture.md, "Vocabulary"). M (sram) is given in bytes and converted to
 // elements of the problem's type here, in one place, because the papers count elements.
 #pragma once
 #include <cstdint>
@@ -19,9 +19,9 @@ int64_t sram_elements(const Problem& problem, int64_t sram_bytes);
 // The tiling the paper's rule chooses from M alone.
 // flash1 (Algorithm 1, line 1): Bc = ⌈M/4d⌉, Br = min(Bc, d).
 // flash2 and blocksparse (transposed): Br = ⌈M/4d⌉, Bc = min(Br, d), so the outer Q block grows
-// with M and io falls as 1/M (Theorem 2). When 4d does not divide M and the block would be
-// square, the ceiling can overshoot M by up to 4d elements; then ⌊M/4d⌋ is used so that the
-// rule's tiling always passes tiling_fits. standard ignores the tiling (returns flash2's).
+// with M and io falls as 1/M (Theorem 2). When 4d does not divide M and the two blocks come out
+// (nearly) equal, the ceiling can overshoot M by up to 4d elements; then ⌊M/4d⌋ is used so that
+// the rule's tiling always passes tiling_fits. standard ignores the tiling (returns flash2's).
 Tiling rule_tiling(Algo algo, const Problem& problem, int64_t sram_bytes);
 
 // The one fit rule: the Q, K, V and O tiles, (2·Br + 2·Bc)·d elements, fit in M (scores and

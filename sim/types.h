@@ -1,4 +1,4 @@
-// The vocabulary of the model (shared/DESIGN.md, "Vocabulary"): element types, passes,
+// The vocabulary of the model (docs/architecture.md, "Vocabulary"): element types, passes,
 // algorithms. Parsing and printing live here so the CLI, the GUI and the rows agree.
 #pragma once
 #include <cstdint>

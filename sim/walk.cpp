@@ -1,5 +1,5 @@
 // The walk: visit every step of one head's schedule and add up its transfers and FLOPs
-// (shared/DESIGN.md, "Ways to count", 2). Every head runs the same schedule, so one head is
+// (docs/architecture.md, "Ways to count", 2). Every head runs the same schedule, so one head is
 // walked and multiplied by B·H.
 #include "sim/schedule.h"
 #include "sim/simulate.h"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Merge the measured rows of `flashio bench` and the peer rows of peers.py (one GPU call)
-into one CSV in the row schema (sim/row.h), one row per key (the first kept), with '#' lines stating how it was made (sim's
-read_rows_csv skips them). Peers leave the tiling columns empty ("not known").
+"""Merge the measured rows of `flashio bench` and the peer rows of experiments/peers.py (one GPU
+call) into one CSV in the row schema (sim/row.h), one row per key (the first kept), with '#' lines stating
+how it was made (sim's read_rows_csv skips them): the --note lines, then the inputs' own '#' lines
+(peers.py's provenance). Peers leave the tiling columns empty ("not known").
 
   merge_speed_csv.py OUT.csv --note "LINE" [--note "LINE" ...] IN.csv [IN.csv ...]
 """
@@ -20,21 +21,23 @@ def main():
     ap.add_argument("inputs", nargs="+")
     ap.add_argument("--note", action="append", default=[])
     a = ap.parse_args()
-    rows, seen = [], set()
+    rows, seen, carried = [], set(), []
     key_columns = COLUMNS[:17]  # source .. block_mask: the row key (sim/row.h)
     for path in a.inputs:
         with open(path, newline="") as f:
-            for r in csv.DictReader(f):
-                unknown = set(r) - set(COLUMNS)
-                if unknown:
-                    raise SystemExit(f"{path}: columns outside the schema: {sorted(unknown)}")
-                key = tuple(r.get(c, "") for c in key_columns)
-                if key in seen:  # e.g. a sweep row repeating a default-tiling row: keep the first
-                    continue
-                seen.add(key)
-                rows.append(r)
+            lines = f.read().splitlines()
+        carried += [l[1:].strip() for l in lines if l.startswith("#")]
+        for r in csv.DictReader(l for l in lines if not l.startswith("#")):
+            unknown = set(r) - set(COLUMNS)
+            if unknown:
+                raise SystemExit(f"{path}: columns outside the schema: {sorted(unknown)}")
+            key = tuple(r.get(c, "") for c in key_columns)
+            if key in seen:  # e.g. a sweep row repeating a default-tiling row: keep the first
+                continue
+            seen.add(key)
+            rows.append(r)
     with open(a.out, "w", newline="") as f:
-        for note in a.note:
+        for note in a.note + carried:
             f.write("# " + note + "\n")
         w = csv.DictWriter(f, fieldnames=COLUMNS, restval="", lineterminator="\n")
         w.writeheader()

@@ -1,5 +1,6 @@
-// Bad input (issue 2): one line on stderr naming the option, exit status 2, and no output file
-// created or truncated. Run through the binary, as a user meets them.
+// Bad input (experiments/README.md, "Errors and exit status"): one line on stderr naming the
+// option, exit status 2, and no output file created or truncated. Run through the binary, as a user
+// meets them.
 #include <catch2/catch.hpp>
 
 #include "cli_harness.h"

@@ -1,4 +1,4 @@
-// The output schema (shared/DESIGN.md, "One row schema"): csv header = sim::row_columns(),
+// The output schema (docs/rows.md): csv header = sim::row_columns(),
 // every key column filled, one kernel=total row per configuration, json = context + rows.
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,8 @@ using namespace flashio::cli::test;
 
 namespace {
 
-// DESIGN.md's key columns; mask, dropout and block_mask are variants that may be at defaults.
+// The key columns of docs/rows.md; mask, dropout and block_mask are variants that may be at
+// defaults.
 const std::vector<std::string> kAlwaysFilled = {"source", "algo",    "pass",   "kernel",
                                                 "batch",  "heads",   "seqlen", "headdim",
                                                 "dtype",  "causal",  "sram_bytes", "block_r",

@@ -1,5 +1,5 @@
 // Shared by the GPU tests: run one configuration on fresh random inputs with poisoned outputs,
-// and the issue's tolerance rule.
+// and the tolerance rule (docs/kernels.md, "Tests").
 #pragma once
 #include <catch2/catch.hpp>
 #include <random>
@@ -27,9 +27,9 @@ inline kernels::HostOutputs run_config(const kernels::AttentionConfig& config, k
   return run.copy_outputs();
 }
 
-// Issue 3's rule: max |error| ≤ 2× the standard path's in the same precision, or max ≤ 1e-2
-// and mean ≤ 1e-3 (fp16), whichever is looser. bf16 keeps 3 fewer mantissa bits than fp16, so
-// its absolute limits are 8× looser. No element may be NaN (every output element written).
+// The rule (docs/kernels.md, "Tests"): max |error| ≤ 2× the standard path's in the same precision,
+// or max ≤ 1e-2 and mean ≤ 1e-3 (fp16), whichever is looser. bf16 keeps 3 fewer mantissa bits than
+// fp16, so its absolute limits are 8× looser. No element may be NaN (every output element written).
 inline bool within_tolerance(const ErrorStats& kernel, const ErrorStats& standard, kernels::DType dtype) {
   if (kernel.nan_count > 0) return false;
   const double looser = dtype == kernels::DType::bf16 ? 8.0 : 1.0;

@@ -29,7 +29,7 @@ TEST_CASE("standard forward and backward are within fp16 rounding of the referen
           for (const flashio::test::ErrorStats* s : {&e.o, &e.dq, &e.dk, &e.dv}) {
             CHECK(s->nan_count == 0);
             // Relative error is ill-conditioned where the exact gradient is zero (N = 1: one key,
-            // P = 1, so dS = 0 and dQ, dK are rounding noise); issue 3's absolute rule covers it.
+            // P = 1, so dS = 0 and dQ, dK are rounding noise); the absolute rule covers it.
             const bool absolute = s->max_abs <= 1e-2 && s->mean_abs() <= 1e-3;
             CHECK((s->relative() <= 1e-2 || absolute));
           }

@@ -1,5 +1,6 @@
-// The closed form equals the walk over the schedule exactly (shared/DESIGN.md, "Ways to count"),
-// for every algorithm and pass, including N not divisible by the blocks, Br ≠ Bc and causal.
+// The closed form equals the walk over the schedule exactly (docs/architecture.md, "Ways to
+// count"), for every algorithm and pass, including N not divisible by the blocks, Br ≠ Bc and
+// causal.
 #include <random>
 
 #include <catch2/catch.hpp>

@@ -303,7 +303,8 @@ TEST_CASE("execute's seeded inputs are the random_inputs draw, and the first hea
   CHECK(r.heads[1].q != one[0].q);
 }
 
-// Not registered with CTest (hidden tag): `test_sim "[.speed]"` prints issue 2's speed figure.
+// Not registered with CTest (hidden tag): `test_sim "[.speed]"` prints the execute line of
+// docs/architecture.md, "Speed of the model".
 TEST_CASE("execute speed: B=1 H=1 N=256 d=64 fwdbwd", "[.speed]") {
   for (Algo algo : {Algo::standard, Algo::flash1, Algo::flash2}) {
     const Config c = make(algo, 256, 64, 64, 64, false, Pass::fwdbwd);

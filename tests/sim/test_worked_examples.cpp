@@ -1,4 +1,4 @@
-// The worked examples of shared/PAPER.md ("Worked examples"): one row, scores (0, log 3),
+// The worked examples of docs/paper.md ("Worked examples"): one row, scores (0, log 3),
 // values (2, 10). The online merge rule gives 8; averaging per-block softmaxes gives 6;
 // rescaling only ℓ gives 9; and the tiled backward with g = 1 gives dL/ds = −1.5 and +1.5.
 #include <catch2/catch.hpp>

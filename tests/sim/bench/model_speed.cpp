@@ -1,4 +1,5 @@
-// Issue 2's speed figures, measured (not a test: CPU timings depend on the machine):
+// The model's speed figures (docs/architecture.md, "Speed of the model"), measured (not a test: CPU
+// timings depend on the machine):
 //   1. a closed-form sweep of 10,000 configurations (simulate(formula), all three algorithms);
 //   2. a walk of B=64, H=16, N=16384, d=64, 64 × 64 tiles, fwdbwd, for flash1, flash2, standard;
 //   3. execute at B=1, H=1, N=256, d=64, fwdbwd (64 × 64 tiles).
