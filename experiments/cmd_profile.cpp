@@ -1,7 +1,11 @@
 // flashio profile: run our CUDA kernels on the GPU and read their counters through CUPTI
 // (profiler/profile_run.h): source=measured rows, one per kernel and a total per configuration,
 // in the model's row schema, so `flashio compare` can join them with `flashio simulate`.
+#include <algorithm>
 #include <string>
+#include <tuple>
+
+#include "experiments/profile_output.h"
 
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
@@ -13,7 +17,9 @@
 namespace flashio::cli {
 namespace {
 
-TableNotes profile_notes(const std::vector<std::string>& profiler_notes) {
+}  // namespace
+
+TableNotes profile_notes(const std::vector<profiler::Profiler::Note>& profiler_notes) {
   TableNotes notes;
   notes.lines = {
       "io: l1tex__m_xbar2l1tex_read_bytes / l1tex__m_l1tex2xbar_write_bytes, bytes between the "
@@ -29,9 +35,33 @@ TableNotes profile_notes(const std::vector<std::string>& profiler_notes) {
       "total, the whole pass timed the same way (kernels::time_pass). FLOPs and TFLOP/s: the "
       "field's convention 4·B·H·N²·d forward, 2.5× backward, halved when causal.",
   };
-  for (const auto& n : profiler_notes) notes.lines.push_back(n);
+  for (const auto& n : profiler_notes) notes.lines.push_back(n.text);
   return notes;
 }
+
+void report_profiler_notes(const profiler::Profiler& p, std::ostream& err, const std::string& who) {
+  for (const auto& note : p.notes())
+    if (note.kind != profiler::Profiler::Note::Kind::setup) err << who << ": " << note.text << '\n';
+}
+
+void write_occupancy(const profiler::Profiler& p, const std::string& path, std::ostream& standard_output) {
+  std::vector<sim::MeasuredOccupancy> rows = p.occupancy();
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.hw, a.kernel, a.headdim, a.dtype, a.tiling.block_r, a.tiling.block_c) <
+           std::tie(b.hw, b.kernel, b.headdim, b.dtype, b.tiling.block_r, b.tiling.block_c);
+  });
+  OutputTarget target(path, standard_output);
+  std::ostream& out = target.stream();
+  out << "# blocks per SM of each kernel, from the driver's occupancy calculator on the captured "
+         "launches (flashio profile --occupancy-out)\n"
+      << sim::occupancy_csv_header() << '\n';
+  for (const auto& o : rows)
+    out << o.hw << ',' << o.kernel << ',' << o.headdim << ',' << sim::to_string(o.dtype) << ','
+        << o.tiling.block_r << ',' << o.tiling.block_c << ',' << o.blocks_per_sm << '\n';
+  target.commit();
+}
+
+namespace {
 
 int run_profile(Invocation& inv) {
   const int repeats = inv.options["repeats"].as<int>();
@@ -48,6 +78,10 @@ int run_profile(Invocation& inv) {
   options.repeats = repeats;
   options.warmup = warmup;
   options.seed = inv.options["seed"].as<uint64_t>();
+  const std::string occupancy_out =
+      inv.options.count("occupancy-out") ? inv.options["occupancy-out"].as<std::string>() : "";
+  if (!occupancy_out.empty() && occupancy_out == inv.output.out_path)
+    throw UsageError("--occupancy-out and --out name the same file '" + occupancy_out + "'");
 
   // The profiler is set up before any output exists: no GPU, missing privileges or a CUPTI
   // client already attached end the run with one line and no file.
@@ -74,12 +108,9 @@ int run_profile(Invocation& inv) {
       },
       *inv.err, inv.progress, "kernel configurations");
   writer->finish();
+  if (!occupancy_out.empty()) write_occupancy(*profiler, occupancy_out, *inv.out);
   target->commit();
-  for (const auto& note : profiler->notes())
-    if (note.find("launches for") != std::string::npos || note.find("not available") != std::string::npos ||
-        note.find("back to back") != std::string::npos ||
-        note.rfind("occupancy", 0) == 0)
-      *inv.err << "flashio profile: " << note << '\n';
+  report_profiler_notes(*profiler, *inv.err, "flashio profile");
   return kExitOk;
 }
 
@@ -93,7 +124,10 @@ const SubcommandRegistration registration({
           o.add_options()("repeats", po::value<int>()->default_value(10),
                           "timed runs per kernel and per pass (median; >= 10, or 0 for counters only)")(
               "warmup", po::value<int>()->default_value(3), "untimed runs before timing")(
-              "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs");
+              "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs")(
+              "occupancy-out", po::value<std::string>(),
+              "also write the blocks per SM of every kernel profiled to FILE, in the format of the "
+              "model's occupancy data (sim/data/h200_occupancy.csv, which the L2 model reads)");
         },
     .run = run_profile,
 });

@@ -30,7 +30,12 @@ struct Profiler::Impl {
   std::unique_ptr<RangeProfiler> ranges;
   std::unique_ptr<L2Flush> flush;
   cudaStream_t stream = nullptr;
-  std::vector<std::string> notes;
+  std::vector<Profiler::Note> notes;
+  std::vector<sim::MeasuredOccupancy> occupancy;
+  void note(Profiler::Note::Kind kind, const std::string& text) {
+    const Profiler::Note n{kind, text};
+    if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+  }
 };
 
 Profiler::Profiler() : impl_(std::make_unique<Impl>()) {
@@ -43,17 +48,17 @@ Profiler::Profiler() : impl_(std::make_unique<Impl>()) {
   check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   discard_first_measurement(*impl_->ranges, *impl_->flush, impl_->stream);
   for (const auto& m : impl_->ranges->unsupported())
-    impl_->notes.push_back("counter " + m + " is not available on " + impl_->ranges->chip_name());
-  impl_->notes.push_back("counters: each kernel launched alone after an L2 flush, replayed by "
-                         "CUPTI for " + std::to_string(impl_->ranges->passes()) +
-                         " hardware passes");
+    impl_->note(Note::Kind::counter_unavailable, "counter " + m + " is not available on " + impl_->ranges->chip_name());
+  impl_->note(Note::Kind::setup, "counters: each kernel launched alone after an L2 flush, replayed by CUPTI for " +
+                                     std::to_string(impl_->ranges->passes()) + " hardware passes");
 }
 
 Profiler::~Profiler() {
   if (impl_ && impl_->stream) cudaStreamDestroy(impl_->stream);
 }
 
-std::vector<std::string> Profiler::notes() const { return impl_->notes; }
+std::vector<Profiler::Note> Profiler::notes() const { return impl_->notes; }
+std::vector<sim::MeasuredOccupancy> Profiler::occupancy() const { return impl_->occupancy; }
 
 std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptions& options) {
   Impl& m = *impl_;
@@ -111,8 +116,8 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
       // cuBLAS allocates its workspace inside the capture (a memory-allocation node) unless the
       // handle has one: then the pass runs whole, flushed before and drained after.
       capture_error = e.what();
-      m.notes.push_back(key.algo + " " + kernels::to_string(p) +
-                        ": kernels measured back to back, no flush between them (" + e.what() + ")");
+      m.note(Note::Kind::back_to_back, key.algo + " " + kernels::to_string(p) +
+                                           ": kernels measured back to back, no flush between them (" + e.what() + ")");
     }
     if (!capture) {
       const auto records = m.ranges->measure(
@@ -147,21 +152,27 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     for (size_t k = 0; k < captured.kernel_count(); ++k) functions.push_back(captured.kernel_function(k));
     const std::vector<size_t> owner = attribute_launches(names, functions);
     if (functions.size() != names.size())
-      m.notes.push_back(key.algo + " " + kernels::to_string(p) + ": " +
-                        std::to_string(functions.size()) + " launches for " +
-                        std::to_string(names.size()) + " kernels (cuBLAS split a GEMM)");
+      m.note(Note::Kind::split_gemm, key.algo + " " + kernels::to_string(p) + ": " +
+                                         std::to_string(functions.size()) + " launches for " +
+                                         std::to_string(names.size()) + " kernels (cuBLAS split a GEMM)");
 
     // The real occupancy, for the L2 model's blocks_per_sm (registers can lower it below what
-    // the schedule's shared memory and threads allow).
-    for (size_t k = 0; k < functions.size(); ++k) {
-      const auto shape = captured.launch_shape(k);
-      const std::string note = "occupancy " + key.algo + " d=" + std::to_string(key.headdim) + " " +
-                               std::to_string(*key.block_r) + "x" + std::to_string(*key.block_c) +
-                               " " + names[owner[k]] + ": " + std::to_string(shape.blocks_per_sm) +
-                               " blocks/SM (" + std::to_string(shape.threads_per_block) +
-                               " threads, " + std::to_string(shape.dynamic_smem_bytes) +
-                               " B dynamic shared memory, grid " + std::to_string(shape.blocks) + ")";
-      if (std::find(m.notes.begin(), m.notes.end(), note) == m.notes.end()) m.notes.push_back(note);
+    // the schedule's shared memory and threads allow): our tiled kernels, each with the tiling
+    // of its own pass.
+    const kernels::KernelEntry* entry = p == kernels::Pass::bwd ? run->backward_entry() : run->forward_entry();
+    for (size_t k = 0; entry && k < functions.size(); ++k) {
+      sim::MeasuredOccupancy o;
+      o.hw = c.hw.name;
+      o.kernel = names[owner[k]];
+      o.headdim = c.problem.headdim;
+      o.dtype = c.problem.dtype;
+      o.tiling = {entry->block_r, entry->block_c};
+      o.blocks_per_sm = captured.launch_shape(k).blocks_per_sm;
+      const auto same = [&](const sim::MeasuredOccupancy& x) {
+        return x.hw == o.hw && x.kernel == o.kernel && x.headdim == o.headdim && x.dtype == o.dtype &&
+               x.tiling == o.tiling;
+      };
+      if (std::none_of(m.occupancy.begin(), m.occupancy.end(), same)) m.occupancy.push_back(o);
     }
     std::vector<MetricValues> values(names.size());
     std::vector<double> time_ms(names.size(), 0.0);

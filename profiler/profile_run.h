@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/kernel_catalog.h"
 #include "sim/row.h"
 
 namespace flashio::profiler {
@@ -40,9 +41,20 @@ class Profiler {
   // not support (one line naming what is built), ProfilerError for measurement failures.
   std::vector<sim::Row> profile(const sim::Config& config, const ProfileOptions& options);
 
-  // Counters asked for that this chip does not have (their columns stay empty), and notes on
-  // how launches were attributed to kernels (for the json context and stderr).
-  std::vector<std::string> notes() const;
+  // What the user should know about the measurements (for the json context and the table's
+  // notes): counters this chip does not have (their columns stay empty), how launches were
+  // attributed to kernels, passes measured back to back.
+  struct Note {
+    enum class Kind { setup, counter_unavailable, split_gemm, back_to_back };
+    Kind kind = Kind::setup;
+    std::string text;
+    bool operator==(const Note&) const = default;
+  };
+  std::vector<Note> notes() const;
+  // The occupancy of every tiled kernel profiled so far, as the driver's occupancy calculator
+  // gives it for the captured launch (registers, real shared memory, threads), in the format of
+  // the model's committed occupancy data (sim/kernel_catalog.h, MeasuredOccupancy).
+  std::vector<sim::MeasuredOccupancy> occupancy() const;
 
   struct Impl;
 

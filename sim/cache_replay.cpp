@@ -185,7 +185,9 @@ CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   if (options.measured_occupancy)
     for (const auto& k : kernels)
       if (!options.blocks_per_sm.count(k.kind))
-        if (const int64_t b = measured_blocks_per_sm(config, k.kind); b > 0) options.blocks_per_sm[k.kind] = b;
+        // Each pass's kernels with that pass's tiling (Config::bwd_tiling).
+        if (const int64_t b = measured_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind); b > 0)
+          options.blocks_per_sm[k.kind] = b;
   CacheResult result = replay_kernels(kernels, config.problem, config.hw, options);
   result.config = config;
   return result;
