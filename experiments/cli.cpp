@@ -24,7 +24,7 @@ std::string subcommand_names() {
   return names;
 }
 
-// Messages are one line (issue 2, "Bad input").
+// Messages are one line (experiments/README.md, "Errors and exit status").
 std::string one_line(std::string text) {
   for (char& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';
@@ -152,7 +152,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << prefix << ": " << one_line(e.what()) << '\n';
     return kExitUsage;
   } catch (const sim::InvalidInput& e) {
-    err << prefix << ": " << one_line(e.what()) << '\n';
+    err << prefix << ": " << one_line(usage_message(e)) << '\n';
     return kExitUsage;
   } catch (const po::error& e) {
     err << prefix << ": " << one_line(e.what()) << '\n';

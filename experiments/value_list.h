@@ -1,5 +1,5 @@
-// Lists and inclusive ranges of option values, the sweep syntax of shared/DESIGN.md
-// ("The command line"): a comma-separated list of items, each a value or a range
+// Lists and inclusive ranges of option values, the sweep syntax of experiments/README.md
+// ("Lists and ranges"): a comma-separated list of items, each a value or a range
 //   lo:hi:xK   lo, lo·K, lo·K², ... while ≤ hi   (multiplies; K an integer ≥ 2)
 //   lo:hi:S    lo, lo+S, lo+2S, ... while ≤ hi   (adds; S > 0; "+S" also accepted)
 //   lo:hi      the same with S = 1
@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "sim/byte_size.h"
 
 namespace flashio::cli {
 
@@ -34,11 +36,10 @@ std::vector<int> parse_switch_list(const std::string& option, const std::string&
 // Names (algorithms, presets, block-mask specs): comma-separated, trimmed, none empty.
 std::vector<std::string> parse_name_list(const std::string& option, const std::string& text);
 
-// "1.50 GB": traffic and memory for people, 1000-based as bandwidths and HBM traffic are
-// quoted, so bytes / (GB/s) reads off directly.
-std::string format_bytes(double bytes);
-// "227 KiB", "192 KB", "1000 B": an SRAM size in the unit that divides it exactly.
-std::string format_size(int64_t bytes);
+// Bytes are printed by sim's formatters (sim/byte_size.h), the same as the GUI's: "1.50 GB"
+// (traffic, 1000-based) and "227 KiB" (an SRAM size in the unit that divides it exactly).
+using sim::format_bytes;
+using sim::format_size;
 // "68.7 GFLOP", "1.2 TFLOP".
 std::string format_flops(double flops);
 

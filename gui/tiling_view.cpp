@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "gui/field_label.h"
 #include "gui/size_text.h"
 #include "sim/errors.h"
 #include "sim/simulate.h"
@@ -349,7 +350,7 @@ void TilingView::rebuild() {
     standard_bytes_ = std_result.total.io_read_bytes() + std_result.total.io_write_bytes();
     for (auto& r : sim::rows_from_result(std_result)) rows_.push_back(r);
   } catch (const std::exception& e) {
-    error_->setText(QString::fromUtf8(e.what()));
+    error_->setText(QString::fromStdString(error_message(e)));
     trace_ = TilingTrace{};
     row_stats_ = RowStats{};
     standard_bytes_ = 0;

@@ -16,15 +16,18 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw) {
 
 void validate(const Config& c) {
   validate(c.problem);
-  if (c.sram_bytes <= 0) throw InvalidInput("--sram must be a positive size (e.g. 227KiB)");
+  if (c.sram_bytes <= 0)
+    throw InvalidInput(Field::sram_bytes, "must be a positive size (got " +
+                                              std::to_string(c.sram_bytes) + " B)");
   // standard attention has no tiles in SRAM: M and the tiling are carried in its rows only.
   if (c.algo != Algo::standard) validate_tiling(c.problem, c.tiling, c.sram_bytes);
   if (c.algo != Algo::standard && (c.problem.mask || c.problem.dropout > 0))
-    throw InvalidInput("--mask and --dropout are separate passes of standard attention only; "
-                       "use them with --algo standard");
+    throw InvalidInput(c.problem.mask ? Field::mask : Field::dropout,
+                       "a separate pass of standard attention; allowed only with the standard "
+                       "algorithm (not " + to_string(c.algo) + ")");
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
-    throw InvalidInput("--block-mask applies to --algo blocksparse only");
+    throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");
 }
 
 }  // namespace flashio::sim
