@@ -1,4 +1,4 @@
-// The output schema (shared/DESIGN.md, "One row schema"): csv header = sim::row_columns(),
+// The output schema (docs/rows.md): csv header = sim::row_columns(),
 // every key column filled, one kernel=total row per configuration, json = context + rows.
 #include <catch2/catch.hpp>
 
