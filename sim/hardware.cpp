@@ -90,7 +90,8 @@ Hardware hardware_preset(const std::string& name) {
   const auto it = presets().find(name);
   if (it == presets().end())
     throw InvalidInput(Field::hardware,
-                       "'" + name + "' is not a preset or a readable file; presets: " + preset_list());
+                       "'" + name + "' is not a preset or a readable file; presets: " +
+                           preset_list());
   return it->second();
 }
 
