@@ -152,7 +152,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << prefix << ": " << one_line(e.what()) << '\n';
     return kExitUsage;
   } catch (const sim::InvalidInput& e) {
-    err << prefix << ": " << one_line(e.what()) << '\n';
+    err << prefix << ": " << one_line(usage_message(e)) << '\n';
     return kExitUsage;
   } catch (const po::error& e) {
     err << prefix << ": " << one_line(e.what()) << '\n';

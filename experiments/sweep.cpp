@@ -216,7 +216,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
         visit(make_sweep_config(s, at));
         ++stats.visited;
       } catch (const sim::InvalidInput& e) {
-        if (stats.skipped == 0) stats.first_skip_reason = e.what();
+        if (stats.skipped == 0) stats.first_skip_reason = usage_message(e);
         ++stats.skipped;
       }
     }

@@ -8,18 +8,14 @@
 
 #include "experiments/usage_error.h"
 #include "sim/byte_size.h"
+#include "sim/trim.h"
 
 namespace flashio::cli {
 namespace {
 
 const char* kRangeSyntax = "a list like 512,1024 or a range lo:hi:xK (multiply) or lo:hi:S (add)";
 
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+using sim::trim;
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
@@ -188,31 +184,6 @@ static std::string three_digits(double v) {
   const double a = std::abs(v);
   std::snprintf(buf, sizeof buf, a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f", v);
   return buf;
-}
-
-std::string format_bytes(double bytes) {
-  static const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int unit = 0;
-  double v = bytes;
-  while (std::abs(v) >= 1000.0 && unit < 5) {
-    v /= 1000.0;
-    ++unit;
-  }
-  return (unit == 0 ? std::to_string(static_cast<int64_t>(v)) : three_digits(v)) + " " +
-         kUnits[unit];
-}
-
-std::string format_size(int64_t bytes) {
-  struct Unit {
-    int64_t bytes;
-    const char* name;
-  };
-  static const Unit kUnits[] = {{1LL << 30, "GiB"}, {1000000000, "GB"}, {1LL << 20, "MiB"},
-                                {1000000, "MB"},    {1024, "KiB"},      {1000, "KB"}};
-  for (const Unit& u : kUnits)
-    if (bytes >= u.bytes && bytes % u.bytes == 0)
-      return std::to_string(bytes / u.bytes) + " " + u.name;
-  return std::to_string(bytes) + " B";
 }
 
 std::string format_flops(double flops) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/byte_size.h"
+
 namespace flashio::cli {
 
 // The most values one option may expand to (a guard against "1:1000000000" typos).
@@ -34,11 +36,10 @@ std::vector<int> parse_switch_list(const std::string& option, const std::string&
 // Names (algorithms, presets, block-mask specs): comma-separated, trimmed, none empty.
 std::vector<std::string> parse_name_list(const std::string& option, const std::string& text);
 
-// "1.50 GB": traffic and memory for people, 1000-based as bandwidths and HBM traffic are
-// quoted, so bytes / (GB/s) reads off directly.
-std::string format_bytes(double bytes);
-// "227 KiB", "192 KB", "1000 B": an SRAM size in the unit that divides it exactly.
-std::string format_size(int64_t bytes);
+// Bytes are printed by sim's formatters (sim/byte_size.h), the same as the GUI's: "1.50 GB"
+// (traffic, 1000-based) and "227 KiB" (an SRAM size in the unit that divides it exactly).
+using sim::format_bytes;
+using sim::format_size;
 // "68.7 GFLOP", "1.2 TFLOP".
 std::string format_flops(double flops);
 

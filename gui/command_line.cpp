@@ -124,7 +124,12 @@ ParseResult parse_command_line(const QStringList& arguments) {
         cl.params_given = true;
       } else if (name == "block-mask") {
         p.block_mask = value;
-        sim::validate_block_mask_spec({value});
+        try {
+          sim::validate_block_mask_spec({value});
+        } catch (const sim::InvalidInput& e) {
+          // Typed on the command line: named by the option, not by the panel's label.
+          throw sim::InvalidInput("--block-mask: " + e.problem());
+        }
         cl.params_given = true;
       } else if (name == "sweep") {
         const auto colon = value.find(':');

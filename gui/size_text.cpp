@@ -1,9 +1,6 @@
 #include "gui/size_text.h"
 
-#include <array>
-#include <cctype>
 #include <cmath>
-#include <utility>
 
 #include <QLocale>
 
@@ -17,26 +14,12 @@ std::optional<int64_t> parse_size_bytes(const std::string& text) {
   return bytes;
 }
 
-namespace {
-QString format_scaled(double bytes, double base, const std::array<const char*, 5>& names) {
-  int unit = 0;
-  double value = bytes;
-  while (std::abs(value) >= base && unit + 1 < static_cast<int>(names.size())) {
-    value /= base;
-    ++unit;
-  }
-  if (unit == 0) return QStringLiteral("%1 %2").arg(value, 0, 'f', 0).arg(names[0]);
-  const int decimals = std::abs(value) >= 100 ? 0 : std::abs(value) >= 10 ? 1 : 2;
-  return QStringLiteral("%1 %2").arg(value, 0, 'f', decimals).arg(names[unit]);
-}
-}  // namespace
-
 QString format_bytes_binary(double bytes) {
-  return format_scaled(bytes, 1024.0, {"B", "KiB", "MiB", "GiB", "TiB"});
+  return QString::fromStdString(sim::format_bytes_binary(bytes));
 }
 
 QString format_bytes_decimal(double bytes) {
-  return format_scaled(bytes, 1000.0, {"B", "KB", "MB", "GB", "TB"});
+  return QString::fromStdString(sim::format_bytes(bytes));
 }
 
 QString format_exact(double value) {

@@ -12,6 +12,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "gui/field_label.h"
 #include "gui/size_text.h"
 #include "sim/errors.h"
 #include "sim/simulate.h"
@@ -376,7 +377,7 @@ void TilingView::rebuild() {
     for (auto& r : sim::rows_from_result(sim::simulate(standard, sim::CountMethod::formula)))
       rows_.push_back(r);
   } catch (const std::exception& e) {
-    error_->setText(QString::fromUtf8(e.what()));
+    error_->setText(QString::fromStdString(error_message(e)));
     trace_ = sim::ExplainTrace{};
   }
   step_ = -1;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "gui/field_label.h"
 #include "sim/bounds.h"
 #include "sim/simulate.h"
 
@@ -28,7 +29,7 @@ std::string run_job(const Job& job) {
       for (auto& row : sim::bound_rows(job.config)) job.into->push_back({job.x, std::move(row)});
     return {};
   } catch (const std::exception& e) {
-    return sim::to_string(job.config.algo) + ": " + e.what();
+    return sim::to_string(job.config.algo) + ": " + error_message(e);
   }
 }
 
@@ -155,7 +156,7 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
       data.breakdown.push_back({algo, result.total});
       for (auto& row : sim::rows_from_result(result)) data.breakdown_rows.push_back(row);
     } catch (const std::exception& ex) {
-      data.skipped.push_back(sim::to_string(algo) + " (breakdown): " + ex.what());
+      data.skipped.push_back(sim::to_string(algo) + " (breakdown): " + error_message(ex));
     }
   }
 

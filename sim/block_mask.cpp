@@ -45,7 +45,7 @@ Parsed parse(const BlockMaskSpec& spec) {
   if (t.rfind("banded:", 0) == 0) {
     p.kind = Parsed::banded;
     if (!parse_int(t.substr(7), p.width) || p.width < 0)
-      throw InvalidInput("--block-mask '" + t + "': W must be an integer >= 0; " + kAllowed);
+      throw InvalidInput(Field::block_mask, "'" + t + "': W must be an integer >= 0; " + kAllowed);
     return p;
   }
   if (t.rfind("random:", 0) == 0) {
@@ -54,11 +54,12 @@ Parsed parse(const BlockMaskSpec& spec) {
     const auto colon = rest.find(':');
     std::string dens = rest.substr(0, colon);
     if (!parse_real(dens, p.density) || !(p.density > 0.0 && p.density <= 1.0))
-      throw InvalidInput("--block-mask '" + t + "': DENSITY must be in (0, 1]; " + kAllowed);
+      throw InvalidInput(Field::block_mask, "'" + t + "': DENSITY must be in (0, 1]; " + kAllowed);
     if (colon != std::string::npos) {
       int64_t seed = 0;
       if (!parse_int(rest.substr(colon + 1), seed) || seed < 0)
-        throw InvalidInput("--block-mask '" + t + "': SEED must be an integer >= 0; " + kAllowed);
+        throw InvalidInput(Field::block_mask,
+                           "'" + t + "': SEED must be an integer >= 0; " + kAllowed);
       p.seed = static_cast<uint64_t>(seed);
     }
     return p;
@@ -66,7 +67,8 @@ Parsed parse(const BlockMaskSpec& spec) {
   p.kind = Parsed::file;
   p.path = t;
   if (!std::ifstream(t).good())
-    throw InvalidInput("--block-mask '" + t + "' is not a spec nor a readable file; " + kAllowed);
+    throw InvalidInput(Field::block_mask,
+                       "'" + t + "' is not a spec nor a readable file; " + kAllowed);
   return p;
 }
 
@@ -104,7 +106,7 @@ BlockMask::BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c
         if (line.empty() || line[0] == '#') continue;
         if (row >= tiles_r || static_cast<int64_t>(line.size()) != tiles_c ||
             line.find_first_not_of("01") != std::string::npos)
-          throw InvalidInput("--block-mask " + p.path + ": line " + std::to_string(row + 1) +
+          throw InvalidInput(Field::block_mask, p.path + ": line " + std::to_string(row + 1) +
                              " must be " + std::to_string(tiles_c) +
                              " characters of 0/1 (the grid is Tr x Tc = " +
                              std::to_string(tiles_r) + " x " + std::to_string(tiles_c) + ")");
@@ -112,7 +114,7 @@ BlockMask::BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c
         ++row;
       }
       if (row != tiles_r)
-        throw InvalidInput("--block-mask " + p.path + ": has " + std::to_string(row) +
+        throw InvalidInput(Field::block_mask, p.path + ": has " + std::to_string(row) +
                            " rows; the grid needs Tr = " + std::to_string(tiles_r));
       break;
     }

@@ -16,7 +16,7 @@ struct BlockMaskSpec {
 
 class BlockMask {
  public:
-  // Throws InvalidInput naming --block-mask when the spec or file is malformed or the file's
+  // Throws InvalidInput (Field::block_mask) when the spec or file is malformed or the file's
   // shape is not Tr × Tc.
   BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c);
   bool nonzero(int64_t i, int64_t j) const { return bits_[i * tiles_c_ + j] != 0; }

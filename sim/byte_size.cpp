@@ -3,18 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+
+#include "sim/trim.h"
 
 namespace flashio::sim {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 ByteSizeParse parse_byte_size(std::string_view text_in) {
   const std::string_view text = trim(text_in);
@@ -48,6 +41,52 @@ ByteSizeParse parse_byte_size(std::string_view text_in) {
   if (std::abs(bytes - rounded) > 1e-6 * std::max(1.0, bytes))
     return {std::nullopt, "is not a whole number of bytes"};
   return {static_cast<int64_t>(rounded), ""};
+}
+
+namespace {
+
+// Divides by `base` while the value reaches it, then prints three significant digits.
+std::string format_scaled(double bytes, double base, const char* const (&names)[6]) {
+  int unit = 0;
+  double v = bytes;
+  while (std::abs(v) >= base && unit < 5) {
+    v /= base;
+    ++unit;
+  }
+  char number[48];
+  if (unit == 0) {
+    std::snprintf(number, sizeof number, "%.0f", v);  // whole bytes
+  } else {
+    // "1.23", "12.3", "123": no exponent notation.
+    const double a = std::abs(v);
+    std::snprintf(number, sizeof number, a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f", v);
+  }
+  return std::string(number) + " " + names[unit];
+}
+
+}  // namespace
+
+std::string format_bytes(double bytes) {
+  static const char* const kNames[6] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  return format_scaled(bytes, 1000.0, kNames);
+}
+
+std::string format_bytes_binary(double bytes) {
+  static const char* const kNames[6] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  return format_scaled(bytes, 1024.0, kNames);
+}
+
+std::string format_size(int64_t bytes) {
+  struct Unit {
+    int64_t bytes;
+    const char* name;
+  };
+  static const Unit kUnits[] = {{1LL << 30, "GiB"}, {1000000000, "GB"}, {1LL << 20, "MiB"},
+                                {1000000, "MB"},    {1024, "KiB"},      {1000, "KB"}};
+  for (const Unit& u : kUnits)
+    if (bytes >= u.bytes && bytes % u.bytes == 0)
+      return std::to_string(bytes / u.bytes) + " " + u.name;
+  return std::to_string(bytes) + " B";
 }
 
 }  // namespace flashio::sim

@@ -27,12 +27,12 @@ namespace {
 // The built kernels' default tiling for one pass of the configuration.
 Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
   if (algo != Algo::flash1 && algo != Algo::flash2)
-    throw InvalidInput("tiling kernel: no CUDA kernel is built for " + to_string(algo) +
-                       " (kernels exist for flash1 and flash2)");
+    throw InvalidInput(Field::tiling_source, "kernel: no CUDA kernel is built for " + to_string(algo) +
+                                                 " (kernels exist for flash1 and flash2)");
   if (const BuiltKernel* k = default_built(algo, pass, p.headdim, p.dtype)) return k->tiling;
-  throw InvalidInput("tiling kernel: no " + to_string(algo) + " " + to_string(pass) + " kernel is built for d=" +
-                     std::to_string(p.headdim) + " " + to_string(p.dtype) + " (built: " +
-                     built_tilings_text(algo, pass) + ")");
+  throw InvalidInput(Field::tiling_source, "kernel: no " + to_string(algo) + " " + to_string(pass) +
+                                               " kernel is built for d=" + std::to_string(p.headdim) + " " +
+                                               to_string(p.dtype) + " (built: " + built_tilings_text(algo, pass) + ")");
 }
 
 }  // namespace
@@ -77,16 +77,19 @@ Config pass_config(const Config& config, Pass pass) {
 
 void validate(const Config& c) {
   validate(c.problem);
-  if (c.sram_bytes <= 0) throw InvalidInput("--sram must be a positive size (e.g. 227KiB)");
+  if (c.sram_bytes <= 0)
+    throw InvalidInput(Field::sram_bytes, "must be a positive size (got " +
+                                              std::to_string(c.sram_bytes) + " B)");
   // standard attention has no tiles in SRAM: M and the tiling are carried in its rows only.
   if (c.algo != Algo::standard) validate_tiling(c.problem, c.tiling, c.sram_bytes);
   if (c.algo != Algo::standard && c.bwd_tiling) validate_tiling(c.problem, *c.bwd_tiling, c.sram_bytes);
   if (c.algo != Algo::standard && (c.problem.mask || c.problem.dropout > 0))
-    throw InvalidInput("--mask and --dropout are separate passes of standard attention only; "
-                       "use them with --algo standard");
+    throw InvalidInput(c.problem.mask ? Field::mask : Field::dropout,
+                       "a separate pass of standard attention; allowed only with the standard "
+                       "algorithm (not " + to_string(c.algo) + ")");
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
-    throw InvalidInput("--block-mask applies to --algo blocksparse only");
+    throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");
 }
 
 }  // namespace flashio::sim

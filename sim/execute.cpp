@@ -479,13 +479,15 @@ void check_size(const Config& c) {
   const double work = static_cast<double>(p.batch_heads()) * static_cast<double>(p.seqlen) *
                       static_cast<double>(p.seqlen) * static_cast<double>(p.headdim);
   if (work > kExecuteMaxWork)
-    throw InvalidInput("--count execute runs the algorithm on the CPU and allows B·H·N²·d <= " +
-                       std::to_string(static_cast<int64_t>(kExecuteMaxWork)) + " (got " +
-                       std::to_string(static_cast<int64_t>(work)) +
-                       "); use --count walk or formula for larger problems");
+    throw InvalidInput(Field::count_method,
+                       "execute runs the algorithm on the CPU and allows B·H·N²·d <= " +
+                           std::to_string(static_cast<int64_t>(kExecuteMaxWork)) + " (got " +
+                           std::to_string(static_cast<int64_t>(work)) +
+                           "); count with walk or formula for larger problems");
   if (c.bwd_tiling && c.algo != Algo::standard)
-    throw InvalidInput("count execute runs one tiling for both passes, and the kernels' default "
-                       "tilings differ between forward and backward here; model each pass alone");
+    throw InvalidInput(Field::count_method,
+                       "execute runs one tiling for both passes, and the kernels' default tilings "
+                       "differ between forward and backward here; model each pass alone");
 }
 
 

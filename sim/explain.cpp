@@ -20,18 +20,19 @@ constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
 void check_explainable(const Config& c, int64_t tracked_row) {
   validate(c);
   if (c.algo != Algo::flash1 && c.algo != Algo::flash2)
-    throw InvalidInput("--algo " + to_string(c.algo) +
-                       ": explain traces the tiled algorithms only (allowed: flash1, flash2)");
+    throw InvalidInput(Field::algo, "explain traces the tiled algorithms only, not " +
+                                        to_string(c.algo) + "; allowed: flash1, flash2");
   if (c.problem.pass != Pass::fwd)
-    throw InvalidInput("--pass " + to_string(c.problem.pass) +
-                       ": explain traces the forward pass only (allowed: fwd)");
+    throw InvalidInput(Field::pass, "explain traces the forward pass only, not " +
+                                        to_string(c.problem.pass) + "; allowed: fwd");
   if (c.problem.seqlen > kExplainMaxSeqlen)
-    throw InvalidInput("--seqlen " + std::to_string(c.problem.seqlen) +
-                       ": explain is for tiny problems (allowed: 1 to " +
-                       std::to_string(kExplainMaxSeqlen) + ")");
+    throw InvalidInput(Field::seqlen, "explain is for tiny problems, not N = " +
+                                          std::to_string(c.problem.seqlen) + "; allowed: 1 to " +
+                                          std::to_string(kExplainMaxSeqlen));
   if (tracked_row < 0 || tracked_row >= c.problem.seqlen)
-    throw InvalidInput("--row " + std::to_string(tracked_row) + ": allowed 0 to " +
-                       std::to_string(c.problem.seqlen - 1) + " (a row of Q)");
+    throw InvalidInput(Field::tracked_row, std::to_string(tracked_row) +
+                                               " is not a row of Q; allowed: 0 to " +
+                                               std::to_string(c.problem.seqlen - 1));
 }
 
 std::vector<double> to_vector(const SoftmaxMatrix& row) {

@@ -4,7 +4,9 @@
 #include <map>
 #include <sstream>
 
+#include "sim/byte_size.h"
 #include "sim/errors.h"
+#include "sim/trim.h"
 
 namespace flashio::sim {
 namespace {
@@ -67,11 +69,11 @@ const std::map<std::string, Hardware (*)()>& presets() {
   return table;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
+// "a100-40gb, h100-sxm, h200", for error messages.
+std::string preset_list() {
+  std::string names;
+  for (const auto& [name, make] : presets()) names += (names.empty() ? "" : ", ") + name;
+  return names;
 }
 
 }  // namespace
@@ -87,21 +89,25 @@ bool is_hardware_preset(const std::string& name) { return presets().count(name) 
 Hardware hardware_preset(const std::string& name) {
   const auto it = presets().find(name);
   if (it == presets().end())
-    throw InvalidInput("--hw '" + name +
-                       "' is not a preset or a readable file; presets: a100-40gb, h100-sxm, h200");
+    throw InvalidInput(Field::hardware,
+                       "'" + name + "' is not a preset or a readable file; presets: " +
+                           preset_list());
   return it->second();
 }
 
 Hardware load_hardware_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InvalidInput("--hw: cannot read hardware file '" + path + "'");
+  if (!in) throw InvalidInput(Field::hardware, "cannot read hardware file '" + path + "'");
   Hardware h;
-  std::map<std::string, int64_t*> ints = {
-      {"sram_bytes", &h.sram_bytes},           {"smem_per_sm_bytes", &h.smem_per_sm_bytes},
-      {"sm_count", &h.sm_count},               {"max_threads_per_sm", &h.max_threads_per_sm},
-      {"max_blocks_per_sm", &h.max_blocks_per_sm}, {"l2_bytes", &h.l2_bytes},
-      {"l2_line_bytes", &h.l2_line_bytes},     {"l2_sector_bytes", &h.l2_sector_bytes},
-      {"l2_ways", &h.l2_ways},                 {"l2_partitions", &h.l2_partitions}};
+  // Sizes take the units of sim/byte_size.h ("227KiB"); counts are plain integers.
+  std::map<std::string, int64_t*> sizes = {
+      {"sram_bytes", &h.sram_bytes},       {"smem_per_sm_bytes", &h.smem_per_sm_bytes},
+      {"l2_bytes", &h.l2_bytes},           {"l2_line_bytes", &h.l2_line_bytes},
+      {"l2_sector_bytes", &h.l2_sector_bytes}};
+  std::map<std::string, int64_t*> counts = {
+      {"sm_count", &h.sm_count},                   {"max_threads_per_sm", &h.max_threads_per_sm},
+      {"max_blocks_per_sm", &h.max_blocks_per_sm}, {"l2_ways", &h.l2_ways},
+      {"l2_partitions", &h.l2_partitions}};
   std::map<std::string, double*> reals = {{"hbm_bytes_per_s", &h.hbm_bytes_per_s},
                                           {"tensor_flops_per_s", &h.tensor_flops_per_s},
                                           {"cuda_core_flops_per_s", &h.cuda_core_flops_per_s},
@@ -109,23 +115,28 @@ Hardware load_hardware_file(const std::string& path) {
   std::string line;
   int line_no = 0;
   auto fail = [&](const std::string& why) {
-    throw InvalidInput("--hw " + path + ":" + std::to_string(line_no) + ": " + why);
+    throw InvalidInput(Field::hardware, path + ":" + std::to_string(line_no) + ": " + why);
   };
   while (std::getline(in, line)) {
     ++line_no;
     const auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
-    line = trim(line);
-    if (line.empty()) continue;
-    const auto eq = line.find('=');
-    if (eq == std::string::npos) fail("expected 'key = value'");
-    const std::string key = trim(line.substr(0, eq));
-    const std::string value = trim(line.substr(eq + 1));
+    const std::string_view text = trim(line);
+    if (text.empty()) continue;
+    const auto eq = text.find('=');
+    if (eq == std::string_view::npos) fail("expected 'key = value'");
+    const std::string key(trim(text.substr(0, eq)));
+    const std::string value(trim(text.substr(eq + 1)));
     try {
       size_t used = 0;
       if (key == "name") {
         h.name = value;
-      } else if (auto it = ints.find(key); it != ints.end()) {
+      } else if (auto st = sizes.find(key); st != sizes.end()) {
+        const ByteSizeParse parsed = parse_byte_size(value);
+        if (!parsed.bytes) fail(key + " '" + value + "': " + parsed.error);
+        if (*parsed.bytes <= 0) fail(key + " must be a positive size");
+        *st->second = *parsed.bytes;
+      } else if (auto it = counts.find(key); it != counts.end()) {
         *it->second = std::stoll(value, &used);
         if (used != value.size() || *it->second <= 0) fail(key + " must be a positive integer");
       } else if (auto jt = reals.find(key); jt != reals.end()) {

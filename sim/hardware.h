@@ -31,7 +31,9 @@ bool is_hardware_preset(const std::string& name);
 // Throws InvalidInput naming the allowed presets.
 Hardware hardware_preset(const std::string& name);
 // Reads `key = value` lines (# comments); keys are the field names above; `name` and every
-// numeric field are required except the ones with defaults. Throws InvalidInput naming the line.
+// numeric field are required except the ones with defaults. The *_bytes keys take sizes as
+// sim/byte_size.h parses them ("sram_bytes = 227KiB"). Throws InvalidInput (Field::hardware)
+// naming the file and the line.
 Hardware load_hardware_file(const std::string& path);
 // A preset name, or a path to a hardware file.
 Hardware resolve_hardware(const std::string& name_or_path);

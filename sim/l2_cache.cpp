@@ -27,13 +27,15 @@ bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 L2Cache::L2Cache(const L2Geometry& g) : geometry_(g) {
   if (!power_of_two(g.line_bytes) || !power_of_two(g.sector_bytes) ||
       g.line_bytes < g.sector_bytes || g.line_bytes / g.sector_bytes > 8)
-    throw InvalidInput("--hw: l2_line_bytes and l2_sector_bytes must be powers of two with at most "
+    throw InvalidInput(Field::hardware,
+                       "l2_line_bytes and l2_sector_bytes must be powers of two with at most "
                        "8 sectors per line (got " + std::to_string(g.line_bytes) + " and " +
-                       std::to_string(g.sector_bytes) + ")");
+                           std::to_string(g.sector_bytes) + ")");
   if (g.ways <= 0 || g.capacity_bytes <= 0 || g.capacity_bytes % (g.line_bytes * g.ways) != 0)
-    throw InvalidInput("--hw: l2_bytes must be a positive multiple of l2_line_bytes × l2_ways (got " +
-                       std::to_string(g.capacity_bytes) + " B, " + std::to_string(g.ways) +
-                       " ways)");
+    throw InvalidInput(Field::hardware,
+                       "l2_bytes must be a positive multiple of l2_line_bytes × l2_ways (got " +
+                           std::to_string(g.capacity_bytes) + " B, " + std::to_string(g.ways) +
+                           " ways)");
   sets_ = g.capacity_bytes / (g.line_bytes * g.ways);
   line_shift_ = std::countr_zero(static_cast<uint64_t>(g.line_bytes));
   sector_shift_ = std::countr_zero(static_cast<uint64_t>(g.sector_bytes));

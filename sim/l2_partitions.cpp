@@ -8,12 +8,16 @@ namespace flashio::sim {
 
 namespace {
 L2Geometry part_geometry(L2Geometry g, int64_t partitions) {
-  if (partitions < 1) throw InvalidInput("--hw: l2_partitions must be at least 1");
+  if (partitions < 1)
+    throw InvalidInput(Field::hardware, "l2_partitions must be at least 1 (got " +
+                                            std::to_string(partitions) + ")");
   const int64_t set_bytes = g.line_bytes * g.ways;
   if (g.capacity_bytes / partitions < set_bytes)
-    throw InvalidInput("--hw: l2_bytes / l2_partitions must hold at least one set of l2_ways × l2_line_bytes (" +
-                       std::to_string(set_bytes) + " B; got " + std::to_string(g.capacity_bytes) + " B over " +
-                       std::to_string(partitions) + " partitions)");
+    throw InvalidInput(Field::hardware,
+                       "l2_bytes / l2_partitions must hold at least one set of l2_ways × "
+                       "l2_line_bytes (" + std::to_string(set_bytes) + " B; got " +
+                           std::to_string(g.capacity_bytes) + " B over " +
+                           std::to_string(partitions) + " partitions)");
   g.capacity_bytes /= partitions;
   // Equal sets in every partition: round down to whole sets.
   if (set_bytes > 0 && g.capacity_bytes >= set_bytes) g.capacity_bytes -= g.capacity_bytes % set_bytes;

@@ -5,18 +5,17 @@
 namespace flashio::sim {
 
 void validate(const Problem& p) {
-  auto positive = [](int64_t v, const char* option) {
+  auto positive = [](int64_t v, Field field) {
     if (v <= 0)
-      throw InvalidInput(std::string("--") + option + " must be a positive integer (got " +
-                         std::to_string(v) + ")");
+      throw InvalidInput(field, "must be a positive integer (got " + std::to_string(v) + ")");
   };
-  positive(p.batch, "batch");
-  positive(p.heads, "heads");
-  positive(p.seqlen, "seqlen");
-  positive(p.headdim, "headdim");
+  positive(p.batch, Field::batch);
+  positive(p.heads, Field::heads);
+  positive(p.seqlen, Field::seqlen);
+  positive(p.headdim, Field::headdim);
   if (!(p.dropout >= 0.0 && p.dropout < 1.0))
-    throw InvalidInput("--dropout must be a probability in [0, 1) (got " +
-                       std::to_string(p.dropout) + ")");
+    throw InvalidInput(Field::dropout, "must be a probability in [0, 1) (got " +
+                                           std::to_string(p.dropout) + ")");
 }
 
 double convention_flops(const Problem& p) {

@@ -83,15 +83,6 @@ std::string cell(const Row& r, const std::string& col) {
   return "";
 }
 
-std::string Row::key() const {
-  std::string k;
-  for (const auto& c : key_columns()) {
-    k += cell(*this, c);
-    k += '|';
-  }
-  return k;
-}
-
 Row config_row(const Config& c, const std::string& source) {
   Row base;
   base.source = source;

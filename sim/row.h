@@ -34,9 +34,6 @@ struct Row {
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;
   std::optional<double> extra_memory_bytes, time_ms, tflops;
-
-  // The key as one string (joins in compare, the GUI's lookups).
-  std::string key() const;
 };
 
 // Column names in order: key columns, then value columns.

@@ -36,17 +36,22 @@ bool tiling_fits(const Problem& problem, const Tiling& tiling, int64_t sram_byte
 void validate_tiling(const Problem& problem, const Tiling& tiling, int64_t sram_bytes) {
   const int64_t m = sram_elements(problem, sram_bytes);
   if (m < problem.headdim)
-    throw InvalidInput("--sram " + std::to_string(sram_bytes) + " B holds " + std::to_string(m) +
-                       " elements, fewer than d = " + std::to_string(problem.headdim) +
-                       "; Theorem 2 needs d <= M");
+    throw InvalidInput(Field::sram_bytes,
+                       std::to_string(sram_bytes) + " B holds " + std::to_string(m) +
+                           " elements, fewer than d = " + std::to_string(problem.headdim) +
+                           "; Theorem 2 needs d <= M, allowed: at least " +
+                           std::to_string(problem.headdim * element_bytes(problem.dtype)) + " B");
   if (tiling.block_r <= 0 || tiling.block_c <= 0)
-    throw InvalidInput("--block-r and --block-c must be positive integers");
+    throw InvalidInput(tiling.block_r <= 0 ? Field::block_r : Field::block_c,
+                       "must be a positive integer (got Br = " + std::to_string(tiling.block_r) +
+                           ", Bc = " + std::to_string(tiling.block_c) + ")");
   if (!tiling_fits(problem, tiling, sram_bytes))
-    throw InvalidInput("--block-r " + std::to_string(tiling.block_r) + " --block-c " +
-                       std::to_string(tiling.block_c) + " needs (2*Br + 2*Bc)*d = " +
-                       std::to_string(tile_footprint_elements(problem, tiling)) +
-                       " elements, more than M = " + std::to_string(m) + " elements (--sram " +
-                       std::to_string(sram_bytes) + " B)");
+    throw InvalidInput(Field::tiling,
+                       "Br = " + std::to_string(tiling.block_r) + ", Bc = " +
+                           std::to_string(tiling.block_c) + " need (2*Br + 2*Bc)*d = " +
+                           std::to_string(tile_footprint_elements(problem, tiling)) +
+                           " elements, more than M = " + std::to_string(m) + " elements (" +
+                           std::to_string(sram_bytes) + " B); allowed: tiles that fit in M");
 }
 
 }  // namespace flashio::sim

@@ -29,7 +29,8 @@ Tiling rule_tiling(Algo algo, const Problem& problem, int64_t sram_bytes);
 int64_t tile_footprint_elements(const Problem& problem, const Tiling& tiling);
 bool tiling_fits(const Problem& problem, const Tiling& tiling, int64_t sram_bytes);
 
-// Throws InvalidInput when M < d, or the tiling does not fit, naming the option.
+// Throws InvalidInput when M < d (Field::sram_bytes), Br or Bc <= 0 (Field::block_r, block_c),
+// or the tiles do not fit in M (Field::tiling).
 void validate_tiling(const Problem& problem, const Tiling& tiling, int64_t sram_bytes);
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -210,7 +210,6 @@ TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram, the t
   for (size_t i = 0; i < rows.size(); ++i) {
     INFO(rows[i].kernel);
     CHECK(rows[i].source == "cache");
-    CHECK(rows[i].key().size() > 0);
     CHECK(rows[i].kernel == model[i].kernel);
     CHECK(rows[i].io_read_bytes == model[i].io_read_bytes);
     CHECK(rows[i].io_write_bytes == model[i].io_write_bytes);

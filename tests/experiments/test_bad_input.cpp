@@ -1,9 +1,11 @@
 // Bad input (experiments/README.md, "Errors and exit status"): one line on stderr naming the
-// option, exit status 2, and no output file created or truncated. Run through the binary, as a user
-// meets them.
+// option, exit status 2, and no output file created or truncated. Run through the binary, as a
+// user meets them.
 #include <catch2/catch.hpp>
 
 #include "cli_harness.h"
+#include "experiments/usage_error.h"
+#include "sim/errors.h"
 
 using namespace flashio::cli::test;
 
@@ -70,6 +72,14 @@ TEST_CASE("M < d is an error naming --sram") {
   check_rejected({{"simulate", "--algo", "flash1", "--sram", "97B", "--headdim", "64"}, "--sram"});
 }
 
+TEST_CASE("a configuration the model refuses is an error naming the option that sets it") {
+  check_rejected({{"simulate", "--algo", "flash2", "--mask"}, "--mask: "});
+  check_rejected({{"simulate", "--algo", "flash1", "--dropout", "0.1"}, "--dropout: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--seqlen", "4096", "--count", "execute"},
+                  "--count: "});
+  check_rejected({{"explain", "--seqlen", "10", "--row", "10"}, "--row: "});
+}
+
 TEST_CASE("a sweep in which no configuration can exist is an error") {
   check_rejected({{"simulate", "--algo", "flash1,flash2", "--block-r", "2048,4096", "--block-c", "2048"},
                   "none of the 4 configurations"});
@@ -121,4 +131,32 @@ TEST_CASE("explain refuses problems too large to trace and sweeps") {
   check_rejected({{"explain", "--seqlen", "65"}, "--seqlen"});
   check_rejected({{"explain", "--seqlen", "8,16"}, "one configuration"});
   check_rejected({{"explain", "--row", "10", "--seqlen", "10"}, "--row"});
+}
+
+TEST_CASE("the model's errors reach the user named by the option that sets the field") {
+  // Every field's option is one the runner takes (simulate's, or explain's --row).
+  const std::string help = run_in_process({"simulate", "--help"}).out +
+                           run_in_process({"explain", "--help"}).out;
+  for (flashio::sim::Field field : flashio::sim::kAllFields) {
+    const std::string option(flashio::cli::option_name(field));
+    INFO(flashio::sim::field_name(field) << " -> " << option);
+    CHECK(option.rfind("--", 0) == 0);
+    size_t start = 0;  // "--block-r/--block-c" names two options
+    while (start < option.size()) {
+      const size_t slash = option.find('/', start);
+      const std::string one =
+          option.substr(start, slash == std::string::npos ? slash : slash - start);
+      CHECK(help.find("  " + one + " ") != std::string::npos);
+      start = slash == std::string::npos ? option.size() : slash + 1;
+    }
+  }
+  const flashio::sim::InvalidInput e(flashio::sim::Field::sram_bytes, "must be a positive size");
+  CHECK(flashio::cli::usage_message(e) == "--sram: must be a positive size");
+  const flashio::sim::InvalidInput plain("r.csv:2: expected 20 columns");
+  CHECK(flashio::cli::usage_message(plain) == "r.csv:2: expected 20 columns");
+  // Through the runner: the field's option, and no sim spelling of it.
+  const CliResult r = run_in_process({"explain", "--seqlen", "10", "--row", "10"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--row: ") != std::string::npos);
+  CHECK(r.err.find("tracked_row") == std::string::npos);
 }

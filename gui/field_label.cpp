@@ -1,0 +1,36 @@
+#include "gui/field_label.h"
+
+namespace flashio::gui {
+
+std::string_view field_label(sim::Field field) {
+  using sim::Field;
+  switch (field) {
+    case Field::batch: return "B (batch)";
+    case Field::heads: return "H (heads)";
+    case Field::seqlen: return "N (seqlen)";
+    case Field::headdim: return "d (headdim)";
+    case Field::mask: return "key-padding mask";  // no widget: the workbench never sets it
+    case Field::dropout: return "dropout";        // no widget either
+    case Field::pass: return "pass";
+    case Field::algo: return "algorithm";
+    case Field::sram_bytes: return "M";
+    case Field::block_r: return "Br";
+    case Field::block_c: return "Bc";
+    case Field::tiling: return "tiling (Br, Bc)";
+    case Field::tiling_source: return "tiling choice";  // no widget: the workbench uses the rule
+    case Field::block_mask: return "block mask";
+    case Field::hardware: return "hardware preset";
+    case Field::count_method: return "count method";  // the workbench counts with formula and walk
+    case Field::tracked_row: return "row";
+  }
+  return sim::field_name(field);
+}
+
+std::string error_message(const std::exception& error) {
+  if (const auto* invalid = dynamic_cast<const sim::InvalidInput*>(&error);
+      invalid && invalid->field())
+    return std::string(field_label(*invalid->field())) + ": " + invalid->problem();
+  return error.what();
+}
+
+}  // namespace flashio::gui

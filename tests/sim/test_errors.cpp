@@ -1,0 +1,170 @@
+// sim's bad-input errors name the field, in sim's spelling, and no front end's option: each
+// throw site is driven through sim's API, and every message is one line that starts with its
+// field's name and never contains a command-line flag ("--").
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "sim/block_mask.h"
+#include "sim/config.h"
+#include "sim/errors.h"
+#include "sim/explain.h"
+#include "sim/hardware.h"
+#include "sim/l2_partitions.h"
+#include "sim/simulate.h"
+
+using namespace flashio::sim;
+
+namespace {
+
+struct Throws {
+  const char* what;               // the case, for the failure message
+  Field field;                    // the field it must name
+  std::function<void()> run;      // must throw InvalidInput
+};
+
+Config flash2_config(int64_t n, int64_t d) {
+  Problem p;
+  p.batch = 3;
+  p.heads = 5;
+  p.seqlen = n;
+  p.headdim = d;
+  return make_config(Algo::flash2, p, hardware_preset("h200"));
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST_CASE("every sim input error names its field in sim's spelling and no command-line flag",
+          "[errors]") {
+  const std::string mask_file = "test_errors_mask.txt";
+  const std::string hw_file = "test_errors_hw.txt";
+  const std::string hw_ok = "name = x\nsram_bytes = 1000\nsm_count = 1\nl2_bytes = 65536\n"
+                            "hbm_bytes_per_s = 1\ntensor_flops_per_s = 1\n"
+                            "cuda_core_flops_per_s = 1\nexp_per_s = 1\n";
+  auto problem_with = [](auto set) {
+    Problem p;
+    p.seqlen = 97;
+    p.headdim = 40;
+    set(p);
+    validate(p);
+  };
+  auto config_with = [](auto set) {
+    Config c = flash2_config(97, 40);
+    set(c);
+    validate(c);
+  };
+  auto explain_with = [](auto set, int64_t row) {
+    Config c = flash2_config(40, 16);
+    c.problem.batch = c.problem.heads = 1;
+    c.tiling = {8, 8};
+    set(c);
+    explain(c, {row, 1});
+  };
+  const Throws cases[] = {
+      {"B = 0", Field::batch, [&] { problem_with([](Problem& p) { p.batch = 0; }); }},
+      {"H = -1", Field::heads, [&] { problem_with([](Problem& p) { p.heads = -1; }); }},
+      {"N = 0", Field::seqlen, [&] { problem_with([](Problem& p) { p.seqlen = 0; }); }},
+      {"d = 0", Field::headdim, [&] { problem_with([](Problem& p) { p.headdim = 0; }); }},
+      {"dropout 1.5", Field::dropout, [&] { problem_with([](Problem& p) { p.dropout = 1.5; }); }},
+      {"M = 0", Field::sram_bytes, [&] { config_with([](Config& c) { c.sram_bytes = 0; }); }},
+      {"M < d", Field::sram_bytes, [&] { config_with([](Config& c) { c.sram_bytes = 70; }); }},
+      {"mask with flash2", Field::mask,
+       [&] { config_with([](Config& c) { c.problem.mask = true; }); }},
+      {"dropout with flash2", Field::dropout,
+       [&] { config_with([](Config& c) { c.problem.dropout = 0.1; }); }},
+      {"block mask with flash2", Field::block_mask,
+       [&] { config_with([](Config& c) { c.block_mask = {"banded:1"}; }); }},
+      {"Br = 0", Field::block_r, [&] { config_with([](Config& c) { c.tiling = {0, 16}; }); }},
+      {"Bc = -3", Field::block_c, [&] { config_with([](Config& c) { c.tiling = {16, -3}; }); }},
+      {"tiles beyond M", Field::tiling,
+       [&] { config_with([](Config& c) { c.tiling = {1025, 1025}; }); }},
+      {"explain standard", Field::algo,
+       [&] { explain_with([](Config& c) { c.algo = Algo::standard; }, 0); }},
+      {"explain bwd", Field::pass,
+       [&] { explain_with([](Config& c) { c.problem.pass = Pass::bwd; }, 0); }},
+      {"explain N = 65", Field::seqlen,
+       [&] { explain_with([](Config& c) { c.problem.seqlen = 65; }, 0); }},
+      {"explain row N", Field::tracked_row, [&] { explain_with([](Config&) {}, 40); }},
+      {"execute too large", Field::count_method,
+       [&] { simulate(flash2_config(4096, 64), CountMethod::execute); }},
+      {"banded:x", Field::block_mask, [] { BlockMask({"banded:x"}, 2, 2); }},
+      {"random:1.5", Field::block_mask, [] { BlockMask({"random:1.5"}, 2, 2); }},
+      {"random:0.5:-1", Field::block_mask, [] { BlockMask({"random:0.5:-1"}, 2, 2); }},
+      {"no such mask file", Field::block_mask, [] { validate_block_mask_spec({"no/such/file"}); }},
+      {"mask file line", Field::block_mask,
+       [&] {
+         write(mask_file, "101\n012\n");
+         BlockMask({mask_file}, 2, 3);
+       }},
+      {"mask file rows", Field::block_mask,
+       [&] {
+         write(mask_file, "101\n");
+         BlockMask({mask_file}, 2, 3);
+       }},
+      {"no kernel built for d", Field::tiling_source,
+       [] {
+         Problem p;
+         p.headdim = 96;
+         make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
+       }},
+      {"no kernel for blocksparse", Field::tiling_source,
+       [] { make_config(Algo::blocksparse, Problem{}, hardware_preset("h200"), std::nullopt, {TilingSource::kernel}); }},
+      {"unknown preset", Field::hardware, [] { hardware_preset("tpu"); }},
+      {"no hardware file", Field::hardware, [] { load_hardware_file("no/such/hw.txt"); }},
+      {"hardware file line", Field::hardware,
+       [&] {
+         write(hw_file, hw_ok + "sm_count = four\n");
+         load_hardware_file(hw_file);
+       }},
+      {"hardware file size", Field::hardware,
+       [&] {
+         write(hw_file, hw_ok + "l2_bytes = 12 parsecs\n");
+         load_hardware_file(hw_file);
+       }},
+      {"L2 line not 2^k", Field::hardware, [] { L2Cache(L2Geometry{4096, 96, 32, 16}); }},
+      {"L2 not whole sets", Field::hardware, [] { L2Cache(L2Geometry{1000, 128, 32, 16}); }},
+      {"no L2 partition", Field::hardware, [] { PartitionedL2(L2Geometry{4096, 128, 32, 4}, 0); }},
+      {"L2 partition below a set", Field::hardware,
+       [] { PartitionedL2(L2Geometry{4096, 128, 32, 16}, 3); }},
+  };
+  std::set<Field> reached;
+  for (const Throws& c : cases) {
+    INFO(c.what);
+    bool threw = false;
+    try {
+      c.run();
+    } catch (const InvalidInput& e) {
+      threw = true;
+      const std::string what = e.what();
+      INFO(what);
+      REQUIRE(e.field());
+      CHECK(*e.field() == c.field);
+      reached.insert(*e.field());
+      CHECK(what == std::string(field_name(c.field)) + ": " + e.problem());
+      CHECK(what.find("--") == std::string::npos);
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(e.problem().size() > 10);
+    }
+    CHECK(threw);
+  }
+  // Every field is one some input error names: the enum has no value nothing throws.
+  for (Field f : kAllFields) {
+    INFO(field_name(f));
+    CHECK(reached.count(f) == 1);
+  }
+  std::remove(mask_file.c_str());
+  std::remove(hw_file.c_str());
+}
+
+TEST_CASE("an error about no one field is its message alone", "[errors]") {
+  const InvalidInput e("r.csv:3: expected 20 columns");
+  CHECK_FALSE(e.field());
+  CHECK(std::string(e.what()) == "r.csv:3: expected 20 columns");
+  CHECK(e.problem() == e.what());
+}
