@@ -170,7 +170,7 @@ void check_profiling_possible() {
     throw ProfilerError(ErrorKind::no_gpu,
                         std::string("no usable CUDA GPU found (") +
                             (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") +
-                            "); flashio profile needs one (run it on the GPU machine)");
+                            "); profiling needs one (run it on the GPU machine)");
 }
 
 RangeProfiler::RangeProfiler(const std::vector<std::string>& metrics, size_t max_ranges)

@@ -1,0 +1,201 @@
+#include "experiments/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace flashio::cli {
+namespace {
+
+// The key columns that identify a configuration and kernel, whatever produced the row.
+std::string join_key(const sim::Row& r) {
+  std::string k;
+  for (const auto& c : sim::key_columns()) {
+    if (c == "source") continue;
+    k += sim::cell(r, c);
+    k += '|';
+  }
+  return k;
+}
+
+std::optional<double> sum(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b) return std::nullopt;
+  return *a + *b;
+}
+
+std::optional<double> rel_err(const std::optional<double>& predicted, const std::optional<double>& measured) {
+  if (!predicted || !measured || *measured == 0) return std::nullopt;
+  return (*predicted - *measured) / *measured;
+}
+
+struct Quantity {
+  const char* name;    // io, dram, flops, time
+  double target;       // the validation target on total rows (0: none)
+  std::optional<double> (*of)(const sim::Row&);
+};
+
+const std::vector<Quantity>& quantities() {
+  static const std::vector<Quantity> q = {
+      {"io", 0.02, [](const sim::Row& r) { return sum(r.io_read_bytes, r.io_write_bytes); }},
+      {"dram", 0.05, [](const sim::Row& r) { return sum(r.dram_read_bytes, r.dram_write_bytes); }},
+      {"flops", 0.01, [](const sim::Row& r) { return r.flops_tensor; }},
+      {"time", 0.0, [](const sim::Row& r) { return r.time_ms; }},
+  };
+  return q;
+}
+
+// Whether docs/profiler.md sets a validation target for this quantity on this row (total rows; io
+// and FLOPs only for our tiled kernels, since cuBLAS's internal tiling decides standard's io).
+bool has_target(const Quantity& q, const sim::Row& r) {
+  if (r.kernel != "total" || q.target == 0) return false;
+  if (r.algo == "standard") return std::string(q.name) == "dram";
+  return true;
+}
+
+std::vector<std::string> output_columns() {
+  std::vector<std::string> c;
+  for (const auto& k : sim::key_columns())
+    if (k != "source") c.push_back(k);
+  c.push_back("predicted_source");
+  for (const auto& q : quantities()) {
+    c.push_back(std::string(q.name) + "_predicted");
+    c.push_back(std::string(q.name) + "_measured");
+    c.push_back(std::string("rel_err_") + q.name);
+  }
+  return c;
+}
+
+std::string number(const std::optional<double>& v) {
+  if (!v) return "";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", *v);
+  return buf;
+}
+
+std::string percent(const std::optional<double>& v) {
+  if (!v) return "-";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%+.2f%%", *v * 100);
+  return buf;
+}
+
+std::vector<std::string> cells(const Joined& j) {
+  std::vector<std::string> out;
+  for (const auto& k : sim::key_columns())
+    if (k != "source") out.push_back(sim::cell(j.measured, k));
+  out.push_back(j.predicted.source);
+  for (size_t i = 0; i < quantities().size(); ++i) {
+    out.push_back(number(j.p[i]));
+    out.push_back(number(j.m[i]));
+    out.push_back(number(j.err[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
+// The summary: for each quantity, the rows compared, the median and largest |error|, and, where
+// a validation target is set, how many total rows meet it.
+std::string comparison_summary(const std::vector<Joined>& rows) {
+  std::ostringstream s;
+  s << "summary (relative error = (predicted - measured) / measured):\n";
+  for (size_t i = 0; i < quantities().size(); ++i) {
+    const Quantity& q = quantities()[i];
+    std::vector<double> all;
+    int targeted = 0, met = 0;
+    for (const auto& j : rows) {
+      if (!j.err[i]) continue;
+      all.push_back(std::fabs(*j.err[i]));
+      if (has_target(q, j.measured)) {
+        ++targeted;
+        if (std::fabs(*j.err[i]) <= q.target) ++met;
+      }
+    }
+    char line[200];
+    if (all.empty()) {
+      std::snprintf(line, sizeof line, "  %-5s no row has both values\n", q.name);
+    } else {
+      std::sort(all.begin(), all.end());
+      std::snprintf(line, sizeof line, "  %-5s %zu rows, median |err| %.2f%%, max |err| %.2f%%", q.name,
+                    all.size(), 100 * all[all.size() / 2], 100 * all.back());
+      std::string text = line;
+      if (q.target > 0 && targeted > 0) {
+        std::snprintf(line, sizeof line, "; total rows within ±%.0f%%: %d of %d", 100 * q.target,
+                      met, targeted);
+        text += line;
+      }
+      std::snprintf(line, sizeof line, "%s\n", text.c_str());
+    }
+    s << line;
+  }
+  return s.str();
+}
+
+std::vector<Joined> join_rows(const std::vector<sim::Row>& predicted, const std::vector<sim::Row>& measured,
+                              int& unmatched) {
+  std::map<std::string, const sim::Row*> by_key;
+  for (const auto& r : predicted) {
+    if (r.source == "measured" || r.source == "bound") continue;
+    by_key.emplace(join_key(r), &r);  // the first predicted row of a key wins
+  }
+  std::vector<Joined> joined;
+  unmatched = 0;
+  for (const auto& m : measured) {
+    if (m.source != "measured" && m.source != "peer") continue;
+    const auto it = by_key.find(join_key(m));
+    if (it == by_key.end()) {
+      ++unmatched;
+      continue;
+    }
+    Joined j{*it->second, m, {}, {}, {}};
+    for (const auto& q : quantities()) {
+      j.p.push_back(q.of(j.predicted));
+      j.m.push_back(q.of(j.measured));
+      j.err.push_back(rel_err(j.p.back(), j.m.back()));
+    }
+    joined.push_back(std::move(j));
+  }
+  return joined;
+}
+
+void write_comparison(const OutputOptions& options, std::ostream& out, const std::vector<Joined>& joined) {
+  const auto columns = output_columns();
+  if (options.format == Format::csv) {
+    for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+    out << '\n';
+    for (const auto& j : joined) {
+      const auto c = cells(j);
+      for (size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << c[i];
+      out << '\n';
+    }
+  } else if (options.format == Format::json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& j : joined) {
+      nlohmann::json o;
+      const auto c = cells(j);
+      for (size_t i = 0; i < c.size(); ++i) o[columns[i]] = c[i];
+      rows.push_back(o);
+    }
+    out << nlohmann::json{{"rows", rows}, {"summary", comparison_summary(joined)}}.dump(1) << '\n';
+  } else {
+    char line[400];
+    std::snprintf(line, sizeof line, "%-8s %-6s %-24s %6s %6s %4s %4s %10s %10s %10s %10s\n", "algo",
+                  "pass", "kernel", "B·H", "N", "d", "caus", "io", "dram", "flops", "time");
+    out << line;
+    for (const auto& j : joined) {
+      if (!options.all_kernels && j.measured.kernel != "total") continue;
+      const sim::Row& r = j.measured;
+      std::snprintf(line, sizeof line, "%-8s %-6s %-24s %6lld %6lld %4lld %4d %10s %10s %10s %10s\n",
+                    r.algo.c_str(), r.pass.c_str(), r.kernel.c_str(),
+                    static_cast<long long>(r.batch * r.heads), static_cast<long long>(r.seqlen),
+                    static_cast<long long>(r.headdim), r.causal, percent(j.err[0]).c_str(),
+                    percent(j.err[1]).c_str(), percent(j.err[2]).c_str(), percent(j.err[3]).c_str());
+      out << line;
+    }
+    out << comparison_summary(joined);
+  }
+}
+
+}  // namespace flashio::cli
