@@ -5,7 +5,7 @@
 #include <string>
 #include <tuple>
 
-#include "experiments/profile_output.h"
+#include "experiments/profiling.h"
 
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
@@ -61,37 +61,54 @@ void write_occupancy(const profiler::Profiler& p, const std::string& path, std::
   target.commit();
 }
 
-namespace {
+void add_profile_options(po::options_description& o) {
+  o.add_options()("repeats", po::value<int>()->default_value(10),
+                  "timed runs per kernel and per pass (median; >= 10, or 0 for counters only)")(
+      "warmup", po::value<int>()->default_value(3), "untimed runs before timing")(
+      "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs");
+}
 
-int run_profile(Invocation& inv) {
-  const int repeats = inv.options["repeats"].as<int>();
-  const int warmup = inv.options["warmup"].as<int>();
-  if (repeats != 0 && repeats < 10)
-    throw UsageError("--repeats must be 0 (counters only) or at least 10 (got " +
-                     std::to_string(repeats) + ")");
-  if (warmup < 0) throw UsageError("--warmup must be >= 0 (got " + std::to_string(warmup) + ")");
+profiler::ProfileOptions read_profile_options(const Invocation& inv, const std::string& who) {
+  profiler::ProfileOptions options;
+  options.repeats = inv.options["repeats"].as<int>();
+  options.warmup = inv.options["warmup"].as<int>();
+  options.seed = inv.options["seed"].as<uint64_t>();
+  if (options.repeats != 0 && options.repeats < 10)
+    throw UsageError("--repeats must be 0 (counters only) or at least 10 (got " + std::to_string(options.repeats) + ")");
+  if (options.warmup < 0) throw UsageError("--warmup must be >= 0 (got " + std::to_string(options.warmup) + ")");
   for (sim::Algo a : inv.sweep.algos)
     if (a == sim::Algo::blocksparse)
-      throw UsageError("--algo blocksparse has no CUDA kernel; profile runs standard, flash1, flash2");
+      throw UsageError("--algo blocksparse has no CUDA kernel; " + who + " runs standard, flash1, flash2");
+  return options;
+}
 
-  profiler::ProfileOptions options;
-  options.repeats = repeats;
-  options.warmup = warmup;
-  options.seed = inv.options["seed"].as<uint64_t>();
-  const std::string occupancy_out =
-      inv.options.count("occupancy-out") ? inv.options["occupancy-out"].as<std::string>() : "";
-  if (!occupancy_out.empty() && occupancy_out == inv.output.out_path)
-    throw UsageError("--occupancy-out and --out name the same file '" + occupancy_out + "'");
-
-  // The profiler is set up before any output exists: no GPU, missing privileges or a CUPTI
-  // client already attached end the run with one line and no file.
-  std::unique_ptr<profiler::Profiler> profiler;
+std::unique_ptr<profiler::Profiler> make_profiler() {
   try {
-    profiler = std::make_unique<profiler::Profiler>();
+    return std::make_unique<profiler::Profiler>();
   } catch (const profiler::ProfilerError& e) {
     if (e.is_usage()) throw UsageError(e.what());
     throw;
   }
+}
+
+std::vector<sim::Row> profile_rows(profiler::Profiler& p, const sim::Config& c, const profiler::ProfileOptions& options) {
+  try {
+    return p.profile(c, options);
+  } catch (const profiler::ProfilerError& e) {
+    if (e.is_usage()) throw UsageError(e.what());
+    throw;
+  }
+}
+
+namespace {
+
+int run_profile(Invocation& inv) {
+  const profiler::ProfileOptions options = read_profile_options(inv, "profile");
+  const std::string occupancy_out =
+      inv.options.count("occupancy-out") ? inv.options["occupancy-out"].as<std::string>() : "";
+  if (!occupancy_out.empty() && occupancy_out == inv.output.out_path)
+    throw UsageError("--occupancy-out and --out name the same file '" + occupancy_out + "'");
+  const std::unique_ptr<profiler::Profiler> profiler = make_profiler();
 
   auto target = inv.open_output();
   auto writer = make_row_writer(inv.output, target->stream(), inv.context(),
@@ -99,12 +116,7 @@ int run_profile(Invocation& inv) {
   run_sweep(
       inv.sweep,
       [&](const sim::Config& c) {
-        try {
-          for (const sim::Row& row : profiler->profile(c, options)) writer->write(row);
-        } catch (const profiler::ProfilerError& e) {
-          if (e.is_usage()) throw UsageError(e.what());
-          throw;
-        }
+        for (const sim::Row& row : profile_rows(*profiler, c, options)) writer->write(row);
       },
       *inv.err, inv.progress, "kernel configurations");
   writer->finish();
@@ -121,10 +133,8 @@ const SubcommandRegistration registration({
     .defaults = {.algo = "flash2", .hw = "h200", .tiling = "kernel"},
     .add_options =
         [](po::options_description& o) {
-          o.add_options()("repeats", po::value<int>()->default_value(10),
-                          "timed runs per kernel and per pass (median; >= 10, or 0 for counters only)")(
-              "warmup", po::value<int>()->default_value(3), "untimed runs before timing")(
-              "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs")(
+          add_profile_options(o);
+          o.add_options()(
               "occupancy-out", po::value<std::string>(),
               "also write the blocks per SM of every kernel profiled to FILE, in the format of the "
               "model's occupancy data (sim/data/h200_occupancy.csv, which the L2 model reads)");

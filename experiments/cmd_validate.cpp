@@ -7,11 +7,10 @@
 #include <string>
 
 #include "experiments/comparison.h"
-#include "experiments/profile_output.h"
+#include "experiments/profiling.h"
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
 #include "profiler/profile_run.h"
-#include "profiler/profiler_error.h"
 #include "sim/errors.h"
 #include "sim/row.h"
 #include "sim/simulate.h"
@@ -32,14 +31,7 @@ std::string given(const po::variables_map& vm, const char* name) {
 }
 
 int run_validate(Invocation& inv) {
-  const int repeats = inv.options["repeats"].as<int>();
-  const int warmup = inv.options["warmup"].as<int>();
-  if (repeats != 0 && repeats < 10)
-    throw UsageError("--repeats must be 0 (counters only) or at least 10 (got " + std::to_string(repeats) + ")");
-  if (warmup < 0) throw UsageError("--warmup must be >= 0 (got " + std::to_string(warmup) + ")");
-  for (sim::Algo a : inv.sweep.algos)
-    if (a == sim::Algo::blocksparse)
-      throw UsageError("--algo blocksparse has no CUDA kernel; validate runs standard, flash1, flash2");
+  const profiler::ProfileOptions options = read_profile_options(inv, "validate");
   if (inv.sweep.count == sim::CountMethod::execute)
     throw UsageError("--count execute is for tiny shapes on the CPU; validate predicts by formula, walk or cache");
   const std::string measured_out = given(inv.options, "measured-out");
@@ -50,17 +42,7 @@ int run_validate(Invocation& inv) {
   if (!measured_out.empty() && measured_out == predicted_out)
     throw UsageError("--measured-out and --predicted-out name the same file '" + measured_out + "'");
 
-  profiler::ProfileOptions options;
-  options.repeats = repeats;
-  options.warmup = warmup;
-  options.seed = inv.options["seed"].as<uint64_t>();
-  std::unique_ptr<profiler::Profiler> profiler;
-  try {
-    profiler = std::make_unique<profiler::Profiler>();
-  } catch (const profiler::ProfilerError& e) {
-    if (e.is_usage()) throw UsageError(e.what());
-    throw;
-  }
+  const std::unique_ptr<profiler::Profiler> profiler = make_profiler();
 
   std::vector<sim::Row> measured, predicted;
   run_sweep(
@@ -68,13 +50,7 @@ int run_validate(Invocation& inv) {
       [&](const sim::Config& c) {
         // The model first: a configuration it refuses is skipped before the GPU runs it.
         const std::vector<sim::Row> model = sim::rows_from_result(sim::simulate(c, inv.sweep.count));
-        std::vector<sim::Row> rows;
-        try {
-          rows = profiler->profile(c, options);
-        } catch (const profiler::ProfilerError& e) {
-          if (e.is_usage()) throw UsageError(e.what());
-          throw;
-        }
+        const std::vector<sim::Row> rows = profile_rows(*profiler, c, options);
         // The tiling the kernels ran is the one the model counted (profiler/kernel_bridge.h).
         if (c.algo != sim::Algo::standard && !rows.empty() &&
             (rows.back().block_r != model.back().block_r || rows.back().block_c != model.back().block_c))
@@ -105,10 +81,8 @@ const SubcommandRegistration registration({
     .defaults = {.algo = "flash2", .hw = "h200", .count = "cache", .tiling = "kernel"},
     .add_options =
         [](po::options_description& o) {
-          o.add_options()("repeats", po::value<int>()->default_value(10),
-                          "timed runs per kernel and per pass (median; >= 10, or 0 for counters only)")(
-              "warmup", po::value<int>()->default_value(3), "untimed runs before timing")(
-              "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs")(
+          add_profile_options(o);
+          o.add_options()(
               "measured-out", po::value<std::string>(), "also write the measured rows (csv) to FILE")(
               "predicted-out", po::value<std::string>(), "also write the predicted rows (csv) to FILE");
         },
