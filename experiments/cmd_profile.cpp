@@ -24,7 +24,7 @@ TableNotes profile_notes(const std::vector<std::string>& profiler_notes) {
       "tensor FLOPs: sm__inst_executed_pipe_tensor_op_hmma × 4096 (mma.sync m16n8k16); exp and "
       "other: XU and FMA pipe warp instructions × 32 (upper bounds).",
       "time: per kernel, the median of --repeats CUDA-event timings each after an L2 flush; "
-      "total, the whole pass timed the same way (kernels::time_pass). FLOPs and TFLOP/s: the "
+      "total, the whole pass timed the same way (profiler::time_pass). FLOPs and TFLOP/s: the "
       "field's convention 4·B·H·N²·d forward, 2.5× backward, halved when causal.",
   };
   for (const auto& n : profiler_notes) notes.lines.push_back(n);

@@ -4,7 +4,7 @@
 // Per kernel: the L2 is flushed (not profiled), then the kernel runs alone between the range
 // profiler's Start and Stop, once per metric group; its time is the median of `repeats` CUDA
 // event timings, each after a flush. The total row's time is the whole pass timed by the
-// kernels' own timer (kernels::time_pass). docs/profiler.md has the details.
+// one timer (profiler/pass_timer.h, time_pass). docs/profiler.md has the details.
 #pragma once
 #include <cstdint>
 #include <memory>

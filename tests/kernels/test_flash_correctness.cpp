@@ -1,4 +1,4 @@
-// flash1 and flash2 against the double-precision reference (tests/kernels/reference.cpp):
+// flash1 and flash2 against the double-precision reference (sim::dense_reference, tests/kernels/compare.h):
 // forward O and log-sum-exp, backward dQ, dK, dV, on awkward and round shapes, causal and not,
 // every registered tiling, outputs poisoned first, fresh random inputs each run.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 
 #include "kernel_check.h"
 #include "kernels/attention.h"
-#include "reference.h"
+#include "compare.h"
 
 namespace fk = flashio::kernels;
 using flashio::test::AttentionErrors;
@@ -176,18 +176,6 @@ TEST_CASE("the kernel names a pass launches are docs/schedules.md's, in order", 
                                  "dropout_bwd", "rowsum_do_o", "softmax_bwd", "gemm_dq", "gemm_dk"});
   run2.fill_inputs(2);
   CHECK(run2.enqueue(fk::Pass::fwdbwd) == run2.kernel_names(fk::Pass::fwdbwd));
-}
-
-TEST_CASE("time_pass returns a positive median between the fastest and slowest of >= 10 runs", "[gpu]") {
-  fk::AttentionRun run(make(fk::Algo::flash2, 2, 4, 1025, 128, true));
-  run.fill_inputs(3);
-  for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd, fk::Pass::fwdbwd}) {
-    const fk::Timing t = fk::time_pass(run, pass);
-    CHECK(t.repeats == 20);
-    CHECK(t.time_ms > 0);
-    CHECK(t.min_ms <= t.time_ms);
-    CHECK(t.time_ms <= t.max_ms);
-  }
 }
 
 TEST_CASE("every kernel runs once on a small causal shape with every output written (sanitizer target)",

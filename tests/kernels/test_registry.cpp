@@ -78,13 +78,3 @@ TEST_CASE("names round-trip through to_string and parse_*") {
   for (fk::Pass p : {fk::Pass::fwd, fk::Pass::bwd, fk::Pass::fwdbwd}) CHECK(fk::parse_pass(fk::to_string(p)) == p);
   for (fk::DType t : {fk::DType::fp16, fk::DType::bf16}) CHECK(fk::parse_dtype(fk::to_string(t)) == t);
 }
-
-TEST_CASE("convention FLOPs: 4 B H N^2 d forward, x2.5 backward, x3.5 both, halved when causal (N = 1025)") {
-  fk::AttentionConfig c;
-  c.batch = 3, c.heads = 5, c.seqlen = 1025, c.headdim = 128;
-  const double fwd = 4.0 * 3 * 5 * 1025.0 * 1025.0 * 128;
-  CHECK(fk::convention_flops(c, fk::Pass::fwd) == Approx(fwd));
-  CHECK(fk::convention_flops(c, fk::Pass::bwd) == Approx(2.5 * fwd));
-  c.causal = true;
-  CHECK(fk::convention_flops(c, fk::Pass::fwdbwd) == Approx(1.75 * fwd));
-}
