@@ -183,7 +183,13 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   const std::string& chip() const { return chip_; }
-  CUpti_RangeProfiler_Object* object() const { return object_; }
+  // The range profiler, ready for a measurement of `config`: enabled anew (disabled, then
+  // enabled) when the last measurement used another configuration or did not finish (see
+  // docs/profiler.md, "Several profilers in one process").
+  CUpti_RangeProfiler_Object* object_for(const MetricConfig& config);
+  // Ends the measurement object_for began; one that did not finish (an exception) leaves the
+  // range profiler to be enabled anew.
+  void measurement_done(bool finished);
   // Whether the chip knows `metric` (asked once per session).
   bool supported(const std::string& metric);
   // The configuration of exactly these metrics, made once per session and list.
@@ -194,6 +200,8 @@ class Session {
 
  private:
   explicit Session(CUcontext context);
+  void enable();
+  void disable() noexcept;
   void release() noexcept;
 
   CUcontext context_ = nullptr;
@@ -201,6 +209,8 @@ class Session {
   std::string chip_;
   std::vector<uint8_t> availability_;
   CUpti_RangeProfiler_Object* object_ = nullptr;
+  const MetricConfig* configured_ = nullptr;  // the configuration of the last measurement
+  bool clean_ = true;                         // the last measurement finished
   std::map<std::string, bool> supported_;
   // Host objects stay alive until the session ends: CUPTI's host objects share state, and
   // deinitialising one early left the others evaluating NaN (seen on the H200, CUDA 13.0).
@@ -268,10 +278,7 @@ Session::Session(CUcontext context) : context_(context) {
     avail.pCounterAvailabilityImage = availability_.data();
     FLASHIO_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
 
-    auto enable = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-    enable.ctx = context_;
-    FLASHIO_CUPTI(cuptiRangeProfilerEnable(&enable));
-    object_ = enable.pRangeProfilerObject;
+    enable();
   } catch (...) {
     release();
     throw;
@@ -283,15 +290,41 @@ Session::~Session() {
   release();
 }
 
+void Session::enable() {
+  auto p = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  p.ctx = context_;
+  FLASHIO_CUPTI(cuptiRangeProfilerEnable(&p));
+  object_ = p.pRangeProfilerObject;
+}
+
+void Session::disable() noexcept {
+  if (object_ == nullptr) return;
+  auto p = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+  p.pRangeProfilerObject = object_;
+  cuptiRangeProfilerDisable(&p);
+  object_ = nullptr;
+}
+
+CUpti_RangeProfiler_Object* Session::object_for(const MetricConfig& config) {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  if (object_ == nullptr || !clean_ || (configured_ != nullptr && configured_ != &config)) {
+    disable();
+    enable();
+  }
+  configured_ = &config;
+  clean_ = false;  // until measurement_done(true)
+  return object_;
+}
+
+void Session::measurement_done(bool finished) {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  clean_ = finished;
+}
+
 void Session::release() noexcept {
   configs_.clear();  // host objects before the range profiler and CUPTI itself
   probes_.clear();
-  if (object_ != nullptr) {
-    auto p = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
-    p.pRangeProfilerObject = object_;
-    cuptiRangeProfilerDisable(&p);
-    object_ = nullptr;
-  }
+  disable();
   if (initialized_) {
     auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
     cuptiProfilerDeInitialize(&p);
@@ -394,8 +427,14 @@ std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& wor
   Impl& m = *impl_;
   if (m.config == nullptr) return {};
   const MetricConfig& g = *m.config;
-  CUpti_RangeProfiler_Object* const object = m.session->object();
   const MeasuringGuard busy(m.session->measuring);
+  CUpti_RangeProfiler_Object* const object = m.session->object_for(g);
+  bool finished = false;
+  struct Done {
+    Session& session;
+    const bool& finished;
+    ~Done() { session.measurement_done(finished); }
+  } done{*m.session, finished};
 
   auto size = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   size.pRangeProfilerObject = object;
@@ -480,6 +519,7 @@ std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& wor
     records[r].values.reserve(g.names.size());
     for (const char* name : g.names) records[r].values.push_back(g.host->evaluate(data, r, {name})[0]);
   }
+  finished = true;
   return records;
 }
 
