@@ -1,8 +1,8 @@
 // The one timer (docs/profiler.md, "How one configuration is measured", step 5): used by
-// `flashio profile` (per kernel and per pass) and by `flashio bench`. Every run, warm-up runs included, is preceded by an untimed
-// preparation (an L2 flush, so no run starts with its inputs in the L2) and timed alone with
-// CUDA events; the result is the median of the timed runs with their minimum and maximum.
-// Host code only; includes no CUDA header.
+// `flashio profile` (per kernel and per pass) and by `flashio bench`. Every run, warm-up runs
+// included, is preceded by an untimed preparation (an L2 flush, so no run starts with its
+// inputs in the L2) and timed alone with CUDA events; the result is the median of the timed
+// runs with their minimum and maximum. Host code only; includes no CUDA header.
 #pragma once
 #include <functional>
 #include <vector>
