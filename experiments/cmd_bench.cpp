@@ -1,13 +1,17 @@
 // flashio bench: time our CUDA kernels on the GPU (no CUPTI, so it can run under ncu) and write
-// source=measured rows: CUDA events, warm-up, median of >= 10 runs, an L2-sized buffer written
-// before each run (kernels::time_pass, the one timer). FLOPs by the field's convention.
+// source=measured rows: CUDA events, warm-up, median of >= 10 runs, the L2 flushed before each
+// run (profiler::time_pass, the one timer; docs/profiler.md). FLOPs by the field's convention
+// (sim::convention_flops).
 #include <cstdio>
 
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
 #include "kernels/attention.h"
 #include "profiler/kernel_bridge.h"
+#include "profiler/l2_flush.h"
+#include "profiler/pass_timer.h"
 #include "sim/errors.h"
+#include "sim/problem.h"
 #include "sim/row.h"
 
 namespace flashio::cli {
@@ -28,11 +32,12 @@ int run_bench(Invocation& inv) {
   auto target = inv.open_output();
   TableNotes notes;
   notes.lines = {
-      "time: median of --repeats CUDA-event timings after --warmup runs, a buffer of 2x the L2 "
-      "written before each run (cold L2); bwd times the backward alone.",
+      "time: median of --repeats CUDA-event timings after --warmup runs, each run after an L2 "
+      "flush (a read of 4x the L2: cold L2, no dirty lines); bwd times the backward alone.",
       "FLOPs: the field's convention 4·B·H·N²·d forward, 2.5x backward, halved when causal; "
       "TFLOP/s = FLOPs / time."};
   auto writer = make_row_writer(inv.output, target->stream(), inv.context(), notes);
+  profiler::L2Flush flush;
   run_sweep(
       inv.sweep,
       [&](const sim::Config& c) {
@@ -41,12 +46,12 @@ int run_bench(Invocation& inv) {
           kernels::AttentionRun run(k);
           run.fill_inputs(seed);
           const kernels::Pass pass = profiler::to_kernels(c.problem.pass);
-          kernels::TimingOptions opt;
+          profiler::PassTimingOptions opt;
           opt.warmup = warmup;
           opt.repeats = repeats;
-          const kernels::Timing t = kernels::time_pass(run, pass, opt);
+          const profiler::Timing t = profiler::time_pass(run, pass, flush, opt);
           sim::Row r = profiler::measured_row(c, pass == kernels::Pass::bwd ? run.backward_entry() : run.forward_entry());
-          r.flops = kernels::convention_flops(k, pass);
+          r.flops = sim::convention_flops(c.problem);
           r.time_ms = t.time_ms;
           r.tflops = *r.flops / (t.time_ms * 1e-3) / 1e12;
           writer->write(r);

@@ -32,7 +32,7 @@ TableNotes profile_notes(const std::vector<profiler::Profiler::Note>& profiler_n
       "mma.sync m16n8k16, for a kernel without wgmma); exp and other: XU and FMA pipe warp "
       "instructions × 32 (upper bounds).",
       "time: per kernel, the median of --repeats CUDA-event timings each after an L2 flush; "
-      "total, the whole pass timed the same way (kernels::time_pass). FLOPs and TFLOP/s: the "
+      "total, the whole pass timed the same way (profiler::time_pass). FLOPs and TFLOP/s: the "
       "field's convention 4·B·H·N²·d forward, 2.5× backward, halved when causal.",
   };
   for (const auto& n : profiler_notes) notes.lines.push_back(n.text);

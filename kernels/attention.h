@@ -123,34 +123,12 @@ class AttentionRun {
 
   HostOutputs copy_outputs() const;  // synchronous
   HostInputs copy_inputs() const;    // synchronous
-  // Device bytes this object holds (inputs, outputs, statistics, accumulators, N² buffers).
-  int64_t device_bytes() const;
 
   struct State;  // defined in the .cu files
 
  private:
   State* state_;
 };
-
-// One way to time (used by `flashio bench` and the tests): CUDA events around each run,
-// `warmup` untimed runs, then `repeats` timed runs (≥ 10), each preceded by a write of a
-// buffer ≥ 2× the L2 (cudaMemsetAsync), so no run starts with its inputs in the L2.
-// For Pass::bwd a forward is enqueued once first and only the backward is timed.
-struct TimingOptions {
-  int warmup = 3;
-  int repeats = 20;
-  cudaStream_t stream = nullptr;
-};
-struct Timing {
-  double time_ms = 0.0;  // median
-  double min_ms = 0.0, max_ms = 0.0;
-  int repeats = 0;
-};
-Timing time_pass(AttentionRun& run, Pass pass, const TimingOptions& options = {});
-
-// The field's FLOP convention (4·B·H·N²·d forward, ×2.5 bwd, ×3.5 fwdbwd, ×0.5 causal), the
-// same formula as sim::convention_flops, for TFLOP/s.
-double convention_flops(const AttentionConfig& config, Pass pass);
 
 // True when a CUDA device is present and usable (tests exit 77 otherwise).
 bool gpu_available();

@@ -312,21 +312,6 @@ HostInputs AttentionRun::copy_inputs() const {
   return in;
 }
 
-int64_t AttentionRun::device_bytes() const {
-  const State& st = *state_;
-  int64_t total = 0;
-  for (const DeviceBuffer* b : {&st.q, &st.k, &st.v, &st.dout, &st.o, &st.dq, &st.dk, &st.dv, &st.lse, &st.row_sum,
-                                &st.row_max, &st.delta, &st.o_accum, &st.dq_accum, &st.s, &st.p, &st.p_drop, &st.dp})
-    total += static_cast<int64_t>(b->bytes);
-  return total;
-}
-
-double convention_flops(const AttentionConfig& c, Pass pass) {
-  const double fwd = 4.0 * c.batch * c.heads * double(c.seqlen) * double(c.seqlen) * c.headdim;
-  const double factor = pass == Pass::fwd ? 1.0 : pass == Pass::bwd ? 2.5 : 3.5;
-  return fwd * factor * (c.causal ? 0.5 : 1.0);
-}
-
 bool gpu_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;

@@ -39,7 +39,6 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
   T* sQ = sV + kBc * kD;  // two buffers
   T* sO = sQ + 2 * kBr * kD;
 
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int n = p.seqlen;
   const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
   const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc;
@@ -53,14 +52,18 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
   float* row_max = p.row_max + bh * p.stats_stride;
 
   for (int j = 0; j < tc; ++j) {  // Algorithm 1, line 5
+    // The thread index as each step and tile take it (tile::loop_thread_index, against register spills).
+    const int tid_j = tile::loop_thread_index<Tile::kAccumulatorRegisters>(int(threadIdx.x));
     const int k_row0 = j * kBc;
     const int cols = min(kBc, n - k_row0);
-    tile::load_tile_async<kBc, kD, kThreads>(sK, k + int64_t(k_row0) * kD, cols, tid);
-    tile::load_tile_async<kBc, kD, kThreads>(sV, v + int64_t(k_row0) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sK, k + int64_t(k_row0) * kD, cols, tid_j);
+    tile::load_tile_async<kBc, kD, kThreads>(sV, v + int64_t(k_row0) * kD, cols, tid_j);
     const int i_first = p.causal ? k_row0 / kBr : 0;
-    tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(i_first) * kBr * kD, min(kBr, n - i_first * kBr), tid);
+    tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(i_first) * kBr * kD, min(kBr, n - i_first * kBr), tid_j);
     tile::cp_async_commit();
     for (int i = i_first; i < tr; ++i) {  // line 7
+      const int tid = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid_j);
+      const int warp = tid / 32, lane = tid % 32;
       const int buf = (i - i_first) & 1;
       if (i + 1 < tr) {
         const int next_row0 = (i + 1) * kBr;
@@ -161,7 +164,6 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
   T* sdS = reinterpret_cast<T*>(sDelta + kBr);
   float* sDq = reinterpret_cast<float*>(sdS + kBc * Tile::kDsCols);
 
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int n = p.seqlen;
   const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
   const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc;
@@ -175,14 +177,18 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
   T* dq = static_cast<T*>(p.dq) + bh * n * kD;
 
   for (int j = 0; j < tc; ++j) {  // Algorithm 4, line 6
+    // The thread index as each step and tile take it (tile::loop_thread_index, against register spills).
+    const int tid_j = tile::loop_thread_index<Tile::kAccumulatorRegisters>(int(threadIdx.x));
     const int k_row0 = j * kBc;
     const int cols = min(kBc, n - k_row0);
-    tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid);
-    tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid_j);
+    tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid_j);
     Tile acc;
     acc.init();
     const int i_first = p.causal ? k_row0 / kBr : 0;
     for (int i = i_first; i < tr; ++i) {  // line 9
+      const int tid = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid_j);
+      const int warp = tid / 32, lane = tid % 32;
       const int q_row0 = i * kBr;
       const int rows = min(kBr, n - q_row0);
       tile::load_tile_async<kBr, kD, kThreads>(sQ, q + int64_t(q_row0) * kD, rows, tid);
@@ -236,10 +242,10 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
       }
       __syncthreads();
     }
-    acc.stage_dk_dv(sK, sV, p.scale, warp, lane);  // line 24: write dK_j, dV_j
+    acc.stage_dk_dv(sK, sV, p.scale, tid_j / 32, tid_j % 32);  // line 24: write dK_j, dV_j
     __syncthreads();
-    tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bh * n + k_row0) * kD, sK, cols, tid);
-    tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bh * n + k_row0) * kD, sV, cols, tid);
+    tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bh * n + k_row0) * kD, sK, cols, tid_j);
+    tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bh * n + k_row0) * kD, sV, cols, tid_j);
     __syncthreads();
   }
 }

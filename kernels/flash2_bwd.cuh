@@ -131,12 +131,12 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
 
   // Row tile i into stage `stage`: Q_i, dO_i (valid rows), lse_i, delta_i (4-byte copies of the
   // valid rows; rows ≥ N get lse = +inf, so P = 0 there, and delta = 0).
-  auto load_row_tile = [&](int i, int stage) {
+  auto load_row_tile = [&](int i, int stage, int t) {  // t: the thread index
     const int q_row0 = i * kBr;
     const int rows = min(kBr, n - q_row0);
-    tile::load_tile_async<kBr, kD, kThreads>(sQ + stage * kBr * kD, q + int64_t(q_row0) * kD, rows, tid);
-    tile::load_tile_async<kBr, kD, kThreads>(sdO + stage * kBr * kD, dout + int64_t(q_row0) * kD, rows, tid);
-    for (int r = tid; r < kBr; r += kThreads) {
+    tile::load_tile_async<kBr, kD, kThreads>(sQ + stage * kBr * kD, q + int64_t(q_row0) * kD, rows, t);
+    tile::load_tile_async<kBr, kD, kThreads>(sdO + stage * kBr * kD, dout + int64_t(q_row0) * kD, rows, t);
+    for (int r = t; r < kBr; r += kThreads) {
       if (r < rows) {
         cp_async_4(sLse + stage * kBr + r, lse + q_row0 + r);
         cp_async_4(sDelta + stage * kBr + r, delta + q_row0 + r);
@@ -149,20 +149,23 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
 
   tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid);
   tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid);
-  load_row_tile(i_first, 0);
+  load_row_tile(i_first, 0, tid);
   tile::cp_async_commit();
 
   Tile acc;
   acc.init();
   for (int i = i_first; i < tr; ++i) {
+    // The thread index as each row tile takes it (tile::loop_thread_index, against register spills).
+    const int tid_i = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid);
+    const int warp_i = tid_i / 32, lane_i = tid_i % 32;
     const int stage = kStages == 2 ? (i - i_first) & 1 : 0;
     if constexpr (kStages == 2) {
-      if (i + 1 < tr) load_row_tile(i + 1, stage ^ 1);
+      if (i + 1 < tr) load_row_tile(i + 1, stage ^ 1, tid_i);
       tile::cp_async_commit();
       tile::cp_async_wait<1>();
     } else {
       if (i != i_first) {
-        load_row_tile(i, 0);
+        load_row_tile(i, 0, tid_i);
         tile::cp_async_commit();
       }
       tile::cp_async_wait<0>();
@@ -170,15 +173,15 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     const int q_row0 = i * kBr;
     const int rows = min(kBr, n - q_row0);
     // lse in base 2, by the thread whose copy just completed (visible to it after the wait).
-    for (int r = tid; r < rows; r += kThreads) sLse[stage * kBr + r] *= tile::kLog2e;
+    for (int r = tid_i; r < rows; r += kThreads) sLse[stage * kBr + r] *= tile::kLog2e;
     __syncthreads();
     const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
     acc.step(sQ + stage * kBr * kD, sdO + stage * kBr * kD, sK, sV, sLse + stage * kBr, sDelta + stage * kBr, sdS,
-             sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp, lane);
+             sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp_i, lane_i);
     // dq_accum_i += dS K_j: 16-byte fp32 atomics (RED.ADD.F32x4), a warp covering 512
     // contiguous bytes, so every sector is reduced whole.
     float* dq_tile = dq_accum + int64_t(q_row0) * kD;
-    for (int u = tid; u < rows * kD / 4; u += kThreads) {
+    for (int u = tid_i; u < rows * kD / 4; u += kThreads) {
       const int r = u / (kD / 4), c = (u % (kD / 4)) * 4;
       atomicAdd(reinterpret_cast<float4*>(dq_tile + int64_t(r) * kD + c),
                 *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c));

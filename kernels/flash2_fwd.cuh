@@ -119,6 +119,9 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   Tile acc;
   acc.init();
   for (int j = 0; j <= j_last; ++j) {
+    // The thread index as each key tile takes it (tile::loop_thread_index, against register spills).
+    const int tid_j = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid);
+    const int warp_j = tid_j / 32, lane_j = tid_j % 32;
     const int stage = j & 1;
     // One barrier per tile: once K_j, V_j have landed (this thread's copies) and every warp
     // has passed the barrier, every warp has also finished tile j − 1, so the other stage is
@@ -128,14 +131,14 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
       const int cols = min(kBc, n - k_row);
-      tile::load_tile_async<kBc, kD, kThreads>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD, cols, tid);
-      tile::load_tile_async<kBc, kD, kThreads>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD, cols, tid);
+      tile::load_tile_async<kBc, kD, kThreads>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD, cols, tid_j);
+      tile::load_tile_async<kBc, kD, kThreads>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD, cols, tid_j);
       tile::cp_async_commit();
     }
     const int k_row0 = j * kBc;
     const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
     acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, q_row0, k_row0, n, p.causal, masked,
-             scale_log2, warp, lane);
+             scale_log2, warp_j, lane_j);
   }
   __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
 

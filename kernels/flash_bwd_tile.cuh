@@ -18,6 +18,7 @@ struct BwdTile {
   static constexpr int kThreads = kWarps * 32;
   static constexpr int kQT = kBr / 8;  // 8-column (query) tiles of Sᵀ
   static constexpr int kDT = kD / 8;
+  static constexpr int kAccumulatorRegisters = 2 * kDT * 4 + 2 * kQT * 4;  // dk, dv; step's Sᵀ, dPᵀ
   static constexpr int kDqStride = kD + 8;  // fp32 staging row, padded against bank conflicts
   static constexpr int kDsCols = kBr < 64 ? 64 : kBr;  // dSᵀ rows padded to the swizzle's minimum
   // dQ = dS K is split over the warps by (16-row slices, column range): each warp takes s

@@ -23,6 +23,7 @@ struct FwdTile {
   static constexpr int kMT = kBr / (16 * kWarps);  // 16-row slices per warp
   static constexpr int kNT = kBc / 8;              // 8-column tiles of S
   static constexpr int kDT = kD / 8;               // 8-column tiles of O
+  static constexpr int kAccumulatorRegisters = kMT * (kDT + kNT) * 4;  // o and step's s, per thread
   static_assert(kMT >= 1 && kBr % (16 * kWarps) == 0, "Br must split into 16-row warp slices");
   static_assert(kBc % 16 == 0 && kD % 16 == 0, "Bc and d must be multiples of 16");
 

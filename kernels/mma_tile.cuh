@@ -59,6 +59,22 @@ __device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], const ui
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
+
+// The thread index as the tiled kernels take it at the top of each loop iteration. Where a tile
+// step keeps more than 128 fp32 accumulators per thread (FwdTile: S and O; BwdTile: Sᵀ, dPᵀ, dK
+// and dV) — over half of the 255 registers — it goes through an empty asm that hides it from
+// the optimiser, so the per-thread tile addresses derived from it are recomputed in each
+// iteration (a few integer instructions per tile) instead of being computed once before the
+// loops and held across them, which ptxas did by spilling them to local memory (flash1's
+// forward at d = 128, 128 × 64: 436 bytes; docs/kernels.md, "Register spills"). Nothing
+// computed changes. Kernels with fewer accumulators keep the hoisting: it spills nothing there,
+// and the registers it would free would raise their occupancy, which the model's measured
+// table (sim/cache_replay.cpp, measured_blocks_per_sm) records as it is.
+template <int kAccumulatorRegisters>
+__device__ __forceinline__ int loop_thread_index(int tid) {
+  if constexpr (kAccumulatorRegisters > 128) asm volatile("" : "+r"(tid));
+  return tid;
+}
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

@@ -40,12 +40,24 @@ std::string supported_tilings(Algo algo, Pass pass) {
   std::map<std::pair<int, std::string>, std::string> groups;
   for (const KernelEntry& e : registry()) {
     if (e.algo != algo || e.pass != pass) continue;
+    // Appended piece by piece: `const char* + std::string&&` made GCC 12 warn (-Wrestrict, a
+    // false positive in std::string's insert).
     std::string& list = groups[{e.headdim, to_string(e.dtype)}];
-    list += (list.empty() ? "" : " ") + std::to_string(e.block_r) + "x" + std::to_string(e.block_c);
+    if (!list.empty()) list += ' ';
+    list += std::to_string(e.block_r);
+    list += 'x';
+    list += std::to_string(e.block_c);
   }
   std::string text;
-  for (const auto& [key, list] : groups)
-    text += (text.empty() ? "" : "; ") + std::string("d=") + std::to_string(key.first) + " " + key.second + ": " + list;
+  for (const auto& [key, list] : groups) {
+    if (!text.empty()) text += "; ";
+    text += "d=";
+    text += std::to_string(key.first);
+    text += ' ';
+    text += key.second;
+    text += ": ";
+    text += list;
+  }
   return text.empty() ? "none" : text;
 }
 

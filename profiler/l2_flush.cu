@@ -2,10 +2,11 @@
 // loads; a sum that is almost never stored keeps the compiler from dropping the loads.
 #include <cuda_runtime.h>
 
+#include "profiler/l2_flush.h"
+
 #include <algorithm>
 #include <string>
 
-#include "profiler/captured_pass.h"
 #include "profiler/profiler_error.h"
 #include "profiler/range_profiler.h"
 
@@ -39,6 +40,9 @@ L2Flush::L2Flush() {
   check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
   check(cudaMemset(buffer_, 0, bytes_), "cudaMemset (L2 flush buffer)");
   check(cudaMalloc(&sink_, sizeof(unsigned)), "cudaMalloc (L2 flush sink)");
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SMs)");
+  blocks_ = 4 * sms;
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
@@ -48,41 +52,13 @@ L2Flush::~L2Flush() {
 }
 
 void L2Flush::enqueue(cudaStream_t stream) {
-  int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SMs)");
-  l2_flush_read<<<sms * 4, 512, 0, stream>>>(static_cast<const uint4*>(buffer_), bytes_ / sizeof(uint4),
+  l2_flush_read<<<blocks_, 512, 0, stream>>>(static_cast<const uint4*>(buffer_), bytes_ / sizeof(uint4),
                                              static_cast<unsigned*>(sink_));
   check(cudaGetLastError(), "launch of l2_flush_read");
 }
 
 void discard_first_measurement(RangeProfiler& ranges, L2Flush& flush, cudaStream_t stream) {
   ranges.measure([&] { flush.enqueue(stream); }, [&] { flush.enqueue(stream); });
-}
-
-double median_time_ms(const std::function<void(cudaStream_t)>& launch,
-                      const std::function<void(cudaStream_t)>& flush, int warmup, int repeats,
-                      cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  std::vector<float> ms;
-  for (int i = 0; i < warmup + repeats; ++i) {
-    flush(stream);
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
-    launch(stream);
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-    if (i >= warmup) ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  if (ms.empty()) return 0.0;
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  return n % 2 ? ms[n / 2] : 0.5 * (double(ms[n / 2 - 1]) + ms[n / 2]);
 }
 
 }  // namespace flashio::profiler

@@ -8,8 +8,10 @@
 #include "kernels/attention.h"
 #include "profiler/captured_pass.h"
 #include "profiler/kernel_bridge.h"
+#include "profiler/l2_flush.h"
 #include "profiler/launch_attribution.h"
 #include "profiler/metric_set.h"
+#include "profiler/pass_timer.h"
 #include "profiler/profiler_error.h"
 #include "profiler/range_profiler.h"
 #include "sim/errors.h"
@@ -203,8 +205,9 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
         if (v == v) values[owner[k]][metrics[i]] += v;
       }
       if (options.repeats > 0)
-        time_ms[owner[k]] += median_time_ms([&](cudaStream_t s) { captured.launch_kernel(k, s); },
-                                            prepare, options.warmup, options.repeats, m.stream);
+        time_ms[owner[k]] += time_runs([&](cudaStream_t s) { captured.launch_kernel(k, s); },
+                                       prepare, options.warmup, options.repeats, m.stream)
+                                 .time_ms;
     }
     captured.run_remaining_steps(m.stream);
     check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");
@@ -218,18 +221,18 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
 
   double pass_ms = 0;
   if (options.repeats > 0) {
-    kernels::TimingOptions t;
+    PassTimingOptions t;
     t.warmup = options.warmup;
     t.repeats = options.repeats;
     t.stream = m.stream;
     try {
-      pass_ms = kernels::time_pass(*run, pass, t).time_ms;
+      pass_ms = time_pass(*run, pass, *m.flush, t).time_ms;
     } catch (const std::runtime_error& e) {
       throw ProfilerError(ErrorKind::cuda_failure, e.what());
     }
   }
   sim::Row total_key = key;
-  total_key.flops = kernels::convention_flops(kc, pass);
+  total_key.flops = sim::convention_flops(c.problem);
   rows.push_back(total_row(total_key, rows, pass_ms));
   return rows;
 }

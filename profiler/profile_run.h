@@ -5,7 +5,7 @@
 // alone and a drain (the flush again) inside the range profiler, once per hardware pass (user
 // replay); its time is the median of `repeats` CUDA event timings, each after the same
 // preparation. The total row's time is the whole pass timed by the
-// kernels' own timer (kernels::time_pass). docs/profiler.md has the details.
+// one timer (profiler/pass_timer.h, time_pass). docs/profiler.md has the details.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -8,10 +8,14 @@
 #include <cupti_result.h>
 #include <cupti_target.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 
 #include "profiler/driver_api.h"
 #include "profiler/profiler_error.h"
@@ -65,12 +69,23 @@ void check_cuda(cudaError_t e, const char* call) {
     throw ProfilerError(ErrorKind::cuda_failure, std::string(call) + ": " + cudaGetErrorString(e));
 }
 
+// CUPTI's parameter structs: every field zero (pPriv and whatever a call does not use must be
+// NULL or 0) and structSize set. Braces with only the size left the other fields to implicit
+// zeroing, which -Wextra reports field by field.
+template <typename T>
+T cupti_params(size_t struct_size) {
+  T p{};
+  p.structSize = struct_size;
+  return p;
+}
+#define FLASHIO_CUPTI_PARAMS(T) cupti_params<T>(T##_STRUCT_SIZE)
+
 // One CUPTI host object: turns metric names into a configuration image and evaluates counter
 // data into metric values.
 class HostObject {
  public:
   HostObject(const std::string& chip, const std::vector<uint8_t>& availability) {
-    CUpti_Profiler_Host_Initialize_Params p{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
     p.pCounterAvailabilityImage = availability.data();
@@ -78,7 +93,7 @@ class HostObject {
     host_ = p.pHostObject;
   }
   ~HostObject() {
-    CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
     p.pHostObject = host_;
     cuptiProfilerHostDeinitialize(&p);
   }
@@ -86,18 +101,18 @@ class HostObject {
   HostObject& operator=(const HostObject&) = delete;
 
   CUptiResult add(const std::vector<const char*>& names) {
-    CUpti_Profiler_Host_ConfigAddMetrics_Params p{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     p.pHostObject = host_;
     p.ppMetricNames = const_cast<const char**>(names.data());
     p.numMetrics = names.size();
     return cuptiProfilerHostConfigAddMetrics(&p);
   }
   std::vector<uint8_t> config_image() {
-    CUpti_Profiler_Host_GetConfigImageSize_Params s{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    auto s = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     s.pHostObject = host_;
     FLASHIO_CUPTI(cuptiProfilerHostGetConfigImageSize(&s));
     std::vector<uint8_t> image(s.configImageSize);
-    CUpti_Profiler_Host_GetConfigImage_Params g{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    auto g = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
     g.pHostObject = host_;
     g.configImageSize = image.size();
     g.pConfigImage = image.data();
@@ -105,7 +120,7 @@ class HostObject {
     return image;
   }
   static size_t passes(std::vector<uint8_t>& image) {
-    CUpti_Profiler_Host_GetNumOfPasses_Params p{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
     p.configImageSize = image.size();
     p.pConfigImage = image.data();
     FLASHIO_CUPTI(cuptiProfilerHostGetNumOfPasses(&p));
@@ -114,7 +129,7 @@ class HostObject {
   std::vector<double> evaluate(const std::vector<uint8_t>& data, size_t range,
                                const std::vector<const char*>& names) {
     std::vector<double> values(names.size(), std::numeric_limits<double>::quiet_NaN());
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params p{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
     p.pHostObject = host_;
     p.pCounterDataImage = data.data();
     p.counterDataImageSize = data.size();
@@ -130,29 +145,242 @@ class HostObject {
   CUpti_Profiler_Host_Object* host_ = nullptr;
 };
 
-struct Group {
-  std::vector<size_t> metric_index;  // into metrics_
+// One configuration image holding a list of metrics, and the host object that evaluates it.
+struct MetricConfig {
+  std::vector<std::string> metrics;  // owns the strings `names` points to
   std::vector<const char*> names;
   std::unique_ptr<HostObject> host;
-  std::vector<uint8_t> config;
+  std::vector<uint8_t> image;
+  size_t passes = 0;  // hardware passes CUPTI needs for it (user replays per measurement)
+};
+
+CUcontext current_context() {
+  check_cuda(cudaFree(nullptr), "cudaFree(0) (context creation)");
+  CUcontext context = nullptr;
+  if (FLASHIO_DRIVER(cuCtxGetCurrent)(&context) != CUDA_SUCCESS || context == nullptr)
+    throw ProfilerError(ErrorKind::cuda_failure, "cuCtxGetCurrent: no current context");
+  return context;
+}
+
+// The process's CUPTI range-profiling session on one CUDA context: cuptiProfilerInitialize,
+// the chip's counter availability, and one range profiler enabled on the context. Every
+// RangeProfiler alive shares it; the last one to end disables the range profiler and
+// deinitialises CUPTI, so a long-lived process can profile again later.
+//
+// Why shared: the counter availability cannot be read while a profiling session is active on
+// the context (cupti_profiler_target.h: cuptiProfilerGetCounterAvailability "may fail, if any
+// profiling or sampling session is active on the specified context or its device"). A second
+// RangeProfiler that enabled its own range profiler beside a live one failed there on the
+// H200 with CUPTI_ERROR_INVALID_PARAMETER (docs/profiler.md, "Several profilers in one
+// process").
+class Session {
+ public:
+  // The live session, or a new one on the current device's primary context. Throws
+  // ProfilerError.
+  static std::shared_ptr<Session> acquire();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::string& chip() const { return chip_; }
+  // The range profiler, ready for a measurement of `config`: enabled anew (disabled, then
+  // enabled) when the last measurement used another configuration or did not finish (see
+  // docs/profiler.md, "Several profilers in one process").
+  CUpti_RangeProfiler_Object* object_for(const MetricConfig& config);
+  // Ends the measurement object_for began; one that did not finish (an exception) leaves the
+  // range profiler to be enabled anew.
+  void measurement_done(bool finished);
+  // Whether the chip knows `metric` (asked once per session).
+  bool supported(const std::string& metric);
+  // The configuration of exactly these metrics, made once per session and list.
+  const MetricConfig& config(const std::vector<std::string>& metrics);
+
+  // Set while a measurement runs: CUPTI's range profiler takes one at a time.
+  std::atomic<bool> measuring{false};
+
+ private:
+  explicit Session(CUcontext context);
+  void enable();
+  void disable() noexcept;
+  void release() noexcept;
+
+  CUcontext context_ = nullptr;
+  bool initialized_ = false;
+  std::string chip_;
+  std::vector<uint8_t> availability_;
+  CUpti_RangeProfiler_Object* object_ = nullptr;
+  const MetricConfig* configured_ = nullptr;  // the configuration of the last measurement
+  bool clean_ = true;                         // the last measurement finished
+  std::map<std::string, bool> supported_;
+  // Host objects stay alive until the session ends: CUPTI's host objects share state, and
+  // deinitialising one early left the others evaluating NaN (seen on the H200, CUDA 13.0).
+  std::vector<std::unique_ptr<HostObject>> probes_;
+  std::map<std::vector<std::string>, std::unique_ptr<MetricConfig>> configs_;
+};
+
+// Guards the one session: its creation, its caches and its end. Recursive, because a session
+// can end inside acquire() when its last owner lets go there.
+std::recursive_mutex g_session_mutex;
+std::weak_ptr<Session> g_session;
+
+std::shared_ptr<Session> Session::acquire() {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  const CUcontext context = current_context();
+  if (std::shared_ptr<Session> live = g_session.lock()) {
+    if (live->context_ != context)
+      throw ProfilerError(ErrorKind::cuda_failure,
+                          "a RangeProfiler is alive on another CUDA context: one process profiles "
+                          "one context at a time; end the profilers of the other device first");
+    return live;
+  }
+  std::shared_ptr<Session> made(new Session(context));
+  g_session = made;
+  return made;
+}
+
+Session::Session(CUcontext context) : context_(context) {
+  try {
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    auto init = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    FLASHIO_CUPTI(cuptiProfilerInitialize(&init));
+    initialized_ = true;
+
+    auto sup = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+    sup.cuDevice = device;
+    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+    FLASHIO_CUPTI(cuptiProfilerDeviceSupported(&sup));
+    if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+      std::string why;
+      if (sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " architecture (cc < 7.0)";
+      if (sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU";
+      if (sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " confidential computing";
+      if (sup.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " CMP";
+      if (sup.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI";
+      if (sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL";
+      throw ProfilerError(ErrorKind::unsupported_device,
+                          "this GPU configuration cannot be profiled by CUPTI (unsupported:" +
+                              (why.empty() ? std::string(" unknown") : why) + ")");
+    }
+
+    auto chip = FLASHIO_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    chip.deviceIndex = static_cast<size_t>(device);
+    FLASHIO_CUPTI(cuptiDeviceGetChipName(&chip));
+    chip_ = chip.pChipName;
+
+    // Before the range profiler is enabled (see the class comment). First the size, with no
+    // image, then the image.
+    auto avail = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    avail.ctx = context_;
+    avail.pCounterAvailabilityImage = nullptr;
+    FLASHIO_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
+    availability_.resize(avail.counterAvailabilityImageSize);
+    avail.pCounterAvailabilityImage = availability_.data();
+    FLASHIO_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
+
+    enable();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+Session::~Session() {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  release();
+}
+
+void Session::enable() {
+  auto p = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  p.ctx = context_;
+  FLASHIO_CUPTI(cuptiRangeProfilerEnable(&p));
+  object_ = p.pRangeProfilerObject;
+}
+
+void Session::disable() noexcept {
+  if (object_ == nullptr) return;
+  auto p = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+  p.pRangeProfilerObject = object_;
+  cuptiRangeProfilerDisable(&p);
+  object_ = nullptr;
+}
+
+CUpti_RangeProfiler_Object* Session::object_for(const MetricConfig& config) {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  if (object_ == nullptr || !clean_ || (configured_ != nullptr && configured_ != &config)) {
+    disable();
+    enable();
+  }
+  configured_ = &config;
+  clean_ = false;  // until measurement_done(true)
+  return object_;
+}
+
+void Session::measurement_done(bool finished) {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  clean_ = finished;
+}
+
+void Session::release() noexcept {
+  configs_.clear();  // host objects before the range profiler and CUPTI itself
+  probes_.clear();
+  disable();
+  if (initialized_) {
+    auto p = FLASHIO_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
+    cuptiProfilerDeInitialize(&p);
+    initialized_ = false;
+  }
+}
+
+bool Session::supported(const std::string& metric) {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  if (const auto it = supported_.find(metric); it != supported_.end()) return it->second;
+  auto probe = std::make_unique<HostObject>(chip_, availability_);
+  const bool known = probe->add({metric.c_str()}) == CUPTI_SUCCESS;
+  probes_.push_back(std::move(probe));
+  supported_[metric] = known;
+  return known;
+}
+
+const MetricConfig& Session::config(const std::vector<std::string>& metrics) {
+  std::lock_guard<std::recursive_mutex> lock(g_session_mutex);
+  std::unique_ptr<MetricConfig>& slot = configs_[metrics];
+  if (!slot) {
+    auto made = std::make_unique<MetricConfig>();
+    made->metrics = metrics;
+    for (const std::string& m : made->metrics) made->names.push_back(m.c_str());
+    made->host = std::make_unique<HostObject>(chip_, availability_);
+    FLASHIO_CUPTI(made->host->add(made->names));
+    made->image = made->host->config_image();
+    made->passes = HostObject::passes(made->image);
+    slot = std::move(made);
+  }
+  return *slot;
+}
+
+// Marks the session busy for one measurement; a second one at the same time is refused.
+class MeasuringGuard {
+ public:
+  explicit MeasuringGuard(std::atomic<bool>& flag) : flag_(flag) {
+    if (flag_.exchange(true))
+      throw std::logic_error("RangeProfiler::measure: another measurement is running in this "
+                             "process (CUPTI's range profiler takes one at a time)");
+  }
+  ~MeasuringGuard() { flag_ = false; }
+  MeasuringGuard(const MeasuringGuard&) = delete;
+  MeasuringGuard& operator=(const MeasuringGuard&) = delete;
+
+ private:
+  std::atomic<bool>& flag_;
 };
 
 }  // namespace
 
 struct RangeProfiler::Impl {
+  std::shared_ptr<Session> session;
   std::vector<std::string> metrics, unsupported;
   size_t max_ranges = 0;
-  std::string chip;
-  std::vector<uint8_t> availability;
-  CUcontext context = nullptr;
-  CUpti_RangeProfiler_Object* object = nullptr;
-  bool initialized = false;
-  std::vector<Group> groups;
-  size_t passes = 0;  // hardware passes the configuration needs (measure() runs work per pass)
-  // Host objects made while probing which metrics the chip knows. They stay alive until the
-  // profiler ends: CUPTI's host objects share state, and deinitialising one early left the others
-  // evaluating NaN (seen on the H200, CUDA 13.0).
-  std::vector<std::unique_ptr<HostObject>> retired;
+  const MetricConfig* config = nullptr;  // the session's; null when the chip knows no metric asked
 };
 
 void check_profiling_possible() {
@@ -178,199 +406,120 @@ RangeProfiler::RangeProfiler(const std::vector<std::string>& metrics, size_t max
   check_profiling_possible();
   Impl& m = *impl_;
   m.max_ranges = max_ranges;
-  check_cuda(cudaFree(nullptr), "cudaFree(0) (context creation)");
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  if (FLASHIO_DRIVER(cuCtxGetCurrent)(&m.context) != CUDA_SUCCESS || m.context == nullptr)
-    throw ProfilerError(ErrorKind::cuda_failure, "cuCtxGetCurrent: no current context");
-
-  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  FLASHIO_CUPTI(cuptiProfilerInitialize(&init));
-  m.initialized = true;
-
-  CUpti_Profiler_DeviceSupported_Params sup{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-  sup.cuDevice = device;
-  sup.api = CUPTI_PROFILER_RANGE_PROFILING;
-  FLASHIO_CUPTI(cuptiProfilerDeviceSupported(&sup));
-  if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-    std::string why;
-    if (sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " architecture (cc < 7.0)";
-    if (sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU";
-    if (sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " confidential computing";
-    if (sup.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " CMP";
-    if (sup.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI";
-    if (sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL";
-    throw ProfilerError(ErrorKind::unsupported_device,
-                        "this GPU configuration cannot be profiled by CUPTI (unsupported:" +
-                            (why.empty() ? std::string(" unknown") : why) + ")");
-  }
-
-  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  chip.deviceIndex = static_cast<size_t>(device);
-  FLASHIO_CUPTI(cuptiDeviceGetChipName(&chip));
-  m.chip = chip.pChipName;
-
-  CUpti_Profiler_GetCounterAvailability_Params avail{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
-  avail.ctx = m.context;
-  FLASHIO_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
-  m.availability.resize(avail.counterAvailabilityImageSize);
-  avail.pCounterAvailabilityImage = m.availability.data();
-  FLASHIO_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
-
-  CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  enable.ctx = m.context;
-  FLASHIO_CUPTI(cuptiRangeProfilerEnable(&enable));
-  m.object = enable.pRangeProfilerObject;
-
-  // Keep the metrics the chip knows (each probed in a host object of its own).
-  for (const std::string& name : metrics) {
-    auto probe = std::make_unique<HostObject>(m.chip, m.availability);
-    if (probe->add({name.c_str()}) == CUPTI_SUCCESS)
-      m.metrics.push_back(name);
-    else
-      m.unsupported.push_back(name);
-    m.retired.push_back(std::move(probe));
-  }
-  // All metrics in one configuration, which may need several hardware passes; measure() runs
-  // the work once per pass (user replay, below). Seen on the H200 (CUDA 13.0, docs/profiler.md,
-  // "Why split metric groups no longer?"): splitting the metrics into single-pass groups
-  // evaluated NaN for all but one metric.
-  if (!m.metrics.empty()) {
-    Group g;
-    for (size_t i = 0; i < m.metrics.size(); ++i) {
-      g.names.push_back(m.metrics[i].c_str());
-      g.metric_index.push_back(i);
-    }
-    g.host = std::make_unique<HostObject>(m.chip, m.availability);
-    FLASHIO_CUPTI(g.host->add(g.names));
-    g.config = g.host->config_image();
-    m.passes = HostObject::passes(g.config);
-    m.groups.push_back(std::move(g));
-  }
+  m.session = Session::acquire();
+  // Keep the metrics the chip knows, all in one configuration: CUPTI's passes are replayed by
+  // measure(). Seen on the H200 (CUDA 13.0, docs/profiler.md): splitting the metrics into
+  // single-pass configurations evaluated NaN for all but one metric.
+  for (const std::string& name : metrics)
+    (m.session->supported(name) ? m.metrics : m.unsupported).push_back(name);
+  if (!m.metrics.empty()) m.config = &m.session->config(m.metrics);
 }
 
-RangeProfiler::~RangeProfiler() {
-  if (!impl_) return;
-  impl_->groups.clear();
-  impl_->retired.clear();
-  if (impl_->object != nullptr) {
-    CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    p.pRangeProfilerObject = impl_->object;
-    cuptiRangeProfilerDisable(&p);
-  }
-  if (impl_->initialized) {
-    CUpti_Profiler_DeInitialize_Params p{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-    cuptiProfilerDeInitialize(&p);
-  }
-}
+RangeProfiler::~RangeProfiler() = default;
 
 const std::vector<std::string>& RangeProfiler::metrics() const { return impl_->metrics; }
 const std::vector<std::string>& RangeProfiler::unsupported() const { return impl_->unsupported; }
-size_t RangeProfiler::passes() const { return impl_->passes; }
-std::string RangeProfiler::chip_name() const { return impl_->chip; }
+size_t RangeProfiler::passes() const { return impl_->config ? impl_->config->passes : 0; }
+std::string RangeProfiler::chip_name() const { return impl_->session->chip(); }
 
 std::vector<RangeRecord> RangeProfiler::measure(const std::function<void()>& work,
                                                const std::function<void()>& prepare) {
   Impl& m = *impl_;
-  std::vector<RangeRecord> records;
-  bool first = true;
-  for (Group& g : m.groups) {
-    CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = m.object;
-    size.pMetricNames = g.names.data();
-    size.numMetrics = g.names.size();
-    size.maxNumOfRanges = m.max_ranges;
-    size.maxNumRangeTreeNodes = static_cast<uint32_t>(m.max_ranges);
-    FLASHIO_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
-    std::vector<uint8_t> data(size.counterDataSize);
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params di{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    di.pRangeProfilerObject = m.object;
-    di.counterDataSize = data.size();
-    di.pCounterData = data.data();
-    FLASHIO_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&di));
+  if (m.config == nullptr) return {};
+  const MetricConfig& g = *m.config;
+  const MeasuringGuard busy(m.session->measuring);
+  CUpti_RangeProfiler_Object* const object = m.session->object_for(g);
+  bool finished = false;
+  struct Done {
+    Session& session;
+    const bool& finished;
+    ~Done() { session.measurement_done(finished); }
+  } done{*m.session, finished};
 
-    CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    cfg.pRangeProfilerObject = m.object;
-    cfg.configSize = g.config.size();
-    cfg.pConfig = g.config.data();
-    cfg.counterDataImageSize = data.size();
-    cfg.pCounterDataImage = data.data();
-    cfg.range = CUPTI_AutoRange;
-    // User replay: we run the work once per hardware pass ourselves, with `prepare` (the L2
-    // flush) before each pass. CUPTI's kernel replay would run the later passes with the L2
-    // warm from the first (seen on the H200: a 16 MiB re-read after a flush hit the L2).
-    cfg.replayMode = CUPTI_UserReplay;
-    cfg.maxRangesPerPass = m.max_ranges;
-    cfg.numNestingLevels = 1;
-    cfg.minNestingLevel = 1;
-    cfg.passIndex = 0;
-    cfg.targetNestingLevel = 1;
-    FLASHIO_CUPTI(cuptiRangeProfilerSetConfig(&cfg));
+  auto size = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  size.pRangeProfilerObject = object;
+  size.pMetricNames = const_cast<const char**>(g.names.data());
+  size.numMetrics = g.names.size();
+  size.maxNumOfRanges = m.max_ranges;
+  size.maxNumRangeTreeNodes = static_cast<uint32_t>(m.max_ranges);
+  FLASHIO_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+  std::vector<uint8_t> data(size.counterDataSize);
+  auto di = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  di.pRangeProfilerObject = object;
+  di.counterDataSize = data.size();
+  di.pCounterData = data.data();
+  FLASHIO_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&di));
 
-    bool all_submitted = false;
-    for (size_t pass = 0; !all_submitted; ++pass) {
-      if (pass > 4 * m.passes + 8)
-        throw ProfilerError(ErrorKind::cuda_failure, "CUPTI asked for more replay passes than the "
-                                                     "configuration needs (" + std::to_string(m.passes) + ")");
-      if (prepare) {
-        prepare();
-        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the unprofiled preparation)");
-      }
-      CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      start.pRangeProfilerObject = m.object;
-      FLASHIO_CUPTI(cuptiRangeProfilerStart(&start));
-      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      stop.pRangeProfilerObject = m.object;
-      try {
-        work();
-        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the profiled work)");
-      } catch (...) {
-        cuptiRangeProfilerStop(&stop);
-        throw;
-      }
-      FLASHIO_CUPTI(cuptiRangeProfilerStop(&stop));
-      all_submitted = stop.isAllPassSubmitted != 0;
+  auto cfg = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  cfg.pRangeProfilerObject = object;
+  cfg.configSize = g.image.size();
+  cfg.pConfig = g.image.data();
+  cfg.counterDataImageSize = data.size();
+  cfg.pCounterDataImage = data.data();
+  cfg.range = CUPTI_AutoRange;
+  // User replay: we run the work once per hardware pass ourselves, with `prepare` (the L2
+  // flush) before each pass. CUPTI's kernel replay would run the later passes with the L2
+  // warm from the first (seen on the H200: a 16 MiB re-read after a flush hit the L2).
+  cfg.replayMode = CUPTI_UserReplay;
+  cfg.maxRangesPerPass = m.max_ranges;
+  cfg.numNestingLevels = 1;
+  cfg.minNestingLevel = 1;
+  cfg.passIndex = 0;
+  cfg.targetNestingLevel = 1;
+  FLASHIO_CUPTI(cuptiRangeProfilerSetConfig(&cfg));
+
+  bool all_submitted = false;
+  for (size_t pass = 0; !all_submitted; ++pass) {
+    if (pass > 4 * g.passes + 8)
+      throw ProfilerError(ErrorKind::cuda_failure, "CUPTI asked for more replay passes than the "
+                                                   "configuration needs (" + std::to_string(g.passes) + ")");
+    if (prepare) {
+      prepare();
+      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the unprofiled preparation)");
     }
-
-    CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    decode.pRangeProfilerObject = m.object;
-    FLASHIO_CUPTI(cuptiRangeProfilerDecodeData(&decode));
-    if (decode.numOfRangeDropped != 0)
-      throw ProfilerError(ErrorKind::cuda_failure,
-                          std::to_string(decode.numOfRangeDropped) +
-                              " ranges were dropped: more kernel launches than max_ranges (" +
-                              std::to_string(m.max_ranges) + ")");
-
-    CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    info.pCounterDataImage = data.data();
-    info.counterDataImageSize = data.size();
-    FLASHIO_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
-    if (first) {
-      records.resize(info.numTotalRanges);
-      for (auto& r : records)
-        r.values.assign(m.metrics.size(), std::numeric_limits<double>::quiet_NaN());
-    } else if (info.numTotalRanges != records.size()) {
-      throw ProfilerError(ErrorKind::cuda_failure,
-                          "the profiled work launched " + std::to_string(info.numTotalRanges) +
-                              " kernels in one run and " + std::to_string(records.size()) +
-                              " in another");
+    auto start = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = object;
+    FLASHIO_CUPTI(cuptiRangeProfilerStart(&start));
+    auto stop = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = object;
+    try {
+      work();
+      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the profiled work)");
+    } catch (...) {
+      cuptiRangeProfilerStop(&stop);
+      throw;
     }
-    for (size_t r = 0; r < info.numTotalRanges; ++r) {
-      if (first) {
-        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-        ri.pCounterDataImage = data.data();
-        ri.counterDataImageSize = data.size();
-        ri.rangeIndex = r;
-        ri.rangeDelimiter = "/";
-        if (cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS && ri.rangeName)
-          records[r].name = ri.rangeName;
-      }
-      // One metric per call: a metric CUPTI cannot evaluate leaves only its own value NaN.
-      for (size_t k = 0; k < g.metric_index.size(); ++k)
-        records[r].values[g.metric_index[k]] = g.host->evaluate(data, r, {g.names[k]})[0];
-    }
-    first = false;
+    FLASHIO_CUPTI(cuptiRangeProfilerStop(&stop));
+    all_submitted = stop.isAllPassSubmitted != 0;
   }
+
+  auto decode = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  decode.pRangeProfilerObject = object;
+  FLASHIO_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+  if (decode.numOfRangeDropped != 0)
+    throw ProfilerError(ErrorKind::cuda_failure,
+                        std::to_string(decode.numOfRangeDropped) +
+                            " ranges were dropped: more kernel launches than max_ranges (" +
+                            std::to_string(m.max_ranges) + ")");
+
+  auto info = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  info.pCounterDataImage = data.data();
+  info.counterDataImageSize = data.size();
+  FLASHIO_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
+  std::vector<RangeRecord> records(info.numTotalRanges);
+  for (size_t r = 0; r < info.numTotalRanges; ++r) {
+    auto ri = FLASHIO_CUPTI_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params);
+    ri.pCounterDataImage = data.data();
+    ri.counterDataImageSize = data.size();
+    ri.rangeIndex = r;
+    ri.rangeDelimiter = "/";
+    if (cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS && ri.rangeName)
+      records[r].name = ri.rangeName;
+    // One metric per call: a metric CUPTI cannot evaluate leaves only its own value NaN.
+    records[r].values.reserve(g.names.size());
+    for (const char* name : g.names) records[r].values.push_back(g.host->evaluate(data, r, {name})[0]);
+  }
+  finished = true;
   return records;
 }
 

@@ -6,6 +6,10 @@
 // All metrics go into one configuration. Where it needs several hardware passes, the caller's
 // work runs once per pass (user replay) with its preparation (the L2 flush) before each, so that
 // every pass starts from the same L2 state (docs/profiler.md: what was seen on the H200).
+//
+// Any number of RangeProfilers may live in one process, one after another or at the same time:
+// they share one CUPTI session (initialised by the first, ended by the last), and their
+// measurements take turns (docs/profiler.md, "Several profilers in one process").
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -22,9 +26,11 @@ struct RangeRecord {
 
 class RangeProfiler {
  public:
-  // Initialises CUPTI on the current CUDA device. Metrics this chip does not know are left out
-  // (listed by unsupported()). Throws ProfilerError: no_gpu, insufficient_privileges,
-  // other_client (ncu/nsys attached), unsupported_device (MIG, vGPU, cc < 7.0), cuda_failure.
+  // Joins the process's CUPTI session on the current CUDA device, starting it when no other
+  // RangeProfiler is alive (one device at a time: another device's live session is refused
+  // with cuda_failure). Metrics this chip does not know are left out (listed by
+  // unsupported()). Throws ProfilerError: no_gpu, insufficient_privileges, other_client
+  // (ncu/nsys attached), unsupported_device (MIG, vGPU, cc < 7.0), cuda_failure.
   RangeProfiler(const std::vector<std::string>& metrics, size_t max_ranges);
   ~RangeProfiler();
   RangeProfiler(const RangeProfiler&) = delete;
@@ -39,7 +45,8 @@ class RangeProfiler {
   // then runs `work` (which enqueues kernels) between Start and Stop. Returns one record per
   // kernel launch of `work`, in launch order. `work` must launch the same kernels every time and
   // tolerate being run again (its kernels' counters, not their results, are what is read).
-  // Throws ProfilerError on a CUPTI failure.
+  // Throws ProfilerError on a CUPTI failure, std::logic_error when a measurement of any
+  // RangeProfiler of the process is already running (called from `work`, or another thread).
   std::vector<RangeRecord> measure(const std::function<void()>& work,
                                    const std::function<void()>& prepare = {});
 

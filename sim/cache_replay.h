@@ -92,7 +92,6 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
 class TensorAddresses {
  public:
   TensorAddresses(const Problem& problem);
-  uint64_t base(Tensor t) const { return base_[static_cast<int>(t)]; }
   uint64_t address(Tensor t, int64_t bh, int64_t row, int64_t col) const;
   const TensorShape& shape(Tensor t) const { return shape_[static_cast<int>(t)]; }
 

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "kernels/attention.h"
-#include "reference.h"
+#include "compare.h"
 
 namespace flashio::test {
 

@@ -1,4 +1,4 @@
-// flash1 and flash2 against the double-precision reference (tests/kernels/reference.cpp):
+// flash1 and flash2 against the double-precision reference (sim::dense_reference, tests/kernels/compare.h):
 // forward O and log-sum-exp, backward dQ, dK, dV, on awkward and round shapes, causal and not,
 // every registered tiling, outputs poisoned first, fresh random inputs each run.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 
 #include "kernel_check.h"
 #include "kernels/attention.h"
-#include "reference.h"
+#include "compare.h"
 
 namespace fk = flashio::kernels;
 using flashio::test::AttentionErrors;
@@ -175,18 +175,6 @@ TEST_CASE("enqueue launches exactly launch_sequence(), and a backward needs a fo
   fk::AttentionRun run2(c);
   run2.fill_inputs(3);
   CHECK(run2.enqueue(fk::Pass::fwdbwd) == fk::launch_sequence(c, fk::Pass::fwdbwd));
-}
-
-TEST_CASE("time_pass returns a positive median between the fastest and slowest of >= 10 runs", "[gpu]") {
-  fk::AttentionRun run(make(fk::Algo::flash2, 2, 4, 1025, 128, true));
-  run.fill_inputs(3);
-  for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd, fk::Pass::fwdbwd}) {
-    const fk::Timing t = fk::time_pass(run, pass);
-    CHECK(t.repeats == 20);
-    CHECK(t.time_ms > 0);
-    CHECK(t.min_ms <= t.time_ms);
-    CHECK(t.time_ms <= t.max_ms);
-  }
 }
 
 TEST_CASE("every kernel runs once on a small causal shape with every output written (sanitizer target)",

@@ -70,13 +70,3 @@ TEST_CASE("unsupported head dimension, dtype spelling and flash mask are refused
   c.seqlen = 0;
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("seqlen"));
 }
-
-TEST_CASE("convention FLOPs: 4 B H N^2 d forward, x2.5 backward, x3.5 both, halved when causal (N = 1025)") {
-  fk::AttentionConfig c;
-  c.batch = 3, c.heads = 5, c.seqlen = 1025, c.headdim = 128;
-  const double fwd = 4.0 * 3 * 5 * 1025.0 * 1025.0 * 128;
-  CHECK(fk::convention_flops(c, fk::Pass::fwd) == Approx(fwd));
-  CHECK(fk::convention_flops(c, fk::Pass::bwd) == Approx(2.5 * fwd));
-  c.causal = true;
-  CHECK(fk::convention_flops(c, fk::Pass::fwdbwd) == Approx(1.75 * fwd));
-}

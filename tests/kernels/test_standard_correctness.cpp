@@ -5,7 +5,7 @@
 
 #include "kernel_check.h"
 #include "kernels/attention.h"
-#include "reference.h"
+#include "compare.h"
 
 namespace fk = flashio::kernels;
 using flashio::test::describe;

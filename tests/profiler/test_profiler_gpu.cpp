@@ -1,19 +1,25 @@
 // GPU tests of the profiler (skipped, exit 77, without a GPU): the counters read what a copy of
 // known traffic moves, the flush empties the L2, a captured pass replays kernel by kernel, a
-// flash2 forward's io and tensor FLOPs match the model, and standard attention is measured
-// kernel by kernel.
+// flash2 forward's io and tensor FLOPs match the model, standard attention is measured kernel
+// by kernel, several profilers live in one process (one after another and at the same time),
+// and the one timer times what it is given. Every case passes alone (as CTest runs them) and
+// all of them in one process.
 #include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "profiler/captured_pass.h"
+#include "profiler/l2_flush.h"
 #include "profiler/metric_set.h"
 #include "profiler/range_profiler.h"
 #include "tests/profiler/copy_kernel.h"
 #ifdef FLASHIO_PROFILER_HAS_KERNELS
+#include "kernels/attention.h"
+#include "profiler/pass_timer.h"
 #include "profiler/profile_run.h"
 #include "sim/simulate.h"
 #endif
@@ -36,13 +42,8 @@ double value(const RangeProfiler& p, const RangeRecord& r, const std::string& me
   return 0;
 }
 
-// One profiler for the whole program: CUPTI allows one session per process at a time.
-RangeProfiler& profiler() {
-  static RangeProfiler p({metric::io_read, metric::io_write, metric::dram_read, metric::dram_write,
-                          metric::duration_ns},
-                         4);
-  return p;
-}
+const std::vector<std::string> kCopyMetrics = {metric::io_read, metric::io_write, metric::dram_read,
+                                               metric::dram_write, metric::duration_ns};
 
 }  // namespace
 
@@ -53,10 +54,11 @@ TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM, and reads and writes 
   DeviceBuffer src(bytes), dst(bytes);
   REQUIRE(cudaMemset(src.ptr, 0x5a, bytes) == cudaSuccess);
   REQUIRE(cudaMemset(dst.ptr, 0, bytes) == cudaSuccess);
+  RangeProfiler ranges(kCopyMetrics, 4);
   L2Flush flush;
-  discard_first_measurement(profiler(), flush, nullptr);  // as Profiler does
+  discard_first_measurement(ranges, flush, nullptr);  // as Profiler does
   // The copy, then a drain (the flush in its own range) that evicts what the copy left dirty.
-  const auto records = profiler().measure(
+  const auto records = ranges.measure(
       [&] {
         testing::enqueue_copy(src.ptr, dst.ptr, bytes, nullptr);
         flush.enqueue(nullptr);
@@ -64,20 +66,20 @@ TEST_CASE("a 256 MiB copy reads and writes 256 MiB per SM, and reads and writes 
       [&] { flush.enqueue(nullptr); });
   REQUIRE(records.size() == 2);
   const double b = static_cast<double>(bytes);
-  CHECK(value(profiler(), records[0], metric::io_read) == Approx(b).epsilon(0.01));
-  CHECK(value(profiler(), records[0], metric::io_write) == Approx(b).epsilon(0.01));
-  CHECK(value(profiler(), records[0], metric::dram_read) == Approx(b).epsilon(0.01));
+  CHECK(value(ranges, records[0], metric::io_read) == Approx(b).epsilon(0.01));
+  CHECK(value(ranges, records[0], metric::io_write) == Approx(b).epsilon(0.01));
+  CHECK(value(ranges, records[0], metric::dram_read) == Approx(b).epsilon(0.01));
   // What the copy left dirty in the L2 is written back during the drain: the two together
   // write the copy's bytes once (docs/l2_model.md, kernel boundaries). Seen on the H200: the
   // copy's range 244.5 MB, the drain's 24.2 MB, +0.1 % in all (+2.6 % without the discarded
   // first measurement).
-  const double written = value(profiler(), records[0], metric::dram_write) +
-                         value(profiler(), records[1], metric::dram_write);
-  INFO("copy range " << value(profiler(), records[0], metric::dram_write) << " B, drain "
-                      << value(profiler(), records[1], metric::dram_write) << " B");
+  const double written = value(ranges, records[0], metric::dram_write) +
+                         value(ranges, records[1], metric::dram_write);
+  INFO("copy range " << value(ranges, records[0], metric::dram_write) << " B, drain "
+                      << value(ranges, records[1], metric::dram_write) << " B");
   CHECK(written == Approx(b).epsilon(0.01));
-  CHECK(value(profiler(), records[1], metric::dram_write) <= 64.0 * (1 << 20));  // at most an L2
-  CHECK(value(profiler(), records[0], metric::duration_ns) > 0);
+  CHECK(value(ranges, records[1], metric::dram_write) <= 64.0 * (1 << 20));  // at most an L2
+  CHECK(value(ranges, records[0], metric::duration_ns) > 0);
 }
 
 TEST_CASE("after the flush a buffer read just before comes from DRAM again, without the flush "
@@ -85,15 +87,16 @@ TEST_CASE("after the flush a buffer read just before comes from DRAM again, with
   const size_t bytes = size_t(16) << 20;
   DeviceBuffer buf(bytes), sink(64);
   REQUIRE(cudaMemset(buf.ptr, 1, bytes) == cudaSuccess);
+  RangeProfiler ranges(kCopyMetrics, 4);
   L2Flush flush;
   auto read = [&] { testing::enqueue_read(buf.ptr, bytes, static_cast<unsigned*>(sink.ptr), nullptr); };
-  const auto cold = profiler().measure(read, [&] { read(); flush.enqueue(nullptr); });
-  const auto warm = profiler().measure(read, [&] { read(); });
+  const auto cold = ranges.measure(read, [&] { read(); flush.enqueue(nullptr); });
+  const auto warm = ranges.measure(read, [&] { read(); });
   REQUIRE(cold.size() == 1);
   REQUIRE(warm.size() == 1);
-  CHECK(value(profiler(), cold[0], metric::dram_read) >= 0.99 * bytes);
-  CHECK(value(profiler(), warm[0], metric::dram_read) <= 0.10 * bytes);
-  CHECK(value(profiler(), warm[0], metric::io_read) == Approx(double(bytes)).epsilon(0.01));
+  CHECK(value(ranges, cold[0], metric::dram_read) >= 0.99 * bytes);
+  CHECK(value(ranges, warm[0], metric::dram_read) <= 0.10 * bytes);
+  CHECK(value(ranges, warm[0], metric::io_read) == Approx(double(bytes)).epsilon(0.01));
 }
 
 TEST_CASE("a captured pass runs nothing while captured, then replays its kernels one at a time "
@@ -153,13 +156,54 @@ TEST_CASE("a captured kernel launched again after its prefix finds the state the
   CHECK(claimed_tiles() == 0);
 }
 
+TEST_CASE("two RangeProfilers alive at once share the process's CUPTI session: each measures "
+          "every counter, after the other measured, after a measurement inside another was "
+          "refused, and after the other ended",
+          "[gpu][profiler][sessions]") {
+  const size_t bytes = size_t(64) << 20;
+  DeviceBuffer src(bytes), dst(bytes);
+  REQUIRE(cudaMemset(src.ptr, 1, bytes) == cudaSuccess);
+  L2Flush flush;
+  auto copy = [&] { testing::enqueue_copy(src.ptr, dst.ptr, bytes, nullptr); };
+  auto cold = [&] { flush.enqueue(nullptr); };
+  const double b = double(bytes);
+  RangeProfiler first(kCopyMetrics, 4);
+  // After a flush the copy reads its source from DRAM: every counter of `first` has a value.
+  auto check_first = [&](const char* when) {
+    INFO(when);
+    const auto r = first.measure(copy, cold);
+    REQUIRE(r.size() == 1);
+    CHECK(value(first, r[0], metric::io_read) == Approx(b).epsilon(0.01));
+    CHECK(value(first, r[0], metric::io_write) == Approx(b).epsilon(0.01));
+    CHECK(value(first, r[0], metric::dram_read) == Approx(b).epsilon(0.05));
+    CHECK(value(first, r[0], metric::dram_write) >= 0);  // a number: NaN compares false
+    CHECK(value(first, r[0], metric::duration_ns) > 0);
+  };
+  check_first("alone");
+  {
+    // A different metric list: its own configuration in the shared session.
+    RangeProfiler second({metric::io_read, metric::io_write}, 2);
+    auto check_second = [&](const char* when) {
+      INFO(when);
+      const auto r = second.measure(copy);
+      REQUIRE(r.size() == 1);
+      CHECK(value(second, r[0], metric::io_read) == Approx(b).epsilon(0.01));
+      CHECK(value(second, r[0], metric::io_write) == Approx(b).epsilon(0.01));
+    };
+    check_second("beside the first");
+    check_first("after the second measured");
+    CHECK_THROWS_AS(first.measure([&] { second.measure(copy); }), std::logic_error);
+    check_first("after a measurement inside it was refused");
+    check_second("after the refusal");
+  }
+  check_first("after the second ended");
+}
+
 #ifdef FLASHIO_PROFILER_HAS_KERNELS
 TEST_CASE("flash2 forward: measured io within 2 % and tensor FLOPs within 1 % of the model (mma.sync and "
           "wgmma kernels)",
           "[gpu][flash2]") {
   using namespace flashio;
-  // The test program holds one CUPTI session (profiler() above); Profiler opens its own, so the
-  // earlier one must not be alive: this case runs in its own process under CTest.
   Profiler p;
   // 128 x 128 at d = 64 is an mma.sync kernel; 0 x 0 is the default, the wgmma kernel (128 x 64).
   for (const sim::Tiling tiling : {sim::Tiling{128, 128}, sim::Tiling{0, 0}})
@@ -193,7 +237,7 @@ TEST_CASE("standard attention fwdbwd is measured kernel by kernel: every pass ca
           "kernel and a total, rowsum_do_o reads dO and O once",
           "[gpu][standard]") {
   using namespace flashio;
-  // Its own process under CTest, as above. cuBLAS gets its own workspace, so the backward is
+  // cuBLAS gets its own workspace, so the backward is
   // captured and replayed kernel by kernel (no "back to back" note); rowsum_do_o's coalesced
   // reads move each byte of dO and O once (one thread per row read 1.5x that per SM).
   Profiler p;
@@ -236,5 +280,118 @@ TEST_CASE("standard attention fwdbwd is measured kernel by kernel: every pass ca
       CHECK(*r.io_read_bytes == Approx(2.0 * 4 * 16 * 1024 * 64 * 2).epsilon(0.01));
     }
   CHECK(seen);
+}
+
+namespace sim = flashio::sim;
+
+namespace {
+
+// flash2's forward at B = 4, H = 16, N = 1024, d = 64 (the default wgmma tiling), profiled.
+std::vector<sim::Row> profile_flash2_forward(Profiler& p, int repeats) {
+  sim::Problem prob;
+  prob.batch = 4;
+  prob.heads = 16;
+  prob.seqlen = 1024;
+  prob.headdim = 64;
+  const sim::Config c = sim::make_config(sim::Algo::flash2, prob, sim::hardware_preset("h200"));
+  ProfileOptions o;
+  o.repeats = repeats;
+  return p.profile(c, o);
+}
+
+}  // namespace
+
+TEST_CASE("two Profilers one after another in one process: each is made, profiles and ends, and "
+          "the second measures what the first did (a long-lived process profiles again and again)",
+          "[gpu][profiler][sessions]") {
+  // Nothing else holds a RangeProfiler here, so the first Profiler's end also ends the CUPTI
+  // session, and the second starts a new one (cuptiProfilerInitialize after DeInitialize).
+  std::vector<std::vector<sim::Row>> runs;
+  for (int round = 0; round < 2; ++round) {
+    Profiler p;
+    runs.push_back(profile_flash2_forward(p, round == 0 ? 0 : kMinTimedRuns));
+  }
+  for (const auto& rows : runs) {
+    REQUIRE(rows.size() == 2);  // flash2_fwd, total
+    REQUIRE(rows.back().io_read_bytes.has_value());
+    REQUIRE(rows.back().flops_tensor.has_value());
+  }
+  const sim::Row& a = runs[0].back();
+  const sim::Row& b = runs[1].back();
+  // The same kernel on the same inputs: the per-SM byte counters and the tensor ops repeat.
+  CHECK(*b.io_read_bytes == Approx(*a.io_read_bytes).epsilon(0.005));
+  CHECK(*b.io_write_bytes == Approx(*a.io_write_bytes).epsilon(0.005));
+  CHECK(*b.flops_tensor == Approx(*a.flops_tensor).epsilon(0.001));
+  REQUIRE(b.time_ms.has_value());  // timed in the second round only
+  CHECK(*b.time_ms > 0);
+}
+
+TEST_CASE("a Profiler beside a live RangeProfiler: both measure, and the RangeProfiler still "
+          "measures after the Profiler ends", "[gpu][profiler][sessions]") {
+  const size_t bytes = size_t(64) << 20;
+  DeviceBuffer src(bytes), dst(bytes);
+  REQUIRE(cudaMemset(src.ptr, 1, bytes) == cudaSuccess);
+  RangeProfiler ranges(kCopyMetrics, 4);
+  auto copied = [&] {
+    const auto r = ranges.measure([&] { testing::enqueue_copy(src.ptr, dst.ptr, bytes, nullptr); });
+    REQUIRE(r.size() == 1);
+    return value(ranges, r[0], metric::io_write);
+  };
+  CHECK(copied() == Approx(double(bytes)).epsilon(0.01));
+  {
+    Profiler p;
+    const auto rows = profile_flash2_forward(p, 0);
+    REQUIRE(rows.size() == 2);
+    REQUIRE(rows.back().io_read_bytes.has_value());
+    CHECK(*rows.back().io_read_bytes > 0);
+    CHECK(copied() == Approx(double(bytes)).epsilon(0.01));
+  }
+  CHECK(copied() == Approx(double(bytes)).epsilon(0.01));
+}
+
+TEST_CASE("the one timer: a 256 MiB copy after a flush takes at least the time the H200's HBM "
+          "(4.8 TB/s) needs to move its bytes, and the median lies between the fastest and "
+          "slowest runs", "[gpu][timer]") {
+  const size_t bytes = size_t(256) << 20;
+  DeviceBuffer src(bytes), dst(bytes);
+  REQUIRE(cudaMemset(src.ptr, 1, bytes) == cudaSuccess);
+  int device = 0, l2_bytes = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) == cudaSuccess);
+  L2Flush flush;
+  const Timing t = time_runs([&](cudaStream_t s) { testing::enqueue_copy(src.ptr, dst.ptr, bytes, s); },
+                             [&](cudaStream_t s) { flush.enqueue(s); }, 2, 11, nullptr);
+  CHECK(t.repeats == 11);
+  CHECK(t.min_ms <= t.time_ms);
+  CHECK(t.time_ms <= t.max_ms);
+  // After the flush every source byte comes from DRAM, and all but at most an L2 of the copy's
+  // writes reach DRAM before it ends.
+  const double dram_bytes = 2.0 * double(bytes) - double(l2_bytes);
+  INFO("median " << t.time_ms << " ms, min " << t.min_ms << " ms: at least "
+                 << dram_bytes / (t.min_ms * 1e-3) / 1e12 << " TB/s of DRAM traffic in the fastest run");
+  CHECK(dram_bytes / (t.min_ms * 1e-3) <= 4.8e12 * 1.02);  // no run faster than HBM allows
+  CHECK(2.0 * double(bytes) / (t.time_ms * 1e-3) >= 1.0e12);  // nor slowed by more than the copy
+}
+
+TEST_CASE("time_pass: forward, backward alone and both, each a positive median of the runs asked "
+          "for, and the backward alone takes less than forward and backward (N = 1025, d = 128)",
+          "[gpu][timer]") {
+  using namespace flashio;
+  kernels::AttentionConfig c;
+  c.algo = kernels::Algo::flash2, c.batch = 2, c.heads = 4, c.seqlen = 1025, c.headdim = 128, c.causal = true;
+  kernels::AttentionRun run(c);
+  run.fill_inputs(3);
+  L2Flush flush;
+  Timing t[3];
+  const kernels::Pass passes[3] = {kernels::Pass::fwd, kernels::Pass::bwd, kernels::Pass::fwdbwd};
+  for (int i = 0; i < 3; ++i) {
+    t[i] = time_pass(run, passes[i], flush);
+    INFO(kernels::to_string(passes[i]) << ": " << t[i].min_ms << " <= " << t[i].time_ms << " <= " << t[i].max_ms);
+    CHECK(t[i].repeats == PassTimingOptions{}.repeats);
+    CHECK(t[i].time_ms > 0);
+    CHECK(t[i].min_ms <= t[i].time_ms);
+    CHECK(t[i].time_ms <= t[i].max_ms);
+  }
+  CHECK(t[1].time_ms < t[2].time_ms);
 }
 #endif

@@ -1,5 +1,6 @@
-// Double-precision CPU reference for attention, forward and backward (paper Section 2.2 and
-// Appendix B.2), and the error statistics the kernel tests compare.
+// The kernel tests' comparison with the model's double-precision dense reference
+// (sim::dense_reference, sim/execute.h: paper Section 2.2 and Appendix B.2), and the error
+// statistics they check.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -27,7 +28,10 @@ struct AttentionErrors {
 
 // Compares each of `outs` (as copied from the device; empty tensors skipped) with the reference
 // computed once from `in` for every (b, h): the outputs of several algorithms on the same
-// inputs share one reference. Runs the backward reference only when some output has dq.
+// inputs share one reference. The reference applies the configuration's causal mask and
+// standard's key padding (sim::kept_scores, the rule of kernels/attention.h); dropout is not
+// modelled (the kernels' keep decisions are their own hash). Runs the backward reference only
+// when some output has dq.
 std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConfig& config,
                                                     const kernels::HostInputs& in,
                                                     const std::vector<kernels::HostOutputs>& outs);

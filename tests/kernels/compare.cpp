@@ -1,0 +1,90 @@
+#include "compare.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/config.h"
+#include "sim/execute.h"
+
+namespace flashio::test {
+
+void ErrorStats::add(float got, double want) {
+  ++count;
+  if (std::isnan(got)) {
+    ++nan_count;
+    return;
+  }
+  const double e = std::abs(static_cast<double>(got) - want);
+  max_abs = std::max(max_abs, e);
+  sum_abs += e;
+  sum_sq_err += e * e;
+  sum_sq_ref += want * want;
+}
+
+std::string describe(const ErrorStats& e) {
+  std::ostringstream s;
+  s << "max " << e.max_abs << " mean " << e.mean_abs() << " rel " << e.relative() << " nan " << e.nan_count << "/"
+    << e.count;
+  return s.str();
+}
+
+namespace {
+
+sim::Matrix head(const std::vector<float>& t, int64_t bh, int64_t n, int64_t d) {
+  sim::Matrix m(n, d);
+  const float* p = t.data() + bh * n * d;
+  for (int64_t i = 0; i < n * d; ++i) m.data()[i] = p[i];
+  return m;
+}
+
+void accumulate(ErrorStats& e, const std::vector<float>& got, int64_t offset, const sim::Matrix& want) {
+  if (got.empty()) return;
+  for (int64_t i = 0; i < want.size(); ++i) e.add(got[offset + i], want.data()[i]);
+}
+
+// The model's configuration with the scores the kernels keep: the same algorithm (the key
+// padding is standard's only), shape, causal and mask.
+sim::Config model_config(const kernels::AttentionConfig& c) {
+  sim::Config m;
+  const auto algo = sim::parse_algo(kernels::to_string(c.algo));
+  if (!algo) throw std::invalid_argument("no model algorithm named " + kernels::to_string(c.algo));
+  m.algo = *algo;
+  m.problem.batch = c.batch;
+  m.problem.heads = c.heads;
+  m.problem.seqlen = c.seqlen;
+  m.problem.headdim = c.headdim;
+  m.problem.causal = c.causal;
+  m.problem.mask = c.mask;
+  return m;
+}
+
+}  // namespace
+
+std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConfig& c, const kernels::HostInputs& in,
+                                                    const std::vector<kernels::HostOutputs>& outs) {
+  std::vector<AttentionErrors> all(outs.size());
+  bool backward = false;
+  for (const kernels::HostOutputs& out : outs) backward = backward || !out.dq.empty();
+  const int64_t n = c.seqlen, d = c.headdim;
+  const sim::Config model = model_config(c);
+  const bool all_kept = !c.causal && !(c.mask && c.algo == kernels::Algo::standard);
+  for (int64_t bh = 0; bh < c.batch * c.heads; ++bh) {
+    const sim::Matrix q = head(in.q, bh, n, d), k = head(in.k, bh, n, d), v = head(in.v, bh, n, d);
+    const sim::Matrix dout = backward ? head(in.dout, bh, n, d) : sim::Matrix();
+    const sim::ScoreMask keep = all_kept ? sim::ScoreMask() : sim::kept_scores(model, bh);
+    const sim::HeadTensors ref =
+        sim::dense_reference(q, k, v, backward ? &dout : nullptr, all_kept ? nullptr : &keep, nullptr);
+    for (size_t x = 0; x < outs.size(); ++x) {
+      accumulate(all[x].o, outs[x].o, bh * n * d, ref.o);
+      if (!outs[x].lse.empty())
+        for (int64_t i = 0; i < n; ++i) all[x].lse.add(outs[x].lse[bh * n + i], ref.lse(i, 0));
+      if (!backward) continue;
+      accumulate(all[x].dq, outs[x].dq, bh * n * d, ref.dq);
+      accumulate(all[x].dk, outs[x].dk, bh * n * d, ref.dk);
+      accumulate(all[x].dv, outs[x].dv, bh * n * d, ref.dv);
+    }
+  }
+  return all;
+}
+
+}  // namespace flashio::test
