@@ -11,10 +11,11 @@ Usage (on the GPU machine, where python3 has torch; experiments/README.md, "Peer
 Problem options take lists and inclusive ranges as flashio's do (`97,128:1024:x2`,
 `1000:4000:1000`); the script times every combination, the backend innermost.
 
-Timing (the method of kernels::time_pass, docs/architecture.md, "Measurement"): CUDA events
-around each run; `--warmup` untimed runs, then `--repeats` (>= 10) timed runs, each preceded by
-a write of a buffer of at least twice the L2, so that no run finds its inputs there; the median
-is reported (min and max on stderr). Passes: fwd is the forward alone, without autograd; bwd is
+Timing (the method of flashio's one timer, profiler/pass_timer.h; docs/architecture.md,
+"Measurement"): CUDA events around each run; `--warmup` untimed runs, then `--repeats` (>= 10)
+timed runs, each preceded by a read of a buffer of four times the L2 (at least 256 MiB), so that
+no run finds its inputs there; the median is reported (the mean of the two middle times for an
+even count; min and max on stderr). Passes: fwd is the forward alone, without autograd; bwd is
 the backward alone, timed after one untimed forward whose graph is kept; fwdbwd both.
 
 Rows: flashio's columns in flashio's order (sim/row.h; docs/rows.md), source=peer,
@@ -48,7 +49,7 @@ BACKEND_ENUM = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
 DTYPES = ["fp16", "bf16"]
 PASSES = ["fwd", "bwd", "fwdbwd"]
 MAX_LIST_VALUES = 1_000_000  # as flashio's kMaxListValues: a guard against typos like 1:1e9
-MIN_FLUSH_BYTES = 64 << 20   # as kernels::time_pass when the L2 size is unknown or small
+MIN_FLUSH_BYTES = 256 << 20  # as profiler/l2_flush.h when the L2 size is unknown or small
 PROGRAM = "peers.py"
 
 
@@ -303,15 +304,16 @@ class Skip(Exception):
 
 
 class Timer:
-    """CUDA events, warm-up, then timed runs each after an L2-clearing write; the median."""
+    """CUDA events, warm-up, then timed runs each after an L2-clearing read; the median."""
 
     def __init__(self, torch, warmup, repeats):
         self.torch = torch
         self.warmup, self.repeats = warmup, repeats
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         l2_bytes = int(getattr(props, "L2_cache_size", 0) or 0)
-        self.flush_bytes = max(2 * l2_bytes, MIN_FLUSH_BYTES)
-        self.flush = torch.empty(self.flush_bytes, dtype=torch.uint8, device="cuda")
+        self.flush_bytes = max(4 * l2_bytes, MIN_FLUSH_BYTES)
+        # int32 elements, read whole by a reduction: reads leave clean lines, as flashio's flush.
+        self.flush = torch.zeros(self.flush_bytes // 4, dtype=torch.int32, device="cuda")
 
     def time(self, run):
         torch = self.torch
@@ -319,7 +321,7 @@ class Timer:
             run()
         events = []
         for _ in range(self.repeats):
-            self.flush.zero_()  # a write of >= 2× the L2, before the start event: not timed
+            self.flush.max()  # a read of >= 4× the L2, before the start event: not timed
             start = torch.cuda.Event(enable_timing=True)
             stop = torch.cuda.Event(enable_timing=True)
             start.record()
@@ -327,8 +329,15 @@ class Timer:
             stop.record()
             events.append((start, stop))
         torch.cuda.synchronize()
-        ms = sorted(s.elapsed_time(e) for s, e in events)
-        return ms[len(ms) // 2], ms[0], ms[-1]  # the median as kernels::time_pass takes it
+        return summarize(sorted(s.elapsed_time(e) for s, e in events))
+
+
+def summarize(sorted_ms):
+    """The median (the mean of the two middle values for an even count, as flashio's timer
+    takes it), the minimum and the maximum of sorted times."""
+    n = len(sorted_ms)
+    mid = sorted_ms[n // 2] if n % 2 else (sorted_ms[n // 2 - 1] + sorted_ms[n // 2]) / 2
+    return mid, sorted_ms[0], sorted_ms[-1]
 
 
 def first_line(text):
@@ -409,7 +418,7 @@ def run(o, argv):
     timer = Timer(torch, o.warmup, o.repeats)
     provenance = (f"{PROGRAM} {' '.join(argv)}; torch {torch.__version__} (CUDA "
                   f"{torch.version.cuda}); {gpu}; {date}; median of {o.repeats} CUDA-event "
-                  f"timings after {o.warmup} warm-up runs, {timer.flush_bytes} B written before "
+                  f"timings after {o.warmup} warm-up runs, {timer.flush_bytes} B read before "
                   "each; rows in flashio's schema (docs/rows.md)")
     rows, skipped = [], 0
     cache_key, inputs = None, None

@@ -57,6 +57,10 @@ def config(backend="flash", pass_="fwd", batch=3, heads=5, kv_heads=None, seqlen
 
 
 class Schema(unittest.TestCase):
+    def test_median_is_flashios_the_mean_of_the_middle_two_for_an_even_count(self):
+        self.assertEqual(peers.summarize([1.0, 2.0, 4.0, 10.0]), (3.0, 1.0, 10.0))
+        self.assertEqual(peers.summarize([1.0, 2.0, 7.0]), (2.0, 1.0, 7.0))
+
     def test_header_is_flashios_column_list(self):
         simulate = flashio("simulate", "--algo", "flash2", "--seqlen", "97", "--headdim", "40",
                            "--format", "csv")
