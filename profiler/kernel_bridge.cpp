@@ -121,7 +121,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.dtype = to_kernels(c.problem.dtype);
   k.algo = to_kernels(c.algo);
   if (c.algo == sim::Algo::standard) return k;
-  // A backward runs after a forward (untimed for pass bwd), so both tilings are always set.
+  // A backward runs after a forward (untimed for pass bwd): both tilings are chosen.
   sim::Tiling fwd = c.tiling, bwd = c.bwd_tiling.value_or(c.tiling);
   if (c.tiling_source == sim::TilingSource::kernel) {
     fwd = default_tiling(c, sim::Pass::fwd);
@@ -129,8 +129,12 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   }
   k.block_r = static_cast<int>(fwd.block_r);
   k.block_c = static_cast<int>(fwd.block_c);
-  k.bwd_block_r = static_cast<int>(bwd.block_r);
-  k.bwd_block_c = static_cast<int>(bwd.block_c);
+  // A backward tiling of its own only where it differs: the kernels then require it to be
+  // built, while a forward-only tiling (128x128 at d = 128) may still run its forward.
+  if (!(bwd == fwd)) {
+    k.bwd_block_r = static_cast<int>(bwd.block_r);
+    k.bwd_block_c = static_cast<int>(bwd.block_c);
+  }
   return k;
 }
 

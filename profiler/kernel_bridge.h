@@ -28,8 +28,9 @@ sim::KernelKind to_sim(kernels::Launch launch);
 
 // The kernels' view of a configuration: the problem, and the tilings the kernels run — the
 // configuration's own (rule or given: both passes run it), or for TilingSource::kernel the
-// catalog's defaults of each pass (sim/kernel_catalog.h). Throws std::invalid_argument for an
-// algorithm or element type the kernels do not have.
+// catalog's defaults of each pass (sim/kernel_catalog.h); bwd_block_* are set only where the
+// backward's differs. Throws std::invalid_argument for an algorithm or element type the kernels
+// do not have.
 kernels::AttentionConfig kernel_config(const sim::Config& config);
 
 // A source=measured row with the configuration's key columns and the tiling the kernels ran for

@@ -293,7 +293,9 @@ std::vector<sim::Row> profile_flash2_forward(Profiler& p, int repeats) {
   prob.heads = 16;
   prob.seqlen = 1024;
   prob.headdim = 64;
-  const sim::Config c = sim::make_config(sim::Algo::flash2, prob, sim::hardware_preset("h200"));
+  // The built kernels' default tiling (what `flashio profile` runs unless told otherwise).
+  const sim::Config c =
+      sim::make_config(sim::Algo::flash2, prob, sim::hardware_preset("h200"), std::nullopt, {sim::TilingSource::kernel});
   ProfileOptions o;
   o.repeats = repeats;
   return p.profile(c, o);
