@@ -66,9 +66,7 @@ void print_report(std::ostream& out, const sim::Config& c) {
     if (b.name == "theorem2") theorem2_bytes = b.total_bytes();
   out << "model io (closed form, the rule's tiling):";
   for (sim::Algo algo : {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2}) {
-    sim::Config mc = sim::make_config(algo, p, c.hw);
-    mc.sram_bytes = c.sram_bytes;
-    mc.tiling = sim::rule_tiling(algo, p, c.sram_bytes);
+    const sim::Config mc = sim::make_config(algo, p, c.hw, c.sram_bytes);  // the rule's tiling
     if (!sim::tiling_fits(p, mc.tiling, c.sram_bytes)) continue;
     int64_t bytes = 0;
     for (const auto& k : sim::closed_form_counts(mc))

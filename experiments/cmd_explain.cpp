@@ -135,9 +135,10 @@ void print_worked_example(std::ostream& out, const sim::Hardware& hw, bool show_
   p.seqlen = 2;
   p.headdim = 1;
   p.dtype = sim::DType::fp32;
-  sim::Config c = sim::make_config(sim::Algo::flash1, p, hw);
-  c.tiling = {1, 1};
-  c.sram_bytes = sim::tile_footprint_elements(p, c.tiling) * sim::element_bytes(p.dtype);
+  const sim::Tiling one_by_one{1, 1};  // one score per block
+  const sim::Config c =
+      sim::make_config(sim::Algo::flash1, p, hw, sim::tile_footprint_elements(p, one_by_one) * sim::element_bytes(p.dtype),
+                       {sim::TilingSource::rule, one_by_one.block_r, one_by_one.block_c});
   sim::HeadTensors in;
   in.q = sim::Matrix::Constant(2, 1, 1.0);
   in.k.resize(2, 1);

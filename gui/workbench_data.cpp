@@ -114,9 +114,12 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   for (const sim::Algo algo : params.algos) {
     int64_t limit = 0;
     for (const int64_t block : blocks) {
-      sim::Config config = current_config(params, algo);
       // Standard attention ignores the tiling: one configuration, drawn flat across x.
-      if (algo != sim::Algo::standard) config.tiling = sweep_tiling(params, algo, block);
+      sim::Config config = current_config(params, algo);
+      if (algo != sim::Algo::standard) {
+        const sim::Tiling t = sweep_tiling(params, algo, block);
+        config = config_of(params, algo, sram_bytes, {sim::TilingSource::rule, t.block_r, t.block_c});
+      }
       if (!sim::tiling_fits(config.problem, config.tiling, config.sram_bytes)) continue;
       limit = block;
       jobs.push_back({&data.block_rows, static_cast<double>(block), config, true});
@@ -125,14 +128,11 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
     for (const int64_t n : scaling_seqlens(params)) {
       WorkbenchParams p = params;
       p.problem.seqlen = n;
-      sim::Config config = current_config(p, algo);
-      config.tiling = sim::rule_tiling(algo, p.problem, sram_bytes);
+      const sim::Config config = config_of(p, algo, sram_bytes, {});  // the rule's tiling
       jobs.push_back({&data.seqlen_rows, static_cast<double>(n), config, false});
     }
     for (const int64_t m : scaling_sram_bytes(params)) {
-      sim::Config config = current_config(params, algo);
-      config.sram_bytes = m;
-      config.tiling = sim::rule_tiling(algo, params.problem, m);
+      const sim::Config config = config_of(params, algo, m, {});  // the rule's tiling for each M
       jobs.push_back({&data.sram_rows, static_cast<double>(m), config, true});
     }
   }

@@ -43,14 +43,18 @@ int64_t effective_sram_bytes(const WorkbenchParams& params) {
   return params.sram_bytes > 0 ? params.sram_bytes : hardware_of(params).sram_bytes;
 }
 
-sim::Config current_config(const WorkbenchParams& params, sim::Algo algo) {
-  sim::Config config = sim::make_config(algo, params.problem, hardware_of(params));
-  config.sram_bytes = effective_sram_bytes(params);
-  config.tiling = sim::rule_tiling(algo, params.problem, config.sram_bytes);
-  if (params.block_r > 0) config.tiling.block_r = params.block_r;
-  if (params.block_c > 0) config.tiling.block_c = params.block_c;
+sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sram_bytes,
+                      const sim::TilingRequest& tiling) {
+  sim::Config config = sim::make_config(algo, params.problem, hardware_of(params), sram_bytes, tiling);
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   return config;
+}
+
+sim::Config current_config(const WorkbenchParams& params, sim::Algo algo) {
+  sim::TilingRequest tiling;
+  if (params.block_r > 0) tiling.block_r = params.block_r;
+  if (params.block_c > 0) tiling.block_c = params.block_c;
+  return config_of(params, algo, effective_sram_bytes(params), tiling);
 }
 
 std::vector<int64_t> sweep_blocks(const WorkbenchParams& params) {

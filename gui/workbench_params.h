@@ -44,8 +44,11 @@ struct WorkbenchParams {
 sim::Hardware hardware_of(const WorkbenchParams& params);
 int64_t effective_sram_bytes(const WorkbenchParams& params);
 
-// The configuration at the panel's current tiling: explicit Br/Bc where given, the rule's
-// otherwise. Not validated (a tiling may not fit; callers validate).
+// The panel's configuration for an algorithm (sim::make_config, the one factory), with M and the
+// tiling as asked: by default the panel's M and its tiling (explicit Br/Bc where given, the
+// rule's otherwise). Not validated (a tiling may not fit; callers validate).
+sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sram_bytes,
+                      const sim::TilingRequest& tiling);
 sim::Config current_config(const WorkbenchParams& params, sim::Algo algo);
 
 // The block sizes of the block-size view's x axis: sweep_min, doubling, up to sweep_max.
