@@ -54,7 +54,8 @@ void print_report(std::ostream& out, const sim::Config& c) {
   out << "bounds (bytes for all B·H heads, in " << sim::to_string(p.dtype) << "):\n";
   for (const sim::Bound& b : sim::bounds(c)) {
     char line[160];
-    std::snprintf(line, sizeof line, "  %-15s %10s  (read %s, write %s)", b.name.c_str(),
+    std::snprintf(line, sizeof line, "  %-15s %10s  (read %s, write %s)",
+                  sim::to_string(b.algo).c_str(),
                   format_bytes(b.total_bytes()).c_str(), format_bytes(b.read_bytes).c_str(),
                   format_bytes(b.write_bytes).c_str());
     out << line << "\n      " << b.formula << "\n";
@@ -63,7 +64,7 @@ void print_report(std::ostream& out, const sim::Config& c) {
   // schedule's), standard's Θ(Nd + N²) does not depend on M.
   double theorem2_bytes = 0;
   for (const sim::Bound& b : sim::bounds(c))
-    if (b.name == "theorem2") theorem2_bytes = b.total_bytes();
+    if (b.algo == sim::RowAlgo::theorem2) theorem2_bytes = b.total_bytes();
   out << "model io (closed form, the rule's tiling):";
   for (sim::Algo algo : {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2}) {
     const sim::Config mc = sim::make_config(algo, p, c.hw, c.sram_bytes);  // the rule's tiling

@@ -49,8 +49,8 @@ const std::vector<Quantity>& quantities() {
 // Whether docs/profiler.md sets a validation target for this quantity on this row (total rows; io
 // and FLOPs only for our tiled kernels, since cuBLAS's internal tiling decides standard's io).
 bool has_target(const Quantity& q, const sim::Row& r) {
-  if (r.kernel != "total" || q.target == 0) return false;
-  if (r.algo == "standard") return std::string(q.name) == "dram";
+  if (!r.is_total() || q.target == 0) return false;
+  if (r.algo == sim::RowAlgo::standard) return std::string(q.name) == "dram";
   return true;
 }
 
@@ -85,7 +85,7 @@ std::vector<std::string> cells(const Joined& j) {
   std::vector<std::string> out;
   for (const auto& k : sim::key_columns())
     if (k != "source") out.push_back(sim::cell(j.measured, k));
-  out.push_back(j.predicted.source);
+  out.push_back(sim::to_string(j.predicted.source));
   for (size_t i = 0; i < quantities().size(); ++i) {
     out.push_back(number(j.p[i]));
     out.push_back(number(j.m[i]));
@@ -137,13 +137,13 @@ std::vector<Joined> join_rows(const std::vector<sim::Row>& predicted, const std:
                               int& unmatched) {
   std::map<std::string, const sim::Row*> by_key;
   for (const auto& r : predicted) {
-    if (r.source == "measured" || r.source == "bound") continue;
+    if (r.source == sim::RowSource::measured || r.source == sim::RowSource::bound) continue;
     by_key.emplace(join_key(r), &r);  // the first predicted row of a key wins
   }
   std::vector<Joined> joined;
   unmatched = 0;
   for (const auto& m : measured) {
-    if (m.source != "measured" && m.source != "peer") continue;
+    if (m.source != sim::RowSource::measured && m.source != sim::RowSource::peer) continue;
     const auto it = by_key.find(join_key(m));
     if (it == by_key.end()) {
       ++unmatched;
@@ -185,10 +185,11 @@ void write_comparison(const OutputOptions& options, std::ostream& out, const std
                   "pass", "kernel", "B·H", "N", "d", "caus", "io", "dram", "flops", "time");
     out << line;
     for (const auto& j : joined) {
-      if (!options.all_kernels && j.measured.kernel != "total") continue;
+      if (!options.all_kernels && !j.measured.is_total()) continue;
       const sim::Row& r = j.measured;
       std::snprintf(line, sizeof line, "%-8s %-6s %-24s %6lld %6lld %4lld %4d %10s %10s %10s %10s\n",
-                    r.algo.c_str(), r.pass.c_str(), r.kernel.c_str(),
+                    sim::to_string(r.algo).c_str(), sim::to_string(r.pass).c_str(),
+                    sim::kernel_text(r.kernel).c_str(),
                     static_cast<long long>(r.batch * r.heads), static_cast<long long>(r.seqlen),
                     static_cast<long long>(r.headdim), r.causal, percent(j.err[0]).c_str(),
                     percent(j.err[1]).c_str(), percent(j.err[2]).c_str(), percent(j.err[3]).c_str());

@@ -192,7 +192,7 @@ class TableWriter : public RowWriter {
   TableWriter(std::ostream& out, bool all_kernels, TableNotes notes)
       : out_(out), all_kernels_(all_kernels), notes_(std::move(notes)) {}
   void write(const sim::Row& row) override {
-    if (all_kernels_ || row.kernel == "total") rows_.push_back(row);
+    if (all_kernels_ || row.is_total()) rows_.push_back(row);
   }
   void finish() override { print_table(out_, rows_, all_kernels_, notes_); }
 
@@ -244,7 +244,7 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
                  const TableNotes& notes) {
   std::vector<const sim::Row*> rows;
   for (const auto& r : all_rows)
-    if (all_kernels || r.kernel == "total") rows.push_back(&r);
+    if (all_kernels || r.is_total()) rows.push_back(&r);
   if (rows.empty()) {
     out << "(no rows)\n";
     return;
@@ -266,7 +266,7 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
     if (shown) {
       if (is_tiling)
         columns.push_back({"Br×Bc", false, [](const sim::Row& r) {
-                             if (r.algo == "standard") return std::string("-");  // ignores it
+                             if (r.algo == sim::RowAlgo::standard) return std::string("-");  // ignores it
                              return r.block_r && r.block_c ? std::to_string(*r.block_r) + "×" +
                                                                  std::to_string(*r.block_c)
                                                            : std::string();
@@ -284,7 +284,7 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
     const std::string value = sim::cell(*rows.front(), key);
     // Variant columns at their defaults say nothing; leave them out of the heading.
     if ((key == "mask" && value == "0") || (key == "dropout" && value == "0") ||
-        (key == "block_mask" && value.empty()) || (key == "kernel" && value == "total"))
+        (key == "block_mask" && value.empty()) || (key == "kernel" && rows.front()->is_total()))
       continue;
     std::string shown_value = value;
     if (key == "sram_bytes" && rows.front()->sram_bytes) shown_value = format_size(*rows.front()->sram_bytes);
@@ -319,13 +319,13 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
   // fewer io bytes, and how many times faster by the predicted time.
   std::map<std::string, const sim::Row*> standard;
   for (const auto* r : rows)
-    if (r->algo == "standard" && r->kernel == "total") standard.emplace(comparison_key(*r), r);
+    if (r->algo == sim::RowAlgo::standard && r->is_total()) standard.emplace(comparison_key(*r), r);
   bool compared = false;
   for (const auto* r : rows)
-    compared |= r->algo != "standard" && r->kernel == "total" && standard.count(comparison_key(*r));
+    compared |= r->algo != sim::RowAlgo::standard && r->is_total() && standard.count(comparison_key(*r));
   if (compared) {
     auto ratio = [&standard](const sim::Row& r, auto get) -> std::string {
-      if (r.kernel != "total") return "";
+      if (!r.is_total()) return "";
       const auto it = standard.find(comparison_key(r));
       if (it == standard.end()) return "";
       const auto base = get(*it->second), mine = get(r);

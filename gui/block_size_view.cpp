@@ -21,8 +21,8 @@ std::optional<double> all_flops(const sim::Row& r) {
 std::optional<double> convention_flops(const sim::Row& r) { return r.flops; }
 std::optional<double> time_of(const sim::Row& r) { return r.time_ms; }
 
-std::vector<ChartPoint> points_of(const std::vector<PlotRow>& rows, const std::string& source,
-                                  const std::string& algo, Value value) {
+std::vector<ChartPoint> points_of(const std::vector<PlotRow>& rows, sim::RowSource source,
+                                  sim::RowAlgo algo, Value value) {
   std::vector<ChartPoint> points;
   std::set<double> seen;
   for (const auto& p : rows) {
@@ -83,59 +83,61 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
   const WorkbenchParams& params = data.params;
   for (ChartPanel* c : {flops_, bytes_, time_}) c->clear();
 
-  const ProblemKey key{params.problem.batch,   params.problem.heads,
-                       params.problem.seqlen,  params.problem.headdim,
-                       sim::to_string(params.problem.dtype), sim::to_string(params.problem.pass),
+  const ProblemKey key{params.problem.batch,  params.problem.heads, params.problem.seqlen,
+                       params.problem.headdim, params.problem.dtype, params.problem.pass,
                        params.problem.causal ? 1 : 0};
   // Measured rows of this problem, drawn at the x their tiling has under the sweep shape.
-  std::map<std::string, std::vector<PlotRow>> measured;
+  std::map<sim::Algo, std::vector<PlotRow>> measured;
   if (inputs.loaded_rows)
     for (const sim::Row& row : *inputs.loaded_rows) {
-      const auto algo = sim::parse_algo(row.algo);
-      if (!algo || !params.shows(*algo) || !row_matches(row, key) || row.source == "model" ||
-          row.source == "bound" || !row.block_r || !row.block_c)
+      const auto algo = sim::model_algo(row.algo);
+      if (!algo || !params.shows(*algo) || !row_matches(row, key) ||
+          row.source == sim::RowSource::model || row.source == sim::RowSource::bound ||
+          !row.block_r || !row.block_c)
         continue;
       const double x = *algo == sim::Algo::standard
                            ? 0.0
                            : static_cast<double>(swept_block(params, *algo, {*row.block_r, *row.block_c}));
-      measured[row.algo].push_back({x, row});
+      measured[*algo].push_back({x, row});
     }
 
-  // Bounds depend on M, not on the tiling: flat dashed lines across the sweep.
-  std::set<std::string> bound_names;
+  // Bounds depend on M, not on the tiling: flat dashed lines across the sweep, in the order of
+  // their labels.
+  std::map<std::string, sim::RowAlgo> bounds;
   for (const auto& p : data.block_rows)
-    if (p.row.source == "bound") bound_names.insert(p.row.algo);
+    if (p.row.source == sim::RowSource::bound) bounds.emplace(sim::to_string(p.row.algo), p.row.algo);
   const std::vector<QColor> bound_colors = {QColor(60, 60, 60), QColor(140, 140, 140),
                                             QColor(180, 120, 40), QColor(200, 80, 80)};
   size_t k = 0;
-  for (const auto& b : bound_names)
-    bytes_->add_series("bound " + QString::fromStdString(b), SeriesKind::dashed,
+  for (const auto& [label, b] : bounds)
+    bytes_->add_series("bound " + QString::fromStdString(label), SeriesKind::dashed,
                        bound_colors[k++ % bound_colors.size()],
-                       points_of(data.block_rows, "bound", b, &io_bytes));
+                       points_of(data.block_rows, sim::RowSource::bound, b, &io_bytes));
 
   bool first = true;
   for (const sim::Algo algo : params.algos) {
-    const std::string name = sim::to_string(algo);
-    const QString qname = QString::fromStdString(name);
+    const sim::RowAlgo name = sim::row_algo(algo);
+    const QString qname = QString::fromStdString(sim::to_string(algo));
     const QColor color = algo_color(name);
+    constexpr sim::RowSource model = sim::RowSource::model, cache = sim::RowSource::cache;
     flops_->add_series("flops model " + qname, SeriesKind::line, color,
-                       points_of(data.block_rows, "model", name, &all_flops));
+                       points_of(data.block_rows, model, name, &all_flops));
     if (first) {
       flops_->add_series("flops convention 4BHN²d", SeriesKind::dotted, QColor(90, 90, 90),
-                         points_of(data.block_rows, "model", name, &convention_flops));
+                         points_of(data.block_rows, model, name, &convention_flops));
       first = false;
     }
     bytes_->add_series("io model " + qname, SeriesKind::line, color,
-                       points_of(data.block_rows, "model", name, &io_bytes));
+                       points_of(data.block_rows, model, name, &io_bytes));
     time_->add_series("time model " + qname, SeriesKind::line, color,
-                      points_of(data.block_rows, "model", name, &time_of));
+                      points_of(data.block_rows, model, name, &time_of));
     if (inputs.cache_rows) {
       bytes_->add_series("dram L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
-                         points_of(*inputs.cache_rows, "cache", name, &dram_bytes));
+                         points_of(*inputs.cache_rows, cache, name, &dram_bytes));
       time_->add_series("time L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
-                        points_of(*inputs.cache_rows, "cache", name, &time_of));
+                        points_of(*inputs.cache_rows, cache, name, &time_of));
     }
-    if (auto it = measured.find(name); it != measured.end()) {
+    if (auto it = measured.find(algo); it != measured.end()) {
       // Standard ignores the tiling: its measured value is drawn across the whole sweep.
       std::vector<PlotRow> at = it->second;
       if (algo == sim::Algo::standard) {

@@ -65,7 +65,7 @@ void BreakdownView::rebuild() {
     QString tiling = QStringLiteral("tiling ignored");
     if (bar.algo != sim::Algo::standard)
       for (const auto& row : data.breakdown_rows)
-        if (row.algo == algo && row.kernel == "total" && row.block_r && row.block_c) {
+        if (row.algo == sim::row_algo(bar.algo) && row.is_total() && row.block_r && row.block_c) {
           tiling = QStringLiteral("Br×Bc %1×%2").arg(*row.block_r).arg(*row.block_c);
           break;
         }

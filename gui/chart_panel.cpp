@@ -21,12 +21,21 @@
 
 namespace flashio::gui {
 
-QColor algo_color(const std::string& algo) {
-  if (algo == "standard") return QColor(0xd6, 0x27, 0x28);
-  if (algo == "flash1") return QColor(0x1f, 0x77, 0xb4);
-  if (algo == "flash2") return QColor(0x2c, 0xa0, 0x2c);
-  if (algo == "blocksparse") return QColor(0x94, 0x67, 0xbd);
-  if (algo.rfind("torch", 0) == 0) return QColor(0xff, 0x7f, 0x0e);
+QColor algo_color(sim::RowAlgo algo) {
+  switch (algo) {
+    case sim::RowAlgo::standard: return QColor(0xd6, 0x27, 0x28);
+    case sim::RowAlgo::flash1: return QColor(0x1f, 0x77, 0xb4);
+    case sim::RowAlgo::flash2: return QColor(0x2c, 0xa0, 0x2c);
+    case sim::RowAlgo::blocksparse: return QColor(0x94, 0x67, 0xbd);
+    case sim::RowAlgo::torch_flash:
+    case sim::RowAlgo::torch_cudnn:
+    case sim::RowAlgo::torch_efficient:
+    case sim::RowAlgo::torch_math: return QColor(0xff, 0x7f, 0x0e);
+    case sim::RowAlgo::compulsory:
+    case sim::RowAlgo::theorem2:
+    case sim::RowAlgo::saha_ye:
+    case sim::RowAlgo::standard_theta: break;
+  }
   return QColor(0x7f, 0x7f, 0x7f);
 }
 

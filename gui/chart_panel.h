@@ -58,8 +58,9 @@ class ChartPanel : public QChartView {
   bool x_log_ = false, y_log_ = false;
 };
 
-// The standard colour of an algorithm (and of its bound, measured and L2 curves).
-QColor algo_color(const std::string& algo);
+// The standard colour of an algorithm (and of its bound, measured and L2 curves); every peer
+// (PyTorch backend) shares one colour, bounds are grey.
+QColor algo_color(sim::RowAlgo algo);
 
 // Renders a chart (any widget) to a PNG or an SVG file; a failure leaves no partial file.
 bool export_png(QWidget* widget, const QString& path);

@@ -39,25 +39,25 @@ std::vector<PlotRow> compute_cache_rows(const WorkbenchData& data, const Progres
   std::vector<PlotRow> out;
   std::vector<const PlotRow*> model;
   for (const auto& p : data.block_rows)
-    if (p.row.source == "model") model.push_back(&p);
+    if (p.row.source == sim::RowSource::model) model.push_back(&p);
   // Standard ignores the tiling: replay it once and draw it across the sweep.
-  std::map<std::string, sim::Row> standard_done;
+  std::optional<sim::Row> standard_done;
   int done = 0;
   for (const PlotRow* p : model) {
     if (progress && !progress(done, static_cast<int>(model.size()))) return out;
     ++done;
-    const auto algo = sim::parse_algo(p->row.algo);
+    const auto algo = sim::model_algo(p->row.algo);
     if (!algo || !p->row.block_r || !p->row.block_c) continue;
-    if (*algo == sim::Algo::standard && !standard_done.empty()) {
-      out.push_back({p->x, standard_done.begin()->second});
+    if (*algo == sim::Algo::standard && standard_done) {
+      out.push_back({p->x, *standard_done});
       continue;
     }
     sim::Config config = current_config(data.params, *algo);
     config.tiling = {*p->row.block_r, *p->row.block_c};
     try {
       for (auto& row : sim::cache_rows(sim::replay_cache(config)))
-        if (row.kernel == "total") {
-          if (*algo == sim::Algo::standard) standard_done.emplace("standard", row);
+        if (row.is_total()) {
+          if (*algo == sim::Algo::standard && !standard_done) standard_done = row;
           out.push_back({p->x, std::move(row)});
         }
     } catch (const std::exception&) {

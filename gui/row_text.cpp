@@ -6,10 +6,12 @@ namespace flashio::gui {
 
 QString row_tooltip(const sim::Row& row) {
   QString text = QStringLiteral("%1 %2 %3, %4\nB=%5 H=%6 N=%7 d=%8 %9%10")
-                     .arg(QString::fromStdString(row.source), QString::fromStdString(row.algo),
-                          QString::fromStdString(row.pass), QString::fromStdString(row.kernel))
+                     .arg(QString::fromStdString(sim::to_string(row.source)),
+                          QString::fromStdString(sim::to_string(row.algo)),
+                          QString::fromStdString(sim::to_string(row.pass)),
+                          QString::fromStdString(sim::kernel_text(row.kernel)))
                      .arg(row.batch).arg(row.heads).arg(row.seqlen).arg(row.headdim)
-                     .arg(QString::fromStdString(row.dtype), row.causal ? " causal" : "");
+                     .arg(QString::fromStdString(sim::to_string(row.dtype)), row.causal ? " causal" : "");
   if (row.sram_bytes)
     text += QStringLiteral("\nM = %1 B (%2)").arg(format_exact(static_cast<double>(*row.sram_bytes)),
                                                   format_bytes_binary(static_cast<double>(*row.sram_bytes)));
@@ -34,7 +36,7 @@ QString row_tooltip(const sim::Row& row) {
 }
 
 bool row_matches(const sim::Row& row, const ProblemKey& key) {
-  return row.kernel == "total" && row.batch == key.batch && row.heads == key.heads &&
+  return row.is_total() && row.batch == key.batch && row.heads == key.heads &&
          row.seqlen == key.seqlen && row.headdim == key.headdim && row.dtype == key.dtype &&
          row.pass == key.pass && row.causal == key.causal;
 }

@@ -12,7 +12,8 @@ QString row_tooltip(const sim::Row& row);
 // d, dtype, causal flag and pass, and a whole-pass (kernel=total) row.
 struct ProblemKey {
   int64_t batch, heads, seqlen, headdim;
-  std::string dtype, pass;
+  sim::DType dtype;
+  sim::Pass pass;
   int causal;
 };
 bool row_matches(const sim::Row& row, const ProblemKey& key);

@@ -1,6 +1,6 @@
 #include "gui/scaling_view.h"
 
-#include <set>
+#include <map>
 
 #include <QHBoxLayout>
 #include <QSplitter>
@@ -12,8 +12,8 @@
 namespace flashio::gui {
 namespace {
 
-std::vector<ChartPoint> io_series(const std::vector<PlotRow>& rows, const std::string& source,
-                                  const std::string& algo) {
+std::vector<ChartPoint> io_series(const std::vector<PlotRow>& rows, sim::RowSource source,
+                                  sim::RowAlgo algo) {
   std::vector<ChartPoint> points;
   for (const auto& p : rows)
     if (p.row.source == source && p.row.algo == algo)
@@ -23,9 +23,9 @@ std::vector<ChartPoint> io_series(const std::vector<PlotRow>& rows, const std::s
 
 QString fit_line(const SlopeFit& fit, double theory, const QString& over) {
   if (fit.points == 0)
-    return QStringLiteral("%1: too few points to fit").arg(QString::fromStdString(fit.algo));
+    return QStringLiteral("%1: too few points to fit").arg(QString::fromStdString(sim::to_string(fit.algo)));
   return QStringLiteral("<b>%1</b>: fitted slope <b>%2</b> over %3 (%4 points); Theorem 2: %5")
-      .arg(QString::fromStdString(fit.algo))
+      .arg(QString::fromStdString(sim::to_string(fit.algo)))
       .arg(fit.slope, 0, 'f', 3)
       .arg(over)
       .arg(fit.points)
@@ -66,21 +66,22 @@ void ScalingView::redraw(const ViewInputs& inputs) {
   seqlen_->clear();
   sram_->clear();
   for (const sim::Algo algo : data.params.algos) {
-    const std::string name = sim::to_string(algo);
-    const QString qname = QString::fromStdString(name);
+    const sim::RowAlgo name = sim::row_algo(algo);
+    const QString qname = QString::fromStdString(sim::to_string(algo));
     seqlen_->add_series("io model " + qname, SeriesKind::line, algo_color(name),
-                        io_series(data.seqlen_rows, "model", name));
+                        io_series(data.seqlen_rows, sim::RowSource::model, name));
     sram_->add_series("io model " + qname, SeriesKind::line, algo_color(name),
-                      io_series(data.sram_rows, "model", name));
+                      io_series(data.sram_rows, sim::RowSource::model, name));
   }
-  std::set<std::string> bounds;
+  // The bounds, in the order of their labels.
+  std::map<std::string, sim::RowAlgo> bounds;
   for (const auto& p : data.sram_rows)
-    if (p.row.source == "bound") bounds.insert(p.row.algo);
-  for (const auto& b : bounds)
-    if (b != "standard_theta")  // flat in M and far above; its shape is the N chart's business
-      sram_->add_series("bound " + QString::fromStdString(b), SeriesKind::dashed,
-                        b == "saha_ye" ? QColor(180, 120, 40) : QColor(90, 90, 90),
-                        io_series(data.sram_rows, "bound", b));
+    if (p.row.source == sim::RowSource::bound) bounds.emplace(sim::to_string(p.row.algo), p.row.algo);
+  for (const auto& [label, b] : bounds)
+    if (b != sim::RowAlgo::standard_theta)  // flat in M and far above; its shape is the N chart's business
+      sram_->add_series("bound " + QString::fromStdString(label), SeriesKind::dashed,
+                        b == sim::RowAlgo::saha_ye ? QColor(180, 120, 40) : QColor(90, 90, 90),
+                        io_series(data.sram_rows, sim::RowSource::bound, b));
   const int64_t e = sim::element_bytes(data.params.problem.dtype);
   const int64_t d = data.params.problem.headdim;
   sram_->add_marker(QStringLiteral("M = d² = %1 el. (Saha–Ye)").arg(d * d),
@@ -94,11 +95,11 @@ void ScalingView::redraw(const ViewInputs& inputs) {
   QStringList lines;
   for (const auto& f : data.seqlen_fits)
     lines << fit_line(f, 2, QStringLiteral("N = %1..%2").arg(f.x_from).arg(f.x_to)) +
-                 (f.algo == "standard" ? QStringLiteral(" (standard: Θ(Nd + N²), also 2)") : QString());
+                 (f.algo == sim::Algo::standard ? QStringLiteral(" (standard: Θ(Nd + N²), also 2)") : QString());
   for (const auto& f : data.sram_fits)
     lines << fit_line(f, -1, QStringLiteral("M = %1..%2")
                                  .arg(format_bytes_binary(f.x_from), format_bytes_binary(f.x_to))) +
-                 (f.algo == "standard" ? QStringLiteral(" (standard does not depend on M: 0)")
+                 (f.algo == sim::Algo::standard ? QStringLiteral(" (standard does not depend on M: 0)")
                                        : QString());
   fits_->setText(lines.join("<br>"));
   Q_EMIT rows_changed();

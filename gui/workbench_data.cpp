@@ -24,7 +24,7 @@ std::string run_job(const Job& job) {
   try {
     const sim::SimResult result = sim::simulate(job.config, sim::CountMethod::formula);
     for (auto& row : sim::rows_from_result(result))
-      if (row.kernel == "total") job.into->push_back({job.x, std::move(row)});
+      if (row.is_total()) job.into->push_back({job.x, std::move(row)});
     if (job.with_bounds)
       for (auto& row : sim::bound_rows(job.config)) job.into->push_back({job.x, std::move(row)});
     return {};
@@ -34,10 +34,10 @@ std::string run_job(const Job& job) {
 }
 
 std::vector<std::pair<double, double>> io_points(const std::vector<PlotRow>& rows,
-                                                 const std::string& algo) {
+                                                 sim::Algo algo) {
   std::vector<std::pair<double, double>> points;
   for (const auto& p : rows)
-    if (p.row.source == "model" && p.row.algo == algo)
+    if (p.row.source == sim::RowSource::model && p.row.algo == sim::row_algo(algo))
       if (auto io = io_bytes(p.row)) points.emplace_back(p.x, *io);
   return points;
 }
@@ -167,12 +167,11 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   const double m_from = static_cast<double>(4 * d * e);
   const double m_to = static_cast<double>(params.problem.seqlen * d * e) / 8.0;
   for (const sim::Algo algo : params.algos) {
-    const std::string name = sim::to_string(algo);
-    SlopeFit n_fit = fit_log_slope(io_points(data.seqlen_rows, name), n_from, seqlens.back());
-    n_fit.algo = name;
+    SlopeFit n_fit = fit_log_slope(io_points(data.seqlen_rows, algo), n_from, seqlens.back());
+    n_fit.algo = algo;
     data.seqlen_fits.push_back(n_fit);
-    SlopeFit m_fit = fit_log_slope(io_points(data.sram_rows, name), m_from, m_to);
-    m_fit.algo = name;
+    SlopeFit m_fit = fit_log_slope(io_points(data.sram_rows, algo), m_from, m_to);
+    m_fit.algo = algo;
     data.sram_fits.push_back(m_fit);
   }
   if (progress) progress(total, total);

@@ -22,7 +22,7 @@ struct PlotRow {
 // Least-squares slope of log(io) against log(x) over [x_from, x_to] (Theorem 2 predicts 2 in
 // N and −1 in M once the N²d²/M term dominates).
 struct SlopeFit {
-  std::string algo;
+  sim::Algo algo = sim::Algo::standard;
   double slope = 0;
   double x_from = 0, x_to = 0;
   int points = 0;  // 0: not enough points to fit

@@ -139,7 +139,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
 }
 
 sim::Row measured_row(const sim::Config& c, const kernels::KernelEntry* entry) {
-  sim::Row row = sim::config_row(c, "measured");
+  sim::Row row = sim::config_row(c, sim::RowSource::measured);
   if (entry) {
     row.block_r = entry->block_r;
     row.block_c = entry->block_c;

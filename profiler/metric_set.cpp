@@ -49,7 +49,7 @@ void fill_measured_values(sim::Row& row, const MetricValues& v, double time_ms) 
 
 sim::Row total_row(const sim::Row& key, const std::vector<sim::Row>& kernel_rows, double time_ms) {
   sim::Row total = key;
-  total.kernel = "total";
+  total.kernel.reset();  // kernel=total
   auto sum = [&](std::optional<double> sim::Row::*column) {
     std::optional<double> s = 0.0;
     for (const auto& r : kernel_rows) {

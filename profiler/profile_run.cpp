@@ -108,8 +108,12 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   auto flush = [&](cudaStream_t s) { m.flush->enqueue(s); };
   std::vector<sim::Row> rows;
   for (kernels::Pass p : passes) {
-    std::vector<std::string> names;  // the model's spelling of each launch (the rows' kernel column)
-    for (kernels::Launch l : kernels::launch_sequence(kc, p)) names.push_back(sim::to_string(to_sim(l)));
+    std::vector<sim::KernelKind> kinds;  // the model's kind of each launch (the rows' kernel column)
+    std::vector<std::string> names;      // its spelling, which attribute_launches matches
+    for (kernels::Launch l : kernels::launch_sequence(kc, p)) {
+      kinds.push_back(to_sim(l));
+      names.push_back(sim::to_string(kinds.back()));
+    }
     std::unique_ptr<CapturedPass> capture;
     std::string capture_error;
     try {
@@ -118,7 +122,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
       // cuBLAS allocates its workspace inside the capture (a memory-allocation node) unless the
       // handle has one: then the pass runs whole, flushed before and drained after.
       capture_error = e.what();
-      m.note(Note::Kind::back_to_back, key.algo + " " + kernels::to_string(p) +
+      m.note(Note::Kind::back_to_back, sim::to_string(key.algo) + " " + kernels::to_string(p) +
                                            ": kernels measured back to back, no flush between them (" + e.what() + ")");
     }
     if (!capture) {
@@ -143,7 +147,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
           if (x == x) v[metrics[i]] = x;
         }
         sim::Row r = key;
-        r.kernel = names[n];
+        r.kernel = kinds[n];
         fill_measured_values(r, v, 0.0);
         rows.push_back(std::move(r));
       }
@@ -154,7 +158,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     for (size_t k = 0; k < captured.kernel_count(); ++k) functions.push_back(captured.kernel_function(k));
     const std::vector<size_t> owner = attribute_launches(names, functions);
     if (functions.size() != names.size())
-      m.note(Note::Kind::split_gemm, key.algo + " " + kernels::to_string(p) + ": " +
+      m.note(Note::Kind::split_gemm, sim::to_string(key.algo) + " " + kernels::to_string(p) + ": " +
                                          std::to_string(functions.size()) + " launches for " +
                                          std::to_string(names.size()) + " kernels (cuBLAS split a GEMM)");
 
@@ -213,7 +217,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");
     for (size_t n = 0; n < names.size(); ++n) {
       sim::Row r = key;
-      r.kernel = names[n];
+      r.kernel = kinds[n];
       fill_measured_values(r, values[n], time_ms[n]);
       rows.push_back(std::move(r));
     }

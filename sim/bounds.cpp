@@ -21,15 +21,15 @@ std::vector<Bound> bounds(const Config& c) {
   const double scale = static_cast<double>(p.batch_heads() * element_bytes(p.dtype));
   const bool fwd = has_forward(p.pass), bwd = has_backward(p.pass);
   std::vector<Bound> out;
-  auto add = [&](std::string name, std::string formula, Split s) {
-    out.push_back({std::move(name), std::move(formula), s.read * scale, s.write * scale});
+  auto add = [&](RowAlgo algo, std::string formula, Split s) {
+    out.push_back({algo, std::move(formula), s.read * scale, s.write * scale});
   };
 
   // Compulsory traffic: every input read once, every output written once.
   Split comp;
   if (fwd) { comp.read += 3 * n * d; comp.write += n * d; }
   if (bwd) { comp.read += 5 * n * d; comp.write += 3 * n * d; }
-  add("compulsory", "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w",
+  add(RowAlgo::compulsory, "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w",
       comp);
 
   // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading
@@ -39,28 +39,28 @@ std::vector<Bound> bounds(const Config& c) {
   Split th;
   if (fwd) { th.read += 8 * t2; th.write += 4 * t2; }
   if (bwd) { th.read += 16 * t2; th.write += 4 * t2; }
-  add("theorem2", "Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
+  add(RowAlgo::theorem2, "Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
       "bwd 16N²d²/M r + 4N²d²/M w (M in elements)", th);
 
   // Saha & Ye: Θ(min(N²d²/M, N²d/√M)); the branches cross at M = d². A shape (constant 1),
   // carried as a total in the read column.
   const double passes = (fwd ? 1.0 : 0.0) + (bwd ? 1.0 : 0.0);
-  add("saha_ye", "lower-bound shape min(N²d²/M, N²d/sqrt(M)) per pass, total (constant 1)",
+  add(RowAlgo::saha_ye, "lower-bound shape min(N²d²/M, N²d/sqrt(M)) per pass, total (constant 1)",
       {passes * std::min(t2, n * n * d / std::sqrt(m)), 0});
 
   // Standard attention, Θ(Nd + N²) (the paper's Algorithms 0 and 3).
   Split st;
   if (fwd) { st.read += 3 * n * d + 2 * n * n; st.write += n * d + 2 * n * n; }
   if (bwd) { st.read += 5 * n * d + 5 * n * n; st.write += 3 * n * d + 2 * n * n; }
-  add("standard_theta", "Algorithms 0/3: fwd 3Nd+2N² r, Nd+2N² w; bwd 5Nd+5N² r, 3Nd+2N² w", st);
+  add(RowAlgo::standard_theta, "Algorithms 0/3: fwd 3Nd+2N² r, Nd+2N² w; bwd 5Nd+5N² r, 3Nd+2N² w", st);
   return out;
 }
 
 std::vector<Row> bound_rows(const Config& c) {
   std::vector<Row> rows;
   for (const Bound& b : bounds(c)) {
-    Row r = config_row(c, "bound");
-    r.algo = b.name;
+    Row r = config_row(c, RowSource::bound);
+    r.algo = b.algo;
     r.io_read_bytes = b.read_bytes;
     r.io_write_bytes = b.write_bytes;
     rows.push_back(std::move(r));

@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/row_identity.h"
 
 namespace flashio::sim {
 
 struct Row;
 
 struct Bound {
-  std::string name;     // the row's algo column: compulsory, theorem2, saha_ye, standard_theta
+  RowAlgo algo;         // the row's algo column: compulsory, theorem2, saha_ye, standard_theta
   std::string formula;  // how it was computed, for tables and tooltips
   double read_bytes = 0;
   double write_bytes = 0;

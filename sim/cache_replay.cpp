@@ -206,11 +206,11 @@ std::vector<Row> cache_rows(const CacheResult& cache) {
   sim.total = cache.total_counts;
   sim.extra_memory_bytes = extra_memory_bytes(cache.config);
   sim.convention_flops = convention_flops(cache.config.problem);
-  std::vector<Row> rows = rows_from_result(sim, "cache");
+  std::vector<Row> rows = rows_from_result(sim, RowSource::cache);
   // rows_from_result writes one row per kernel in order, then the total row.
   for (size_t i = 0; i < rows.size(); ++i) {
     Row& row = rows[i];
-    const bool kernel_row = i < cache.kernels.size() && row.kernel == to_string(cache.kernels[i].kind);
+    const bool kernel_row = i < cache.kernels.size() && row.kernel == cache.kernels[i].kind;
     const L2Stats* l2 = kernel_row ? &cache.kernels[i].l2 : &cache.total_l2;
     row.dram_read_bytes = static_cast<double>(l2->dram_read_bytes);
     row.dram_write_bytes = static_cast<double>(l2->dram_write_bytes);

@@ -1,5 +1,6 @@
 #include "sim/row.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -41,7 +42,20 @@ const std::vector<std::pair<std::string, Real>>& value_fields() {
   return f;
 }
 
+// The kernel column's spelling of the configuration's whole pass.
+constexpr const char* kTotalKernel = "total";
+
+std::string allowed_kernels() {
+  std::string text = kTotalKernel;
+  for (KernelKind k : all_kernel_kinds()) text += ", " + to_string(k);
+  return text;
+}
+
 }  // namespace
+
+std::string kernel_text(const std::optional<KernelKind>& kernel) {
+  return kernel ? to_string(*kernel) : kTotalKernel;
+}
 
 const std::vector<std::string>& key_columns() {
   static const std::vector<std::string> k = {
@@ -61,15 +75,15 @@ const std::vector<std::string>& row_columns() {
 }
 
 std::string cell(const Row& r, const std::string& col) {
-  if (col == "source") return r.source;
-  if (col == "algo") return r.algo;
-  if (col == "pass") return r.pass;
-  if (col == "kernel") return r.kernel;
+  if (col == "source") return to_string(r.source);
+  if (col == "algo") return to_string(r.algo);
+  if (col == "pass") return to_string(r.pass);
+  if (col == "kernel") return kernel_text(r.kernel);
   if (col == "batch") return std::to_string(r.batch);
   if (col == "heads") return std::to_string(r.heads);
   if (col == "seqlen") return std::to_string(r.seqlen);
   if (col == "headdim") return std::to_string(r.headdim);
-  if (col == "dtype") return r.dtype;
+  if (col == "dtype") return to_string(r.dtype);
   if (col == "causal") return std::to_string(r.causal);
   if (col == "sram_bytes") return opt(r.sram_bytes);
   if (col == "block_r") return opt(r.block_r);
@@ -83,17 +97,17 @@ std::string cell(const Row& r, const std::string& col) {
   return "";
 }
 
-Row config_row(const Config& c, const std::string& source) {
+Row config_row(const Config& c, RowSource source) {
   Row base;
   base.source = source;
-  base.algo = to_string(c.algo);
-  base.pass = to_string(c.problem.pass);
-  base.kernel = "total";
+  base.algo = row_algo(c.algo);
+  base.pass = c.problem.pass;
+  base.kernel.reset();  // kernel=total
   base.batch = c.problem.batch;
   base.heads = c.problem.heads;
   base.seqlen = c.problem.seqlen;
   base.headdim = c.problem.headdim;
-  base.dtype = to_string(c.problem.dtype);
+  base.dtype = c.problem.dtype;
   base.causal = c.problem.causal ? 1 : 0;
   base.sram_bytes = c.sram_bytes;
   base.block_r = c.tiling.block_r;
@@ -105,10 +119,10 @@ Row config_row(const Config& c, const std::string& source) {
   return base;
 }
 
-std::vector<Row> rows_from_result(const SimResult& res, const std::string& source) {
+std::vector<Row> rows_from_result(const SimResult& res, std::optional<RowSource> source) {
   const Row base = config_row(
       res.config,
-      source.empty() ? (res.method == CountMethod::cache ? "cache" : "model") : source);
+      source.value_or(res.method == CountMethod::cache ? RowSource::cache : RowSource::model));
 
   auto fill = [](Row& row, const Counts& counts, double time_ms) {
     row.dram_read_bytes.reset();
@@ -123,7 +137,7 @@ std::vector<Row> rows_from_result(const SimResult& res, const std::string& sourc
   std::vector<Row> rows;
   for (size_t i = 0; i < res.kernels.size(); ++i) {
     Row r = base;
-    r.kernel = to_string(res.kernels[i].kind);
+    r.kernel = res.kernels[i].kind;
     fill(r, res.kernels[i].counts, i < res.kernel_time_ms.size() ? res.kernel_time_ms[i] : 0.0);
     if (i < res.kernel_dram.size()) {
       r.dram_read_bytes = static_cast<double>(res.kernel_dram[i].read_bytes);
@@ -132,7 +146,7 @@ std::vector<Row> rows_from_result(const SimResult& res, const std::string& sourc
     rows.push_back(std::move(r));
   }
   Row total = base;
-  total.kernel = "total";
+  total.kernel.reset();
   fill(total, res.total, res.time_ms);
   if (!res.kernel_dram.empty()) {
     total.dram_read_bytes = static_cast<double>(res.total_dram.read_bytes);
@@ -167,15 +181,15 @@ std::string to_csv_line(const Row& r) {
 
 nlohmann::json to_json(const Row& r) {
   nlohmann::json j;
-  j["source"] = r.source;
-  j["algo"] = r.algo;
-  j["pass"] = r.pass;
-  j["kernel"] = r.kernel;
+  j["source"] = to_string(r.source);
+  j["algo"] = to_string(r.algo);
+  j["pass"] = to_string(r.pass);
+  j["kernel"] = kernel_text(r.kernel);
   j["batch"] = r.batch;
   j["heads"] = r.heads;
   j["seqlen"] = r.seqlen;
   j["headdim"] = r.headdim;
-  j["dtype"] = r.dtype;
+  j["dtype"] = to_string(r.dtype);
   j["causal"] = r.causal;
   j["sram_bytes"] = r.sram_bytes ? nlohmann::json(*r.sram_bytes) : nlohmann::json(nullptr);
   j["block_r"] = r.block_r ? nlohmann::json(*r.block_r) : nlohmann::json(nullptr);
@@ -216,9 +230,14 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
     header = split(line);
   }
   if (header.empty()) fail("no header line; expected the columns of the row schema (source,algo,...)");
-  bool has_source = false;
-  for (const auto& h : header) has_source |= (h == "source");
-  if (!has_source) fail("header has no 'source' column; not a flashio rows file");
+  // The identity columns say what a row is; without one a row cannot be joined or drawn.
+  static const std::vector<std::string> identity = {"source", "algo", "pass", "kernel", "dtype"};
+  for (const auto& required : identity)
+    if (std::find(header.begin(), header.end(), required) == header.end()) {
+      std::string all;
+      for (const auto& c : identity) all += (all.empty() ? "" : ", ") + c;
+      fail("header has no '" + required + "' column; not a flashio rows file (required: " + all + ")");
+    }
 
   std::vector<Row> rows;
   while (std::getline(in, line)) {
@@ -255,15 +274,23 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
         }
         return std::nullopt;
       };
-      if (col == "source") r.source = v;
-      else if (col == "algo") r.algo = v;
-      else if (col == "pass") r.pass = v;
-      else if (col == "kernel") r.kernel = v;
+      // An identity cell must be one of its spellings; the message lists them.
+      auto spelled = [&](const auto& parsed, const char* what, const std::string& allowed) {
+        if (!parsed) fail("column '" + col + "': '" + v + "' is not " + what + "; allowed: " + allowed);
+        return *parsed;
+      };
+      if (col == "source") r.source = spelled(parse_row_source(v), "a source", allowed_row_sources());
+      else if (col == "algo") r.algo = spelled(parse_row_algo(v), "an algo", allowed_row_algos());
+      else if (col == "pass") r.pass = spelled(parse_pass(v), "a pass", allowed_passes());
+      else if (col == "kernel") {
+        if (v == kTotalKernel) r.kernel.reset();
+        else r.kernel = spelled(parse_kernel_kind(v), "a kernel", allowed_kernels());
+      }
       else if (col == "batch") r.batch = as_int();
       else if (col == "heads") r.heads = as_int();
       else if (col == "seqlen") r.seqlen = as_int();
       else if (col == "headdim") r.headdim = as_int();
-      else if (col == "dtype") r.dtype = v;
+      else if (col == "dtype") r.dtype = spelled(parse_dtype(v), "a dtype", allowed_dtypes());
       else if (col == "causal") r.causal = static_cast<int>(as_int());
       else if (col == "sram_bytes") { if (!v.empty()) r.sram_bytes = as_int(); }
       else if (col == "block_r") { if (!v.empty()) r.block_r = as_int(); }
@@ -278,7 +305,6 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
         // Columns outside the schema (a script's own extra columns) are ignored here.
       }
     }
-    if (r.source.empty()) fail("empty 'source'");
     rows.push_back(std::move(r));
   }
   return rows;

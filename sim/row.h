@@ -10,18 +10,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/kernel_kind.h"
+#include "sim/row_identity.h"
+#include "sim/types.h"
+
 namespace flashio::sim {
 
 struct SimResult;
 
 struct Row {
-  // Key columns.
-  std::string source;  // model, cache, measured, peer, bound
-  std::string algo;
-  std::string pass;
-  std::string kernel;  // a kernel name, or "total"
+  // Key columns. The identity columns are typed (sim/row_identity.h); cell() spells them.
+  RowSource source = RowSource::model;
+  RowAlgo algo = RowAlgo::standard;
+  Pass pass = Pass::fwd;
+  std::optional<KernelKind> kernel;  // one kernel of the model; nullopt: the total ("total")
   int64_t batch = 0, heads = 0, seqlen = 0, headdim = 0;
-  std::string dtype;
+  DType dtype = DType::fp16;
   int causal = 0;
   std::optional<int64_t> sram_bytes, block_r, block_c;  // peers have no tiling
   std::string hw;
@@ -34,7 +38,14 @@ struct Row {
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;
   std::optional<double> extra_memory_bytes, time_ms, tflops;
+
+  // Whether the row is the configuration's whole pass (kernel=total), not one kernel.
+  bool is_total() const { return !kernel; }
 };
+
+// The kernel column's spelling: to_string(KernelKind), or "total" for nullopt (read_rows_csv
+// reads both back).
+std::string kernel_text(const std::optional<KernelKind>& kernel);
 
 // Column names in order: key columns, then value columns.
 const std::vector<std::string>& row_columns();
@@ -43,11 +54,12 @@ const std::vector<std::string>& key_columns();
 // A row whose key columns are the configuration's (value columns empty): the one place a
 // Config becomes key columns, for model, measured and bound rows alike.
 struct Config;
-Row config_row(const Config& config, const std::string& source);
+Row config_row(const Config& config, RowSource source);
 
-// Rows of a result: one per kernel, then kernel=total. source defaults to "model" (closed form,
-// walk, execute) or "cache" (the L2 model, which fills dram_*); a non-empty source overrides.
-std::vector<Row> rows_from_result(const SimResult& result, const std::string& source = "");
+// Rows of a result: one per kernel, then kernel=total. source defaults to model (closed form,
+// walk, execute) or cache (the L2 model, which fills dram_*); a given source overrides.
+std::vector<Row> rows_from_result(const SimResult& result,
+                                  std::optional<RowSource> source = std::nullopt);
 
 std::string csv_header();
 std::string to_csv_line(const Row& row);
@@ -57,10 +69,12 @@ nlohmann::json to_json(const Row& row);
 std::string cell(const Row& row, const std::string& column);
 
 // Reads rows written by to_csv_line or by experiments/peers.py: a header line, columns in any
-// order, a subset allowed (missing key columns stay empty/0), columns outside the schema ignored;
-// lines starting with '#' skipped. (`flashio compare` output has no `source` column: refused.) Throws InvalidInput naming `name`, the line number and the problem
-// for a malformed line (wrong field count, a number that does not parse) or a header without
-// source.
+// order, lines starting with '#' skipped, columns outside the schema ignored. The identity
+// columns (source, algo, pass, kernel, dtype) are required; of the others a subset is allowed
+// (missing ones stay empty or 0). (`flashio compare` output has no `source` column: refused.)
+// Throws InvalidInput, one line naming `name`, the line number and the problem, for a header
+// without an identity column, a line with the wrong field count, a number that does not parse,
+// or an identity cell that is not one of its spellings (the message lists them).
 std::vector<Row> read_rows_csv(std::istream& in, const std::string& name);
 std::vector<Row> read_rows_csv_file(const std::string& path);
 

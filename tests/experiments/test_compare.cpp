@@ -59,7 +59,7 @@ TEST_CASE("compare joins measured and predicted rows on the key columns other th
   auto predicted = predicted_rows();
   auto measured = predicted;
   for (auto& r : measured) {
-    r.source = "measured";
+    r.source = sim::RowSource::measured;
     *r.io_read_bytes /= 1.25;   // predicted 25 % above measured
     *r.io_write_bytes /= 1.25;
     *r.dram_read_bytes *= 2;    // predicted half of measured: -50 %
@@ -91,7 +91,7 @@ TEST_CASE("compare leaves out measured rows without a predicted row and says how
   const TempDir dir;
   auto predicted = predicted_rows();
   auto measured = predicted;
-  for (auto& r : measured) r.source = "measured";
+  for (auto& r : measured) r.source = sim::RowSource::measured;
   measured.push_back(measured.back());
   measured.back().seqlen = 97;  // a configuration that was not predicted
   write_rows(dir / "pred.csv", predicted);
@@ -109,7 +109,7 @@ TEST_CASE("compare with nothing to join, or a missing file, exits 2 with one lin
   auto predicted = predicted_rows();
   auto measured = predicted;
   for (auto& r : measured) {
-    r.source = "measured";
+    r.source = sim::RowSource::measured;
     r.block_r = 32;  // another tiling: no key matches
   }
   write_rows(dir / "pred.csv", predicted);

@@ -20,9 +20,9 @@ int run_count_rows(Invocation& inv) {
   auto writer = make_row_writer(inv.output, target->stream(), inv.context());
   for (int i = 1; i <= n; ++i) {
     flashio::sim::Row row;
-    row.source = "measured";
-    row.algo = "flash2";
-    row.kernel = "total";
+    row.source = flashio::sim::RowSource::measured;
+    row.algo = flashio::sim::RowAlgo::flash2;
+    row.kernel.reset();  // kernel=total
     row.seqlen = i;
     writer->write(row);
   }

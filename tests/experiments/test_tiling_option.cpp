@@ -8,6 +8,7 @@
 #include "cli_harness.h"
 #include "sim/kernel_catalog.h"
 #include "sim/row.h"
+#include "sim/row_identity.h"
 
 using namespace flashio::cli::test;
 namespace fs = flashio::sim;
@@ -34,10 +35,10 @@ TEST_CASE("simulate --tiling kernel: every row carries the built kernels' defaul
         REQUIRE(!rows.empty());
         for (const fs::Row& r : rows) {
           const fs::Pass key_pass = std::string(pass) == "bwd" ? fs::Pass::bwd : fs::Pass::fwd;
-          const fs::BuiltKernel* k = fs::default_built(*fs::parse_algo(r.algo), key_pass, std::stoll(d),
+          const fs::BuiltKernel* k = fs::default_built(*fs::model_algo(r.algo), key_pass, std::stoll(d),
                                                       *fs::parse_dtype(dtype));
           REQUIRE(k != nullptr);
-          INFO(r.algo << " " << pass << " d=" << d << " " << dtype << " " << r.kernel);
+          INFO(fs::to_string(r.algo) << " " << pass << " d=" << d << " " << dtype << " " << fs::kernel_text(r.kernel));
           CHECK(r.block_r == k->tiling.block_r);
           CHECK(r.block_c == k->tiling.block_c);
         }
@@ -50,16 +51,17 @@ TEST_CASE("simulate --tiling kernel fwdbwd: the backward's kernels are counted w
                                      "--tiling", "kernel"});
   const auto bwd = simulate_rows({"--algo", "flash2", "--pass", "bwd", "--headdim", "128", "--seqlen", "1000",
                                   "--tiling", "kernel"});
-  auto io_of = [](const std::vector<fs::Row>& rows, const std::string& kernel) {
+  auto io_of = [](const std::vector<fs::Row>& rows, fs::KernelKind kernel) {
     for (const fs::Row& r : rows)
       if (r.kernel == kernel) return *r.io_read_bytes + *r.io_write_bytes;
-    FAIL("no row for " << kernel);
+    FAIL("no row for " << fs::to_string(kernel));
     return 0.0;
   };
-  CHECK(io_of(fwdbwd, "flash2_bwd") == io_of(bwd, "flash2_bwd"));
+  const fs::KernelKind flash2_bwd = fs::KernelKind::flash2_bwd;
+  CHECK(io_of(fwdbwd, flash2_bwd) == io_of(bwd, flash2_bwd));
   const auto same_tiling = simulate_rows({"--algo", "flash2", "--pass", "fwdbwd", "--headdim", "128", "--seqlen",
                                           "1000", "--block-r", "128", "--block-c", "64"});
-  CHECK(io_of(same_tiling, "flash2_bwd") != io_of(bwd, "flash2_bwd"));
+  CHECK(io_of(same_tiling, flash2_bwd) != io_of(bwd, flash2_bwd));
 }
 
 TEST_CASE("tiling option: an unknown choice, or kernel where none is built, is one line and exit 2") {

@@ -31,8 +31,8 @@ sim::Row measured_row(const WorkbenchParams& params, sim::Algo algo, sim::Tiling
   config.tiling = tiling;
   sim::Row row;
   for (const auto& r : sim::rows_from_result(sim::simulate(config, sim::CountMethod::formula)))
-    if (r.kernel == "total") row = r;
-  row.source = "measured";
+    if (r.is_total()) row = r;
+  row.source = sim::RowSource::measured;
   row.io_read_bytes = io * 0.75;
   row.io_write_bytes = io * 0.25;
   row.dram_read_bytes = dram * 0.5;

@@ -34,12 +34,12 @@ TEST_CASE("io's fitted slopes approach Theorem 2's: 2 in N and -1 in M", "[gui][
   p.problem.seqlen = 16384;  // M ≪ N·d, the range where the N²d²/M term dominates
   const WorkbenchData data = compute_workbench(p);
   for (const auto& f : data.seqlen_fits) {
-    INFO(f.algo);
+    INFO(sim::to_string(f.algo));
     REQUIRE(f.points >= 3);
     CHECK(f.slope == Approx(2.0).margin(0.1));
   }
   for (const auto& f : data.sram_fits) {
-    INFO(f.algo);
+    INFO(sim::to_string(f.algo));
     REQUIRE(f.points >= 3);
     CHECK(f.slope == Approx(-1.0).margin(0.1));
   }
@@ -99,7 +99,7 @@ TEST_CASE("the L2-model curves arrive off the GUI thread with sim's replay numbe
       c.tiling = sweep_tiling(p, algo, static_cast<int64_t>(pt.x()));
       double expected = -1;
       for (const auto& row : sim::cache_rows(sim::replay_cache(c)))
-        if (row.kernel == "total") expected = *row.dram_read_bytes + *row.dram_write_bytes;
+        if (row.is_total()) expected = *row.dram_read_bytes + *row.dram_write_bytes;
       CHECK(pt.y() == expected);
     }
   }
@@ -156,7 +156,7 @@ TEST_CASE("flashio-gui exits 2 with one line for bad input and writes no screens
   const QString csv = dir.filePath("bad.csv");
   QFile f(csv);
   REQUIRE(f.open(QIODevice::WriteOnly));
-  f.write("source,algo,seqlen\nmeasured,flash2,many\n");
+  f.write("source,algo,pass,kernel,dtype,seqlen\nmeasured,flash2,fwd,total,fp16,many\n");
   f.close();
   process.start(FLASHIO_GUI_EXE, {"--screenshot", png, "--no-cache", "--results", csv});
   REQUIRE(process.waitForFinished(60000));

@@ -96,20 +96,20 @@ TEST_CASE("a wgmma kernel's tensor FLOPs are its ops counter alone: the HMMA cou
 TEST_CASE("the total row adds up the kernel rows, a column unknown for one kernel is unknown "
           "in total", "[metrics]") {
   sim::Row key;
-  key.source = "measured";
-  key.algo = "flash2";
+  key.source = sim::RowSource::measured;
+  key.algo = sim::RowAlgo::flash2;
   key.seqlen = 1025;
   key.flops = 1e12;
   sim::Row a = key, b = key;
-  a.kernel = "flash2_bwd_preprocess";
-  b.kernel = "flash2_bwd";
+  a.kernel = sim::KernelKind::flash2_bwd_preprocess;
+  b.kernel = sim::KernelKind::flash2_bwd;
   a.io_read_bytes = 97;
   b.io_read_bytes = 1025;
   a.dram_read_bytes = 10;  // b's dram unknown
   a.flops_tensor = 0;
   b.flops_tensor = 4096;
   const sim::Row t = total_row(key, {a, b}, 2.0);
-  CHECK(t.kernel == "total");
+  CHECK(t.is_total());
   CHECK(t.seqlen == 1025);
   CHECK(t.io_read_bytes == 1122.0);
   CHECK_FALSE(t.dram_read_bytes.has_value());

@@ -256,7 +256,7 @@ TEST_CASE("standard attention fwdbwd is measured kernel by kernel: every pass ca
     CHECK(note.kind != Profiler::Note::Kind::back_to_back);
   }
   REQUIRE(rows.size() == 10);  // gemm_qk softmax gemm_pv gemm_dv gemm_dp rowsum_do_o softmax_bwd gemm_dq gemm_dk, total
-  CHECK(rows.back().kernel == "total");
+  CHECK(rows.back().is_total());
   // cuBLAS's GEMMs are wgmma of shapes we do not know: their FLOPs come from the tensor ops
   // counters, and the six GEMMs add up to the model's.
   REQUIRE(rows.back().flops_tensor.has_value());
@@ -267,14 +267,14 @@ TEST_CASE("standard attention fwdbwd is measured kernel by kernel: every pass ca
   // did far less (CapturedPass::run_prefix).
   const double s_bytes = 4.0 * 16 * 1024 * 1024 * 2, qk_bytes = 2.0 * 4 * 16 * 1024 * 64 * 2;
   for (const auto& r : rows)
-    if (r.kernel == "gemm_qk") {
+    if (r.kernel == sim::KernelKind::gemm_qk) {
       REQUIRE(r.io_write_bytes.has_value());
       CHECK(*r.io_write_bytes == Approx(s_bytes).epsilon(0.02));
       CHECK(*r.io_read_bytes >= qk_bytes);
     }
   bool seen = false;
   for (const auto& r : rows)
-    if (r.kernel == "rowsum_do_o") {
+    if (r.kernel == sim::KernelKind::rowsum_do_o) {
       seen = true;
       REQUIRE(r.io_read_bytes.has_value());
       CHECK(*r.io_read_bytes == Approx(2.0 * 4 * 16 * 1024 * 64 * 2).epsilon(0.01));

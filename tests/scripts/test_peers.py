@@ -76,7 +76,10 @@ class Schema(unittest.TestCase):
         # that flashio's reader skips the leading '#' line.
         given = [(config("flash", "fwd", 3, 5, seqlen=97, headdim=40, causal=1), 0.123456789),
                  (config("cudnn", "bwd", 16, 16, seqlen=1024, headdim=64, causal=0), 1.5),
-                 (config("math", "fwdbwd", 1, 2, seqlen=1025, headdim=72, dtype="bf16"), 12.0)]
+                 (config("math", "fwdbwd", 1, 2, seqlen=1025, headdim=72, dtype="bf16"), 12.0),
+                 (config("efficient", "fwd", 2, 3, seqlen=97, headdim=40), 0.5)]
+        # Every backend: flashio's reader refuses an algo it has no spelling for (sim::RowAlgo).
+        self.assertEqual(sorted(c["backend"] for c, _ in given), sorted(peers.BACKENDS))
         rows = [peers.peer_row(c, t, "h200") for c, t in given]
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "peers.csv")

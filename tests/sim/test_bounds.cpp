@@ -13,10 +13,10 @@ using namespace flashio::sim;
 
 namespace {
 
-std::map<std::string, Bound> bounds_by_name(const Config& c) {
-  std::map<std::string, Bound> by_name;
-  for (const Bound& b : bounds(c)) by_name[b.name] = b;
-  return by_name;
+std::map<RowAlgo, Bound> bounds_by_algo(const Config& c) {
+  std::map<RowAlgo, Bound> by_algo;
+  for (const Bound& b : bounds(c)) by_algo[b.algo] = b;
+  return by_algo;
 }
 
 Config config(int64_t batch, int64_t heads, int64_t n, int64_t d, DType dtype, Pass pass,
@@ -39,15 +39,15 @@ TEST_CASE("Theorem 2 at N = 1024, d = 64, M = 100 KiB fp16, forward: 8 and 4 N²
           "[bounds]") {
   // M = 102,400 B / 2 B = 51,200 elements; N²d²/M = 1024² · 64² / 51,200 = 83,886.08 elements.
   // One head of fp16: read 8 × 83,886.08 × 2 B = 1,342,177.28 B, write 4 × ... = 671,088.64 B.
-  const auto b = bounds_by_name(config(1, 1, 1024, 64, DType::fp16, Pass::fwd, 100 * 1024));
-  CHECK(b.at("theorem2").read_bytes == Approx(1342177.28).epsilon(1e-12));
-  CHECK(b.at("theorem2").write_bytes == Approx(671088.64).epsilon(1e-12));
+  const auto b = bounds_by_algo(config(1, 1, 1024, 64, DType::fp16, Pass::fwd, 100 * 1024));
+  CHECK(b.at(RowAlgo::theorem2).read_bytes == Approx(1342177.28).epsilon(1e-12));
+  CHECK(b.at(RowAlgo::theorem2).write_bytes == Approx(671088.64).epsilon(1e-12));
   // Compulsory: Q, K, V read once (3Nd), O written once (Nd): 393,216 B and 131,072 B.
-  CHECK(b.at("compulsory").read_bytes == 393216.0);
-  CHECK(b.at("compulsory").write_bytes == 131072.0);
+  CHECK(b.at(RowAlgo::compulsory).read_bytes == 393216.0);
+  CHECK(b.at(RowAlgo::compulsory).write_bytes == 131072.0);
   // M = 51,200 > d² = 4,096: Saha & Ye's N²d²/M branch, 83,886.08 elements = 167,772.16 B.
-  CHECK(b.at("saha_ye").read_bytes == Approx(167772.16).epsilon(1e-12));
-  CHECK(b.at("saha_ye").write_bytes == 0);
+  CHECK(b.at(RowAlgo::saha_ye).read_bytes == Approx(167772.16).epsilon(1e-12));
+  CHECK(b.at(RowAlgo::saha_ye).write_bytes == 0);
 }
 
 TEST_CASE("Theorem 2 at B = 3, H = 5, N = 97, d = 40, M = 1000 B fp32, forward and backward: "
@@ -55,23 +55,23 @@ TEST_CASE("Theorem 2 at B = 3, H = 5, N = 97, d = 40, M = 1000 B fp32, forward a
   // M = 1000 B / 4 B = 250 elements; N²d²/M = 97² · 40² / 250 = 60,217.6 elements per head.
   // fwd 8 + bwd 16 read, fwd 4 + bwd 4 written; 15 heads × 4 B = 60 B per element:
   // read 24 × 60,217.6 × 60 = 86,713,344 B, write 8 × 60,217.6 × 60 = 28,904,448 B.
-  const auto b = bounds_by_name(config(3, 5, 97, 40, DType::fp32, Pass::fwdbwd, 1000));
-  CHECK(b.at("theorem2").read_bytes == Approx(86713344.0).epsilon(1e-12));
-  CHECK(b.at("theorem2").write_bytes == Approx(28904448.0).epsilon(1e-12));
+  const auto b = bounds_by_algo(config(3, 5, 97, 40, DType::fp32, Pass::fwdbwd, 1000));
+  CHECK(b.at(RowAlgo::theorem2).read_bytes == Approx(86713344.0).epsilon(1e-12));
+  CHECK(b.at(RowAlgo::theorem2).write_bytes == Approx(28904448.0).epsilon(1e-12));
   // Compulsory: fwd 3Nd + bwd 5Nd read, fwd Nd + bwd 3Nd written; Nd = 3,880:
   // 8 × 3,880 × 60 = 1,862,400 B and 4 × 3,880 × 60 = 931,200 B.
-  CHECK(b.at("compulsory").read_bytes == 1862400.0);
-  CHECK(b.at("compulsory").write_bytes == 931200.0);
+  CHECK(b.at(RowAlgo::compulsory).read_bytes == 1862400.0);
+  CHECK(b.at(RowAlgo::compulsory).write_bytes == 931200.0);
   // M = 250 < d² = 1,600: the N²d/√M branch, 97² · 40 / √250 = 23,803.0964... elements per
   // pass; two passes × 60 B = 2,856,371.568... B.
-  CHECK(b.at("saha_ye").read_bytes == Approx(2856371.5684343).epsilon(1e-12));
+  CHECK(b.at(RowAlgo::saha_ye).read_bytes == Approx(2856371.5684343).epsilon(1e-12));
 }
 
 TEST_CASE("Theorem 2's backward alone carries Algorithm 4's constants, 16 and 4 N²d²/M",
           "[bounds]") {
   // N = 1024, d = 64, M = 100 KiB fp16 as above, one head: 16 × 83,886.08 × 2 B read,
   // 4 × 83,886.08 × 2 B written.
-  const auto b = bounds_by_name(config(1, 1, 1024, 64, DType::fp16, Pass::bwd, 100 * 1024));
-  CHECK(b.at("theorem2").read_bytes == Approx(2684354.56).epsilon(1e-12));
-  CHECK(b.at("theorem2").write_bytes == Approx(671088.64).epsilon(1e-12));
+  const auto b = bounds_by_algo(config(1, 1, 1024, 64, DType::fp16, Pass::bwd, 100 * 1024));
+  CHECK(b.at(RowAlgo::theorem2).read_bytes == Approx(2684354.56).epsilon(1e-12));
+  CHECK(b.at(RowAlgo::theorem2).write_bytes == Approx(671088.64).epsilon(1e-12));
 }

@@ -208,15 +208,15 @@ TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram, the t
   REQUIRE(rows.size() == model.size());
   double dram_read_sum = 0, dram_write_sum = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    INFO(rows[i].kernel);
-    CHECK(rows[i].source == "cache");
+    INFO(kernel_text(rows[i].kernel));
+    CHECK(rows[i].source == RowSource::cache);
     CHECK(rows[i].kernel == model[i].kernel);
     CHECK(rows[i].io_read_bytes == model[i].io_read_bytes);
     CHECK(rows[i].io_write_bytes == model[i].io_write_bytes);
     CHECK(rows[i].flops_tensor == model[i].flops_tensor);
     REQUIRE(rows[i].dram_read_bytes.has_value());
     REQUIRE(rows[i].dram_write_bytes.has_value());
-    if (rows[i].kernel != "total") {
+    if (!rows[i].is_total()) {
       dram_read_sum += *rows[i].dram_read_bytes;
       dram_write_sum += *rows[i].dram_write_bytes;
     } else {
@@ -225,7 +225,7 @@ TEST_CASE("cache rows carry source=cache, the walk's io and the L2's dram, the t
       CHECK(rows[i].flops == model[i].flops);
     }
   }
-  CHECK(rows.back().kernel == "total");
+  CHECK(rows.back().is_total());
 }
 
 TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, elsewhere, or "

@@ -1,6 +1,9 @@
 // The row schema: every key column filled, one total row per configuration, CSV round trip,
-// bad files named by line.
+// bad files named by line; the typed identity columns (source, algo, pass, kernel, dtype): every
+// spelling reads back as itself, an unknown one is refused naming what is allowed.
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -19,7 +22,9 @@ TEST_CASE("simulate rows: one per kernel plus a total that sums them and carries
   const auto rows = rows_from_result(res);
   REQUIRE(rows.size() == res.kernels.size() + 1);
   const Row& total = rows.back();
-  CHECK(total.kernel == "total");
+  CHECK(total.is_total());
+  CHECK(cell(total, "kernel") == "total");
+  for (size_t i = 0; i + 1 < rows.size(); ++i) CHECK(rows[i].kernel == res.kernels[i].kind);
   double io = 0;
   for (size_t i = 0; i + 1 < rows.size(); ++i) {
     io += *rows[i].io_read_bytes;
@@ -52,15 +57,18 @@ TEST_CASE("CSV rows round-trip and read peers.py's subset of columns") {
       "peer,torch_flash,fwd,total,16,16,4096,64,fp16,0,h200,1099511627776,3.57,308.0\n");
   const auto peers = read_rows_csv(peer, "peers.csv");
   REQUIRE(peers.size() == 1);
-  CHECK(peers[0].algo == "torch_flash");
+  CHECK(peers[0].source == RowSource::peer);
+  CHECK(peers[0].algo == RowAlgo::torch_flash);
+  CHECK(peers[0].is_total());
   CHECK_FALSE(peers[0].block_r.has_value());
   CHECK(*peers[0].tflops == 308.0);
 }
 
 TEST_CASE("a malformed rows file is rejected with its line number") {
-  std::stringstream bad("source,algo,seqlen\nmodel,flash2,1024\nmodel,flash2,ten\n");
+  const std::string header = "source,algo,pass,kernel,dtype,seqlen\n";
+  std::stringstream bad(header + "model,flash2,fwd,total,fp16,1024\nmodel,flash2,fwd,total,fp16,ten\n");
   CHECK_THROWS_WITH(read_rows_csv(bad, "r.csv"), Catch::Contains("r.csv:3:"));
-  std::stringstream short_line("source,algo,seqlen\nmodel,flash2\n");
+  std::stringstream short_line(header + "model,flash2\n");
   CHECK_THROWS_WITH(read_rows_csv(short_line, "r.csv"), Catch::Contains("r.csv:2:"));
   std::stringstream no_header("");
   CHECK_THROWS_AS(read_rows_csv(no_header, "r.csv"), InvalidInput);
@@ -77,9 +85,9 @@ TEST_CASE("bounds: flash1's io sits between the lower-bound shape and Theorem 2'
   const double io = static_cast<double>(t.io_read_bytes() + t.io_write_bytes());
   double compulsory = 0, theorem2 = 0, saha = 0;
   for (const auto& b : bounds(c)) {
-    if (b.name == "compulsory") compulsory = b.total_bytes();
-    if (b.name == "theorem2") theorem2 = b.total_bytes();
-    if (b.name == "saha_ye") saha = b.total_bytes();
+    if (b.algo == RowAlgo::compulsory) compulsory = b.total_bytes();
+    if (b.algo == RowAlgo::theorem2) theorem2 = b.total_bytes();
+    if (b.algo == RowAlgo::saha_ye) saha = b.total_bytes();
   }
   CHECK(io >= compulsory);
   CHECK(io >= saha);
@@ -95,11 +103,141 @@ TEST_CASE("count=cache rows are source=cache, fill dram, and keep the walk's io"
   const auto cached = rows_from_result(simulate(c, CountMethod::cache));
   const auto model = rows_from_result(simulate(c, CountMethod::formula));
   REQUIRE(cached.size() == model.size());
-  CHECK(cached.back().source == "cache");
-  CHECK(model.back().source == "model");
+  CHECK(cached.back().source == RowSource::cache);
+  CHECK(model.back().source == RowSource::model);
   CHECK(*cached.back().io_read_bytes == *model.back().io_read_bytes);
   REQUIRE(cached.back().dram_read_bytes.has_value());
   // A cold L2 much larger than the problem: every input is read from DRAM once, no more.
   const double inputs = 3.0 * 2 * 2 * 256 * 64 * 2;
   CHECK(*cached.back().dram_read_bytes == inputs);
+}
+
+namespace {
+
+// One model row of an awkward shape (N = 97, d = 40), written and read back through the CSV.
+Row csv_round_trip(const Row& row) {
+  std::stringstream s;
+  s << csv_header() << "\n" << to_csv_line(row) << "\n";
+  const auto back = read_rows_csv(s, "mem");
+  REQUIRE(back.size() == 1);
+  return back.front();
+}
+
+Row awkward_row() {
+  Problem p;
+  p.seqlen = 97;
+  p.headdim = 40;
+  return rows_from_result(
+             simulate(make_config(Algo::flash2, p, hardware_preset("h200")), CountMethod::formula))
+      .back();
+}
+
+// The text of the InvalidInput that reading `text` throws ("" when it reads).
+std::string read_error(const std::string& text) {
+  std::stringstream s(text);
+  try {
+    read_rows_csv(s, "r.csv");
+  } catch (const InvalidInput& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every spelling of the identity columns is the one files carry, and reads back") {
+  // The csv cells stay what they were when these columns were strings (docs/rows.md).
+  CHECK(allowed_row_sources() == "model, cache, measured, peer, bound");
+  CHECK(allowed_row_algos() ==
+        "standard, flash1, flash2, blocksparse, torch_flash, torch_cudnn, torch_efficient, "
+        "torch_math, compulsory, theorem2, saha_ye, standard_theta");
+  const Row base = awkward_row();
+  for (RowSource s : all_row_sources()) {
+    INFO(to_string(s));
+    CHECK(parse_row_source(to_string(s)) == s);
+    Row r = base;
+    r.source = s;
+    CHECK(csv_round_trip(r).source == s);
+    CHECK(to_json(r)["source"] == to_string(s));
+  }
+  for (RowAlgo a : all_row_algos()) {
+    INFO(to_string(a));
+    CHECK(parse_row_algo(to_string(a)) == a);
+    Row r = base;
+    r.algo = a;
+    CHECK(csv_round_trip(r).algo == a);
+    CHECK(cell(r, "algo") == to_string(a));
+  }
+  for (Algo a : {Algo::standard, Algo::flash1, Algo::flash2, Algo::blocksparse}) {
+    INFO(to_string(a));
+    CHECK(to_string(row_algo(a)) == to_string(a));  // the model's algorithms keep their spelling
+    CHECK(model_algo(row_algo(a)) == a);
+  }
+  for (RowAlgo a : {RowAlgo::torch_flash, RowAlgo::torch_math, RowAlgo::theorem2,
+                    RowAlgo::standard_theta})
+    CHECK_FALSE(model_algo(a).has_value());  // peers and bounds are no algorithm of the model
+  for (Pass p : {Pass::fwd, Pass::bwd, Pass::fwdbwd}) {
+    Row r = base;
+    r.pass = p;
+    CHECK(csv_round_trip(r).pass == p);
+  }
+  for (DType t : {DType::fp16, DType::bf16, DType::fp32}) {
+    Row r = base;
+    r.dtype = t;
+    CHECK(csv_round_trip(r).dtype == t);
+  }
+  Row total = base;
+  total.kernel.reset();
+  CHECK(cell(total, "kernel") == "total");
+  CHECK(csv_round_trip(total).is_total());
+  for (KernelKind k : all_kernel_kinds()) {
+    INFO(to_string(k));
+    Row r = base;
+    r.kernel = k;
+    CHECK(cell(r, "kernel") == to_string(k));
+    CHECK_FALSE(r.is_total());
+    CHECK(csv_round_trip(r).kernel == k);
+  }
+}
+
+TEST_CASE("an identity cell that is not one of its spellings is refused: file, line, column, "
+          "what is allowed") {
+  const std::string header = "source,algo,pass,kernel,batch,seqlen,headdim,dtype\n";
+  const std::string good = "measured,flash2,fwd,total,3,97,40,fp16\n";
+  REQUIRE(read_error(header + good).empty());
+  struct Case {
+    std::string line, column, value, allowed;
+  };
+  const std::vector<Case> cases = {
+      {"model_x,flash2,fwd,total,3,97,40,fp16", "source", "model_x", allowed_row_sources()},
+      {"measured,flash3,fwd,total,3,97,40,fp16", "algo", "flash3", allowed_row_algos()},
+      {"measured,torch_sdpa,fwd,total,3,97,40,fp16", "algo", "torch_sdpa", allowed_row_algos()},
+      {"measured,flash2,forward,total,3,97,40,fp16", "pass", "forward", allowed_passes()},
+      {"measured,flash2,fwd,Total,3,97,40,fp16", "kernel", "Total", "total, gemm_qk,"},
+      {"measured,flash2,fwd,flash3_fwd,3,97,40,fp16", "kernel", "flash3_fwd",
+       "blocksparse_bwd_convert_dq"},
+      {"measured,flash2,fwd,total,3,97,40,fp8", "dtype", "fp8", allowed_dtypes()},
+      {"measured,flash2,fwd,total,3,97,40,", "dtype", "", allowed_dtypes()},  // empty: not known
+  };
+  for (const Case& c : cases) {
+    INFO(c.line);
+    const std::string error = read_error(header + good + c.line + "\n");
+    CHECK_THAT(error, Catch::StartsWith("r.csv:3: column '" + c.column + "': '" + c.value + "'"));
+    CHECK_THAT(error, Catch::Contains("allowed: ") && Catch::Contains(c.allowed));
+    CHECK(error.find('\n') == std::string::npos);
+  }
+  // A header without an identity column: the file cannot say what its rows are.
+  const std::vector<std::string> columns = {"source", "algo", "pass", "kernel", "dtype", "seqlen"};
+  const std::vector<std::string> cells = {"measured", "flash2", "fwd", "total", "fp16", "97"};
+  for (size_t left_out = 1; left_out < 5; ++left_out) {
+    INFO(columns[left_out]);
+    std::string h, line;
+    for (size_t i = 0; i < columns.size(); ++i)
+      if (i != left_out) {
+        h += (h.empty() ? "" : ",") + columns[i];
+        line += (line.empty() ? "" : ",") + cells[i];
+      }
+    const std::string error = read_error(h + "\n" + line + "\n");
+    CHECK_THAT(error, Catch::StartsWith("r.csv:1: header has no '" + columns[left_out] + "' column"));
+  }
 }
