@@ -1,6 +1,8 @@
 #include "experiments/cli.h"
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -31,6 +33,60 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// Program_options' what() replaces each %name% placeholder of its template until none is left,
+// rescanning the text it inserted, so a token that holds one (`--%canonical_option%`,
+// `--row %value%`) never finishes and the user's text is reformatted. The message is built here
+// from the same template and values in one pass instead: each placeholder is replaced once and
+// the inserted text is never scanned again. The values are protected members; a derived class
+// may name them (a pointer to a member of the base, applied to the caught error).
+class PoErrorParts : public po::error_with_option_name {
+ public:
+  static std::string message(const po::error_with_option_name& e) {
+    std::map<std::string, std::string> values = e.*(&PoErrorParts::m_substitutions);
+    values["canonical_option"] = e.get_option_name();
+    values["prefix"] = (e.*(&PoErrorParts::get_canonical_option_prefix))();
+    std::string text = e.m_error_template;
+    if (const auto* ambiguous = dynamic_cast<const po::ambiguous_option*>(&e)) {
+      const std::set<std::string> names(ambiguous->alternatives().begin(),
+                                        ambiguous->alternatives().end());
+      std::string list;
+      size_t left = names.size();
+      for (const std::string& name : names)
+        list += "'" + values["prefix"] + name + "'" + (--left > 1 ? ", " : left == 1 ? ", and " : "");
+      if (!list.empty()) text += " and matches " + list;
+    }
+    // A missing or empty value makes Boost use its fixed wording ("option '%canonical_option%'"
+    // becomes "option"); that wording is Boost's own, never the user's.
+    for (const auto& [name, from_to] : e.*(&PoErrorParts::m_substitution_defaults)) {
+      const auto it = values.find(name);
+      if (it != values.end() && !it->second.empty()) continue;
+      for (size_t at = text.find(from_to.first); at != std::string::npos;
+           at = text.find(from_to.first, at + from_to.second.size()))
+        text.replace(at, from_to.first.size(), from_to.second);
+    }
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      const size_t close = text[i] == '%' ? text.find('%', i + 1) : std::string::npos;
+      const auto it = close == std::string::npos ? values.end()
+                                                 : values.find(text.substr(i + 1, close - i - 1));
+      if (it == values.end()) {
+        out += text[i++];
+        continue;
+      }
+      out += it->second;
+      i = close + 1;
+    }
+    return out;
+  }
+};
+
+// The message of any Program_options error, never formatted by Boost's substitution.
+std::string po_message(const po::error& e) {
+  if (const auto* named = dynamic_cast<const po::error_with_option_name*>(&e))
+    return PoErrorParts::message(*named);
+  return e.what();  // the other errors' text is fixed when they are thrown
+}
+
 // Reads the experiment file's `option = value` lines with Program_options' config-file parser.
 // Values already stored from the command line are kept: the command line wins.
 void store_config_file(const std::string& path, const po::options_description& options,
@@ -40,7 +96,7 @@ void store_config_file(const std::string& path, const po::options_description& o
   try {
     po::store(po::parse_config_file(in, options, /*allow_unregistered=*/false), vm);
   } catch (const po::error& e) {
-    throw UsageError("--config '" + path + "': " + e.what() +
+    throw UsageError("--config '" + path + "': " + po_message(e) +
                      " (lines are `option = value` with the long option names)");
   }
 }
@@ -82,7 +138,7 @@ int run_subcommand(const Subcommand& sub, const std::vector<std::string>& args, 
     for (const std::string& name : sub.positional) bare.add(name.c_str(), 1);
     po::store(po::command_line_parser(rest).options(all).positional(bare).run(), inv.options);
   } catch (const po::error& e) {
-    throw UsageError(std::string(e.what()) + "; see flashio " + sub.name + " --help");
+    throw UsageError(po_message(e) + "; see flashio " + sub.name + " --help");
   }
   if (inv.options.count("help")) {
     out << all << '\n';
@@ -155,7 +211,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << prefix << ": " << one_line(usage_message(e)) << '\n';
     return kExitUsage;
   } catch (const po::error& e) {
-    err << prefix << ": " << one_line(e.what()) << '\n';
+    err << prefix << ": " << one_line(po_message(e)) << '\n';
     return kExitUsage;
   } catch (const std::exception& e) {
     err << prefix << ": internal error: " << one_line(e.what()) << '\n';

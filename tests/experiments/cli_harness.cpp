@@ -4,7 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
+#include <thread>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -74,6 +77,43 @@ CliResult run_binary(const std::vector<std::string>& args) {
   r.out = read_file(out_path);
   r.err = read_file(err_path);
   return r;
+}
+
+TimedResult run_binary_within(const std::vector<std::string>& args, double limit_s) {
+  TempDir dir;
+  const auto out_path = dir / "stdout", err_path = dir / "stderr";
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    std::vector<std::string> argv_text = {FLASHIO_BINARY};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(FLASHIO_BINARY, argv.data());
+    ::_exit(127);
+  }
+  TimedResult t;
+  int wstatus = 0;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  while (::waitpid(pid, &wstatus, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &wstatus, 0);
+      t.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  t.result.status = !t.timed_out && WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  t.result.out = read_file(out_path);
+  t.result.err = read_file(err_path);
+  return t;
 }
 
 TempDir::TempDir() {

@@ -19,6 +19,14 @@ CliResult run_in_process(const std::vector<std::string>& args);
 // The built binary, arguments passed without a shell.
 CliResult run_binary(const std::vector<std::string>& args);
 
+// The built binary, killed if it runs longer than `limit_s` seconds (then status is -1 and
+// timed_out is set): for inputs that once made it hang.
+struct TimedResult {
+  CliResult result;
+  bool timed_out = false;
+};
+TimedResult run_binary_within(const std::vector<std::string>& args, double limit_s);
+
 // A fresh empty directory under the system temp dir, removed on destruction.
 class TempDir {
  public:

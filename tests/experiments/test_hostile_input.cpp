@@ -1,0 +1,55 @@
+// Hostile input (experiments/README.md, "Errors and exit status"): text that a parser's own
+// machinery could misread (placeholders of Program_options' messages, a byte-order mark, quoted
+// fields, bytes that are not UTF-8) still gets one line and exit status 2, or is read as written.
+#include <catch2/catch.hpp>
+
+#include "cli_harness.h"
+
+using namespace flashio::cli::test;
+
+namespace {
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += a + " ";
+  return s;
+}
+
+// The binary must answer within a second with exit 2 and one line holding `names`.
+void check_refused_quickly(const std::vector<std::string>& args, const std::string& names) {
+  INFO("flashio " << joined(args));
+  const TimedResult t = run_binary_within(args, 1.0);
+  REQUIRE(!t.timed_out);
+  CHECK(t.result.status == 2);
+  CHECK(t.result.out.empty());
+  const auto lines = t.result.err_lines();
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].find(names) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("a token holding a placeholder of Program_options' messages is quoted as typed, at once") {
+  // Boost's message formatting replaces %canonical_option%, %original_token%, %value% and
+  // %prefix% until none is left; the user's text must be inserted once, unchanged.
+  check_refused_quickly({"simulate", "--%canonical_option%"}, "'--%canonical_option%'");
+  check_refused_quickly({"bound", "-h%original_token%"}, "'-h%original_token%'");
+  check_refused_quickly({"explain", "--row", "%value%"}, "('%value%') for option '--row'");
+  check_refused_quickly({"simulate", "--%prefix%x"}, "'--%prefix%x'");
+  TempDir dir;
+  write_file(dir / "placeholder.cfg", "%canonical_option% = 1\n");
+  check_refused_quickly({"simulate", "--config", (dir / "placeholder.cfg").string()},
+                        "'%canonical_option%'");
+}
+
+TEST_CASE("Program_options' messages keep their wording for ordinary mistakes") {
+  const CliResult ambiguous = run_in_process({"simulate", "--bl", "5"});
+  CHECK(ambiguous.status == 2);
+  CHECK(ambiguous.err ==
+        "flashio simulate: option '--bl' is ambiguous and matches '--block-c', '--block-mask', "
+        "and '--block-r'; see flashio simulate --help\n");
+  const CliResult missing = run_in_process({"simulate", "--seqlen"});
+  CHECK(missing.err ==
+        "flashio simulate: the required argument for option '--seqlen' is missing; see flashio "
+        "simulate --help\n");
+}
