@@ -4,6 +4,7 @@
 #include <random>
 
 #include "sim/errors.h"
+#include "sim/trim.h"
 
 namespace flashio::sim {
 namespace {
@@ -101,7 +102,8 @@ BlockMask::BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c
       std::ifstream in(p.path);
       std::string line;
       int64_t row = 0;
-      while (std::getline(in, line)) {
+      for (bool first = true; std::getline(in, line); first = false) {
+        if (first) line = std::string(without_utf8_bom(line));
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty() || line[0] == '#') continue;
         if (row >= tiles_r || static_cast<int64_t>(line.size()) != tiles_c ||

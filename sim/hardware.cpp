@@ -119,6 +119,7 @@ Hardware load_hardware_file(const std::string& path) {
   };
   while (std::getline(in, line)) {
     ++line_no;
+    if (line_no == 1) line = std::string(without_utf8_bom(line));
     const auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
     const std::string_view text = trim(line);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/errors.h"
+#include "sim/trim.h"
 #include "sim/kernel_kind.h"
 
 namespace flashio::sim {
@@ -127,6 +128,7 @@ std::vector<MeasuredOccupancy> parse_occupancy_csv(std::string_view text, const 
   std::vector<MeasuredOccupancy> out;
   int64_t line_no = 0;
   bool header_seen = false;
+  text = without_utf8_bom(text);
   while (!text.empty()) {
     const size_t end = text.find('\n');
     std::string_view line = text.substr(0, end);

@@ -9,6 +9,7 @@
 
 #include "sim/errors.h"
 #include "sim/simulate.h"
+#include "sim/trim.h"
 
 namespace flashio::sim {
 namespace {
@@ -226,6 +227,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
   std::vector<std::string> header;
   while (header.empty() && std::getline(in, line)) {
     ++line_no;
+    if (line_no == 1) line = std::string(without_utf8_bom(line));
     if (line.empty() || line[0] == '#') continue;
     header = split(line);
   }

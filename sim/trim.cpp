@@ -10,4 +10,10 @@ std::string_view trim(std::string_view text) {
   return text.substr(b, e - b + 1);
 }
 
+std::string_view without_utf8_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  return text;
+}
+
 }  // namespace flashio::sim

@@ -53,3 +53,24 @@ TEST_CASE("Program_options' messages keep their wording for ordinary mistakes") 
         "flashio simulate: the required argument for option '--seqlen' is missing; see flashio "
         "simulate --help\n");
 }
+
+TEST_CASE("an experiment file that starts with a UTF-8 byte-order mark is read as without it") {
+  TempDir dir;
+  write_file(dir / "bom.cfg", "\xEF\xBB\xBF" "algo = flash2\nseqlen = 97\nheaddim = 40\n");
+  write_file(dir / "plain.cfg", "algo = flash2\nseqlen = 97\nheaddim = 40\n");
+  const CliResult bom = run_in_process({"simulate", "--config", (dir / "bom.cfg").string(),
+                                        "--format", "csv"});
+  const CliResult plain = run_in_process({"simulate", "--config", (dir / "plain.cfg").string(),
+                                          "--format", "csv"});
+  INFO(bom.err);
+  CHECK(bom.status == 0);
+  CHECK(bom.err.empty());
+  // The mark changes nothing: the same rows, byte for byte.
+  REQUIRE(!plain.out.empty());
+  CHECK(bom.out == plain.out);
+}
+
+TEST_CASE("--config naming a directory is refused, not read as an empty file") {
+  TempDir dir;
+  check_refused_quickly({"simulate", "--config", dir.path().string()}, "is a directory");
+}
