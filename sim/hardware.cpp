@@ -1,7 +1,9 @@
 #include "sim/hardware.h"
 
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "sim/byte_size.h"
@@ -114,6 +116,7 @@ Hardware load_hardware_file(const std::string& path) {
                                           {"exp_per_s", &h.exp_per_s}};
   std::string line;
   int line_no = 0;
+  std::set<std::string> seen_keys;
   auto fail = [&](const std::string& why) {
     throw InvalidInput(Field::hardware, path + ":" + std::to_string(line_no) + ": " + why);
   };
@@ -128,6 +131,8 @@ Hardware load_hardware_file(const std::string& path) {
     if (eq == std::string_view::npos) fail("expected 'key = value'");
     const std::string key(trim(text.substr(0, eq)));
     const std::string value(trim(text.substr(eq + 1)));
+    // A second line for a key would silently replace the first; the file must say one thing.
+    if (!seen_keys.insert(key).second) fail("duplicate key '" + key + "'; each key is given once");
     try {
       size_t used = 0;
       if (key == "name") {
@@ -141,8 +146,12 @@ Hardware load_hardware_file(const std::string& path) {
         *it->second = std::stoll(value, &used);
         if (used != value.size() || *it->second <= 0) fail(key + " must be a positive integer");
       } else if (auto jt = reals.find(key); jt != reals.end()) {
+        // Decimal notation only: stod would also take "inf", "nan" and hexadecimal floats.
+        if (value.find_first_not_of("0123456789.eE+-") != std::string::npos)
+          fail(key + " '" + value + "': must be a finite positive decimal number (like 4.8e12)");
         *jt->second = std::stod(value, &used);
-        if (used != value.size() || !(*jt->second > 0)) fail(key + " must be a positive number");
+        if (used != value.size() || !std::isfinite(*jt->second) || !(*jt->second > 0))
+          fail(key + " '" + value + "': must be a finite positive decimal number (like 4.8e12)");
       } else {
         fail("unknown key '" + key +
              "'; allowed: name, sram_bytes, smem_per_sm_bytes, sm_count, max_threads_per_sm, "
@@ -155,6 +164,16 @@ Hardware load_hardware_file(const std::string& path) {
   }
   line_no = 0;
   if (h.name.empty()) fail("missing 'name'");
+  // The L2 model addresses lines and sectors by bit shifts, 1 to 8 sectors a line
+  // (docs/l2_model.md).
+  auto power_of_two = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (!power_of_two(h.l2_line_bytes))
+    fail("l2_line_bytes must be a power of two (got " + std::to_string(h.l2_line_bytes) + ")");
+  if (!power_of_two(h.l2_sector_bytes))
+    fail("l2_sector_bytes must be a power of two (got " + std::to_string(h.l2_sector_bytes) + ")");
+  if (h.l2_sector_bytes > h.l2_line_bytes || h.l2_line_bytes / h.l2_sector_bytes > 8)
+    fail("l2_line_bytes must hold 1 to 8 sectors of l2_sector_bytes (got " +
+         std::to_string(h.l2_line_bytes) + " and " + std::to_string(h.l2_sector_bytes) + ")");
   if (h.sram_bytes <= 0 || h.sm_count <= 0 || h.l2_bytes <= 0 || h.hbm_bytes_per_s <= 0 ||
       h.tensor_flops_per_s <= 0 || h.cuda_core_flops_per_s <= 0 || h.exp_per_s <= 0)
     fail("required keys: name, sram_bytes, sm_count, l2_bytes, hbm_bytes_per_s, "

@@ -80,3 +80,51 @@ TEST_CASE("a leading UTF-8 byte-order mark is skipped by every text reader", "[b
     CHECK_THROWS_WITH(load_hardware_file(f.path), Catch::Contains(":9: unknown key"));
   }
 }
+
+TEST_CASE("a hardware file's numbers are finite decimals, its keys given once, its L2 sizes powers of two",
+          "[hardware]") {
+  TempFile f("hw_refusals.txt");
+  // Each line replaces the base file's line for its key (the last line, :8:), except the
+  // duplicates, which are added after it (:9:).
+  struct Case {
+    std::string line, names;
+    bool replaces = true;
+  };
+  const std::vector<Case> cases = {
+      {"exp_per_s = inf", ":8: exp_per_s 'inf': must be a finite positive decimal"},
+      {"exp_per_s = nan", ":8: exp_per_s 'nan'"},
+      {"hbm_bytes_per_s = 0x1p40", ":8: hbm_bytes_per_s '0x1p40'"},
+      {"tensor_flops_per_s = 1e400", ":8: '1e400' is not a number for tensor_flops_per_s"},
+      {"sm_count = 9", ":9: duplicate key 'sm_count'", false},
+      {"name = other", ":9: duplicate key 'name'", false},
+      {"l2_line_bytes = 3", "l2_line_bytes must be a power of two (got 3)", false},
+      {"l2_sector_bytes = 24", "l2_sector_bytes must be a power of two (got 24)", false},
+      {"l2_line_bytes = 16",
+       "l2_line_bytes must hold 1 to 8 sectors of l2_sector_bytes (got 16 and 32)", false},
+      {"l2_line_bytes = 512", "(got 512 and 32)", false},
+  };
+  for (const Case& c : cases) {
+    INFO(c.line);
+    std::string text;
+    std::istringstream base(kHardware);
+    const std::string key = c.line.substr(0, c.line.find(' '));
+    for (std::string line; std::getline(base, line);)
+      if (!c.replaces || line.rfind(key + " ", 0) != 0) text += line + "\n";
+    f.write(text + c.line + "\n");
+    try {
+      load_hardware_file(f.path);
+      FAIL("accepted");
+    } catch (const InvalidInput& e) {
+      INFO(e.what());
+      CHECK(e.field() == Field::hardware);
+      CHECK(std::string(e.what()).find(c.names) != std::string::npos);
+      CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    }
+  }
+  // The allowed forms still load: decimals with exponents, powers of two with a unit.
+  f.write(kHardware + "l2_line_bytes = 256B\nl2_sector_bytes = 64\n");
+  const Hardware h = load_hardware_file(f.path);
+  CHECK(h.l2_line_bytes == 256);
+  CHECK(h.l2_sector_bytes == 64);
+  CHECK(h.hbm_bytes_per_s == 1e12);
+}
