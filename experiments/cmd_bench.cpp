@@ -27,7 +27,7 @@ int run_bench(Invocation& inv) {
       throw UsageError("--algo blocksparse has no CUDA kernel; bench runs standard, flash1, flash2");
   if (!kernels::gpu_available())
     throw UsageError("no usable CUDA GPU found; flashio bench needs one (run it on the GPU machine)");
-  const uint64_t seed = inv.options["seed"].as<uint64_t>();
+  const uint64_t seed = read_seed(inv.options);
 
   auto target = inv.open_output();
   TableNotes notes;
@@ -76,7 +76,7 @@ const SubcommandRegistration registration({
           o.add_options()("repeats", po::value<int>()->default_value(20),
                           "timed runs per configuration (median reported; >= 10)")(
               "warmup", po::value<int>()->default_value(3), "untimed runs first")(
-              "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs");
+              "seed", seed_value()->default_value(1), "seed of the random inputs");
         },
     .run = run_bench,
 });

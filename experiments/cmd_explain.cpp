@@ -197,7 +197,7 @@ int run_explain(Invocation& inv) {
   const bool raw_schedule = o.count("schedule") && o["schedule"].as<bool>();
   sim::ExplainOptions options;
   if (o.count("row")) options.tracked_row = o["row"].as<int64_t>();
-  if (o.count("seed")) options.seed = o["seed"].as<uint64_t>();
+  if (o.count("seed")) options.seed = read_seed(o);
   std::ostream& out = *inv.out;
   run_sweep(
       s,
@@ -243,7 +243,7 @@ const SubcommandRegistration registration({
           o.add_options()
               ("row", po::value<int64_t>(), "the row of Q whose online-softmax statistics are "
                                             "shown [0]")
-              ("seed", po::value<uint64_t>(), "seed of the random Q, K, V [1]")
+              ("seed", seed_value(), "seed of the random Q, K, V [1]")
               ("schedule", po::bool_switch(), "print the schedule's transfers per thread block "
                                               "(what standard, blocksparse and backward get)")
               ("explain-wrong", po::bool_switch(),

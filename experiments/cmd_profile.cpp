@@ -65,14 +65,14 @@ void add_profile_options(po::options_description& o) {
   o.add_options()("repeats", po::value<int>()->default_value(10),
                   "timed runs per kernel and per pass (median; >= 10, or 0 for counters only)")(
       "warmup", po::value<int>()->default_value(3), "untimed runs before timing")(
-      "seed", po::value<uint64_t>()->default_value(1), "seed of the random inputs");
+      "seed", seed_value()->default_value(1), "seed of the random inputs");
 }
 
 profiler::ProfileOptions read_profile_options(const Invocation& inv, const std::string& who) {
   profiler::ProfileOptions options;
   options.repeats = inv.options["repeats"].as<int>();
   options.warmup = inv.options["warmup"].as<int>();
-  options.seed = inv.options["seed"].as<uint64_t>();
+  options.seed = read_seed(inv.options);
   if (options.repeats != 0 && options.repeats < 10)
     throw UsageError("--repeats must be 0 (counters only) or at least 10 (got " + std::to_string(options.repeats) + ")");
   if (options.warmup < 0) throw UsageError("--warmup must be >= 0 (got " + std::to_string(options.warmup) + ")");

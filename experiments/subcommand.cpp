@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "experiments/usage_error.h"
+
 namespace flashio::cli {
 namespace {
 
@@ -41,6 +43,15 @@ bool is_cuda_only_subcommand(const std::string& name) {
   return !name.empty() && list.find(name + ",") != std::string::npos &&
          (list.find(name + ",") == 0 || list[list.find(name + ",") - 1] == ',');
 #endif
+}
+
+po::typed_value<int64_t>* seed_value() { return po::value<int64_t>(); }
+
+uint64_t read_seed(const po::variables_map& options) {
+  const int64_t seed = options["seed"].as<int64_t>();
+  if (seed < 0)
+    throw UsageError("--seed must be an integer >= 0 (got " + std::to_string(seed) + ")");
+  return static_cast<uint64_t>(seed);
 }
 
 std::unique_ptr<OutputTarget> Invocation::open_output() const {

@@ -73,4 +73,9 @@ const Subcommand* find_subcommand(const std::string& name);
 // "flashio was built without CUDA" with exit status 2.
 bool is_cuda_only_subcommand(const std::string& name);
 
+// --seed (explain, bench, profile, validate): declared with seed_value() as a signed integer, so
+// that "-1" is refused by read_seed instead of wrapping to 2^64 - 1 as an unsigned parse would.
+po::typed_value<int64_t>* seed_value();
+uint64_t read_seed(const po::variables_map& options);
+
 }  // namespace flashio::cli

@@ -74,3 +74,13 @@ TEST_CASE("--config naming a directory is refused, not read as an empty file") {
   TempDir dir;
   check_refused_quickly({"simulate", "--config", dir.path().string()}, "is a directory");
 }
+
+TEST_CASE("a negative --seed is refused, not wrapped to 2^64 - 1") {
+  check_refused_quickly({"explain", "--seed", "-1", "--seqlen", "37", "--headdim", "20"},
+                        "--seed must be an integer >= 0 (got -1)");
+  check_refused_quickly({"explain", "--seed=-97", "--seqlen", "37", "--headdim", "20"},
+                        "(got -97)");
+  // 0 and the largest signed seed are seeds.
+  CHECK(run_in_process({"explain", "--seed", "0", "--seqlen", "10"}).status == 0);
+  CHECK(run_in_process({"explain", "--seed", "9223372036854775807", "--seqlen", "10"}).status == 0);
+}
