@@ -1,5 +1,6 @@
 #include "experiments/sweep.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -136,6 +137,13 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d) {
   } else {
     s.block_masks.push_back("");
   }
+  // Only blocksparse reads a mask; the sweep pairs a mask with the other algorithms' rows not at
+  // all, so a mask without blocksparse would be silently ignored.
+  const bool masked = std::any_of(s.block_masks.begin(), s.block_masks.end(),
+                                  [](const std::string& m) { return !m.empty(); });
+  if (masked && std::find(s.algos.begin(), s.algos.end(), sim::Algo::blocksparse) == s.algos.end())
+    throw UsageError("--block-mask applies to --algo blocksparse only, and --algo '" +
+                     given_or(vm, "algo", d.algo) + "' has no blocksparse; add it or drop --block-mask");
   const std::string sram = given_or(vm, "sram", d.sram);
   if (!sram.empty()) s.sram_bytes = positive_ints("--sram", sram, /*sizes=*/true);
   const std::string block_r = given_or(vm, "block-r", d.block_r);

@@ -84,3 +84,18 @@ TEST_CASE("a negative --seed is refused, not wrapped to 2^64 - 1") {
   CHECK(run_in_process({"explain", "--seed", "0", "--seqlen", "10"}).status == 0);
   CHECK(run_in_process({"explain", "--seed", "9223372036854775807", "--seqlen", "10"}).status == 0);
 }
+
+TEST_CASE("--block-mask with no blocksparse in --algo is refused naming both options") {
+  check_refused_quickly({"simulate", "--algo", "flash2", "--block-mask", "banded:2"},
+                        "--block-mask applies to --algo blocksparse only, and --algo 'flash2'");
+  check_refused_quickly({"simulate", "--block-mask", "random:0.5:7", "--seqlen", "97"},
+                        "--block-mask applies to --algo blocksparse only");
+  // Dense is no mask; and a list holding blocksparse pairs the mask with it alone.
+  CHECK(run_in_process({"simulate", "--algo", "flash2", "--block-mask", "dense"}).status == 0);
+  const CliResult mixed = run_in_process({"simulate", "--algo", "flash2,blocksparse",
+                                          "--block-mask", "banded:2", "--seqlen", "97",
+                                          "--headdim", "40", "--format", "csv"});
+  INFO(mixed.err);
+  CHECK(mixed.status == 0);
+  CHECK(mixed.out.find("banded:2") != std::string::npos);
+}
