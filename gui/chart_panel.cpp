@@ -40,7 +40,10 @@ QColor algo_color(sim::RowAlgo algo) {
 }
 
 ChartPanel::ChartPanel(const QString& title, QWidget* parent) : QChartView(parent) {
-  auto* chart = new QChart();
+  // The chart QChartView made for itself: it lives in the view's scene and is deleted with the
+  // view. A chart of our own given to setChart would take its place, and Qt releases the one it
+  // replaces without deleting it (QChartView::setChart, Qt 6), so every panel leaked one.
+  QChart* chart = this->chart();
   chart->setTitle(title);
   chart->legend()->setAlignment(Qt::AlignRight);
   chart->legend()->setShowToolTips(true);
@@ -49,7 +52,6 @@ ChartPanel::ChartPanel(const QString& title, QWidget* parent) : QChartView(paren
   QFont title_font = chart->titleFont();
   title_font.setBold(true);
   chart->setTitleFont(title_font);
-  setChart(chart);
   setRenderHint(QPainter::Antialiasing);
   setMinimumHeight(180);
 }
