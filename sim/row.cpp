@@ -23,6 +23,42 @@ std::string number(double v) {
   return buf;
 }
 
+// A cell as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break (a
+// hardware name or a mask file's path may), its quotes doubled; other cells as they are.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+// The fields of one record, read back as csv_field writes them. `complete` is false when the
+// text ends inside a quoted field (the field holds a line break; the caller appends the next
+// line and splits again).
+std::vector<std::string> split_csv_record(const std::string& text, bool& complete) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch != '"') cur += ch;
+      else if (i + 1 < text.size() && text[i + 1] == '"') cur += text[++i];
+      else quoted = false;
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (ch != '\r') {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  complete = !quoted;
+  return out;
+}
+
 std::string opt(const std::optional<double>& v) { return v ? number(*v) : ""; }
 std::string opt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : ""; }
 
@@ -175,7 +211,7 @@ std::string to_csv_line(const Row& r) {
   for (const auto& c : row_columns()) {
     if (!first) line += ',';
     first = false;
-    line += cell(r, c);
+    line += csv_field(cell(r, c));
   }
   return line;
 }
@@ -210,19 +246,18 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
   auto fail = [&](const std::string& why) {
     throw InvalidInput(name + ":" + std::to_string(line_no) + ": " + why);
   };
-  auto split = [](const std::string& s) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (char ch : s) {
-      if (ch == ',') {
-        out.push_back(cur);
-        cur.clear();
-      } else if (ch != '\r') {
-        cur += ch;
-      }
+  // A record may span lines where a quoted field holds a line break.
+  auto split = [&](std::string record) {
+    bool complete = false;
+    std::vector<std::string> fields = split_csv_record(record, complete);
+    std::string more;
+    while (!complete && std::getline(in, more)) {
+      ++line_no;
+      record += "\n" + more;
+      fields = split_csv_record(record, complete);
     }
-    out.push_back(cur);
-    return out;
+    if (!complete) fail("a quoted field is not closed before the end of the file");
+    return fields;
   };
   std::vector<std::string> header;
   while (header.empty() && std::getline(in, line)) {
@@ -270,6 +305,9 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
           size_t used = 0;
           const double x = std::stod(v, &used);
           if (used != v.size()) throw std::invalid_argument("");
+          // A count or a time is finite; nan and inf would turn every comparison into nan.
+          if (!std::isfinite(x))
+            fail("column '" + col + "': '" + v + "' is not a finite number");
           return x;
         } catch (const std::logic_error&) {
           fail("column '" + col + "': '" + v + "' is not a number");

@@ -4,6 +4,7 @@
 // cannot use are refused with one message naming the file, the line and the key.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -127,4 +128,46 @@ TEST_CASE("a hardware file's numbers are finite decimals, its keys given once, i
   CHECK(h.l2_line_bytes == 256);
   CHECK(h.l2_sector_bytes == 64);
   CHECK(h.hbm_bytes_per_s == 1e12);
+}
+
+TEST_CASE("a rows csv quotes cells holding commas, quotes or line breaks and reads them back",
+          "[rows][csv]") {
+  Row r;
+  r.seqlen = 97;
+  r.headdim = 40;
+  r.hw = "lab \"x\", rev 2";
+  r.block_mask = "masks/a,b\nc.txt";
+  r.io_read_bytes = 12345;
+  const std::string line = to_csv_line(r);
+  CHECK(line.find("\"lab \"\"x\"\", rev 2\"") != std::string::npos);  // RFC 4180
+  std::istringstream in(csv_header() + "\n" + line + "\n" + to_csv_line(Row{}) + "\n");
+  const auto rows = read_rows_csv(in, "quoted.csv");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].hw == r.hw);
+  CHECK(rows[0].block_mask == r.block_mask);
+  CHECK(rows[0].io_read_bytes == 12345);
+  CHECK(rows[0].seqlen == 97);
+  // A quote left open runs to the end of the file: refused, naming the file.
+  std::istringstream open(csv_header() + "\n" + line.substr(0, line.find("rev")) + "\n");
+  CHECK_THROWS_WITH(read_rows_csv(open, "open.csv"), Catch::Contains("open.csv:") &&
+                                                         Catch::Contains("not closed"));
+}
+
+TEST_CASE("a rows csv refuses nan and inf in value cells, naming the line and column", "[rows][csv]") {
+  const auto& columns = row_columns();
+  const size_t time_at =
+      std::find(columns.begin(), columns.end(), "time_ms") - columns.begin();
+  REQUIRE(time_at < columns.size());
+  for (const std::string bad : {"nan", "inf", "-inf", "1e999"}) {
+    INFO(bad);
+    Row r;
+    r.seqlen = 97;
+    r.headdim = 40;
+    std::string line;
+    for (size_t i = 0; i < columns.size(); ++i)
+      line += (i ? "," : "") + (i == time_at ? bad : cell(r, columns[i]));
+    std::istringstream in(csv_header() + "\n" + line + "\n");
+    CHECK_THROWS_WITH(read_rows_csv(in, "bad.csv"),
+                      Catch::Contains("bad.csv:2: column 'time_ms': '" + bad + "'"));
+  }
 }
