@@ -178,7 +178,7 @@ void write_comparison(const OutputOptions& options, std::ostream& out, const std
       for (size_t i = 0; i < c.size(); ++i) o[columns[i]] = c[i];
       rows.push_back(o);
     }
-    out << nlohmann::json{{"rows", rows}, {"summary", comparison_summary(joined)}}.dump(1) << '\n';
+    out << nlohmann::json{{"rows", rows}, {"summary", comparison_summary(joined)}}.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     char line[400];
     std::snprintf(line, sizeof line, "%-8s %-6s %-24s %6s %6s %4s %4s %10s %10s %10s %10s\n", "algo",

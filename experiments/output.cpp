@@ -168,7 +168,7 @@ class JsonWriter : public RowWriter {
   JsonWriter(std::ostream& out, RunContext context) : out_(out), context_(std::move(context)) {}
   void write(const sim::Row& row) override {
     if (!started_) begin();
-    out_ << (first_ ? "\n  " : ",\n  ") << sim::to_json(row).dump();
+    out_ << (first_ ? "\n  " : ",\n  ") << sim::to_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     first_ = false;
   }
   void finish() override {
@@ -179,7 +179,7 @@ class JsonWriter : public RowWriter {
 
  private:
   void begin() {
-    out_ << "{\"context\": " << context_json(context_).dump() << ",\n\"rows\": [";
+    out_ << "{\"context\": " << context_json(context_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ",\n\"rows\": [";
     started_ = true;
   }
   std::ostream& out_;

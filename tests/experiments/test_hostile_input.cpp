@@ -99,3 +99,17 @@ TEST_CASE("--block-mask with no blocksparse in --algo is refused naming both opt
   CHECK(mixed.status == 0);
   CHECK(mixed.out.find("banded:2") != std::string::npos);
 }
+
+TEST_CASE("bytes that are not UTF-8 in a name or path still give valid json, replaced by U+FFFD") {
+  TempDir dir;
+  const auto hw = dir / "lab\xff.hw";
+  write_file(hw, "name = lab\xfe\xff machine\nsram_bytes = 100KiB\nsm_count = 7\nl2_bytes = 1MiB\n"
+                 "hbm_bytes_per_s = 1e12\ntensor_flops_per_s = 1e14\n"
+                 "cuda_core_flops_per_s = 1e13\nexp_per_s = 1e12\n");
+  const CliResult r = run_in_process({"simulate", "--hw", hw.string(), "--seqlen", "97",
+                                      "--headdim", "40", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("lab\xEF\xBF\xBD\xEF\xBF\xBD machine") != std::string::npos);
+  CHECK(r.out.find('\xff') == std::string::npos);
+}
