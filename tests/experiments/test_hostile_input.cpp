@@ -70,7 +70,7 @@ TEST_CASE("an experiment file that starts with a UTF-8 byte-order mark is read a
   CHECK(bom.out == plain.out);
 }
 
-TEST_CASE("--config naming a directory is refused, not read as an empty file") {
+TEST_CASE("an experiment file that is a directory is refused, not read as an empty file") {
   TempDir dir;
   check_refused_quickly({"simulate", "--config", dir.path().string()}, "is a directory");
 }
@@ -85,7 +85,7 @@ TEST_CASE("a negative --seed is refused, not wrapped to 2^64 - 1") {
   CHECK(run_in_process({"explain", "--seed", "9223372036854775807", "--seqlen", "10"}).status == 0);
 }
 
-TEST_CASE("--block-mask with no blocksparse in --algo is refused naming both options") {
+TEST_CASE("a block mask with no blocksparse in --algo is refused naming both options") {
   check_refused_quickly({"simulate", "--algo", "flash2", "--block-mask", "banded:2"},
                         "--block-mask applies to --algo blocksparse only, and --algo 'flash2'");
   check_refused_quickly({"simulate", "--block-mask", "random:0.5:7", "--seqlen", "97"},
