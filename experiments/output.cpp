@@ -36,8 +36,8 @@ namespace fs = std::filesystem;
 void add_output_options(po::options_description& options) {
   options.add_options()
       ("format", po::value<std::string>(), "table, csv or json [table]")
-      ("out", po::value<std::string>(), "write the results to FILE (replaced only on success) "
-                                        "[standard output]")
+      ("out", po::value<std::string>(), "write the results to FILE (a file is replaced only on "
+                                        "success; a device or FIFO is written to) [standard output]")
       ("kernels", po::bool_switch(), "table: one row per kernel, not only each configuration's "
                                       "total (csv and json always have every row)");
 }
@@ -248,12 +248,12 @@ OutputTarget::OutputTarget(const std::string& path, std::ostream& standard_outpu
     } else {
       fail(": " + errno_text() + "; give a file in an existing, writable directory");
     }
+    buffer_ = std::make_unique<FdStreambuf>(fd_, option_ + " '" + path_ + "'");
+    file_.rdbuf(buffer_.get());
   } catch (...) {
     discard();
     throw;
   }
-  buffer_ = std::make_unique<FdStreambuf>(fd_, option_ + " '" + path_ + "'");
-  file_.rdbuf(buffer_.get());
 }
 
 void OutputTarget::fail(const std::string& what) const {
