@@ -182,8 +182,10 @@ std::string usage_text() {
   return text.str();
 }
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-            bool err_is_terminal) {
+namespace {
+
+int run_unchecked(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                  bool err_is_terminal) {
   std::string prefix = "flashio";
   try {
     if (args.size() < 2) {
@@ -226,6 +228,21 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << prefix << ": internal error: " << one_line(e.what()) << '\n';
     return kExitFailure;
   }
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            bool err_is_terminal) {
+  const int status = run_unchecked(args, out, err, err_is_terminal);
+  // Results are checked as they are written; this catches what else went to standard output
+  // (--help, explain) and its last buffered bytes. A run that failed has said so already.
+  out.flush();
+  if (out || status != kExitOk) return status;
+  std::string prefix = "flashio";
+  if (args.size() > 1 && find_subcommand(args[1])) prefix += " " + args[1];
+  err << prefix << ": " << write_failure(out) << '\n';
+  return kExitUsage;
 }
 
 }  // namespace flashio::cli

@@ -50,7 +50,7 @@ void write_occupancy(const profiler::Profiler& p, const std::string& path, std::
     return std::tie(a.hw, a.kernel, a.headdim, a.dtype, a.tiling.block_r, a.tiling.block_c) <
            std::tie(b.hw, b.kernel, b.headdim, b.dtype, b.tiling.block_r, b.tiling.block_c);
   });
-  OutputTarget target(path, standard_output);
+  OutputTarget target(path, standard_output, "--occupancy-out");
   std::ostream& out = target.stream();
   out << "# blocks per SM of each kernel, from the driver's occupancy calculator on the captured "
          "launches (flashio profile --occupancy-out)\n"

@@ -19,8 +19,9 @@ namespace flashio::cli {
 namespace {
 
 // Writes rows to a file given by `option` (csv), through a temporary file renamed on success.
-void write_rows_file(const std::string& path, const std::vector<sim::Row>& rows, std::ostream& standard_output) {
-  OutputTarget target(path, standard_output);
+void write_rows_file(const std::string& option, const std::string& path, const std::vector<sim::Row>& rows,
+                     std::ostream& standard_output) {
+  OutputTarget target(path, standard_output, option);
   target.stream() << sim::csv_header() << '\n';
   for (const sim::Row& r : rows) target.stream() << sim::to_csv_line(r) << '\n';
   target.commit();
@@ -63,8 +64,8 @@ int run_validate(Invocation& inv) {
   int unmatched = 0;
   const std::vector<Joined> joined = join_rows(predicted, measured, unmatched);
   if (joined.empty()) throw UsageError("validate: no measured row to compare (nothing ran)");
-  if (!measured_out.empty()) write_rows_file(measured_out, measured, *inv.out);
-  if (!predicted_out.empty()) write_rows_file(predicted_out, predicted, *inv.out);
+  if (!measured_out.empty()) write_rows_file("--measured-out", measured_out, measured, *inv.out);
+  if (!predicted_out.empty()) write_rows_file("--predicted-out", predicted_out, predicted, *inv.out);
   auto target = inv.open_output();
   write_comparison(inv.output, target->stream(), joined);
   target->commit();

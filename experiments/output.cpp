@@ -1,9 +1,16 @@
 #include "experiments/output.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,8 +18,10 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "experiments/usage_error.h"
 #include "experiments/value_list.h"
@@ -27,8 +36,8 @@ namespace fs = std::filesystem;
 void add_output_options(po::options_description& options) {
   options.add_options()
       ("format", po::value<std::string>(), "table, csv or json [table]")
-      ("out", po::value<std::string>(), "write the results to FILE (replaced only on success) "
-                                        "[standard output]")
+      ("out", po::value<std::string>(), "write the results to FILE (a file is replaced only on "
+                                        "success; a device or FIFO is written to) [standard output]")
       ("kernels", po::bool_switch(), "table: one row per kernel, not only each configuration's "
                                       "total (csv and json always have every row)");
 }
@@ -50,52 +59,299 @@ OutputOptions read_output_options(const po::variables_map& vm) {
   return o;
 }
 
+// ---- writing to a file descriptor ----------------------------------------------------------
+
+FdStreambuf::FdStreambuf(int fd, std::string name)
+    : fd_(fd), name_(std::move(name)), buffer_(64 * 1024) {
+  setp(buffer_.data(), buffer_.data() + buffer_.size());
+}
+
+bool FdStreambuf::drain() {
+  const char* next = pbase();
+  size_t left = static_cast<size_t>(pptr() - pbase());
+  while (left > 0 && error_ == 0) {
+    const ssize_t n = ::write(fd_, next, left);
+    if (n > 0) {
+      next += n;
+      left -= static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // A descriptor inherited in non-blocking mode (a shared terminal or pipe): wait until it
+      // takes bytes again rather than lose them.
+      pollfd ready{fd_, POLLOUT, 0};
+      ::poll(&ready, 1, -1);
+    } else {
+      error_ = n < 0 ? errno : EIO;
+    }
+  }
+  // After an error the buffer is reused and dropped: nothing more reaches the descriptor.
+  setp(buffer_.data(), buffer_.data() + buffer_.size());
+  return error_ == 0;
+}
+
+FdStreambuf::int_type FdStreambuf::overflow(int_type ch) {
+  if (error_ != 0 || !drain()) return traits_type::eof();
+  if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(ch);
+    pbump(1);
+  }
+  return traits_type::not_eof(ch);
+}
+
+int FdStreambuf::sync() { return error_ == 0 && drain() ? 0 : -1; }
+
+std::string write_failure(const std::ostream& out) {
+  const auto* fd_buffer = dynamic_cast<const FdStreambuf*>(out.rdbuf());
+  const std::string name = fd_buffer ? fd_buffer->name() : std::string("the output");
+  const std::string reason = fd_buffer && fd_buffer->error() != 0
+                                 ? std::string(std::strerror(fd_buffer->error()))
+                                 : std::string("the stream failed");
+  return name + ": writing failed (" + reason + ")";
+}
+
+void check_written(const std::ostream& out) {
+  if (!out) throw UsageError(write_failure(out));
+}
+
+// ---- temporary files and signals -------------------------------------------------------------
+
+namespace {
+
+// The temporary files of the OutputTargets alive, for the signal handler: fixed buffers, because
+// a handler may not allocate (async-signal-safe functions only: unlink, sigaction, raise).
+constexpr int kTempSlots = 8;
+struct TempSlot {
+  std::atomic<bool> used{false};
+  char path[PATH_MAX];
+};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler reads it");
+TempSlot temp_slots[kTempSlots];
+
+constexpr int kCleanedSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction previous_actions[std::size(kCleanedSignals)];
+
+extern "C" void remove_temps_and_reraise(int signal_number) {
+  for (TempSlot& slot : temp_slots)
+    if (slot.used.load(std::memory_order_acquire)) ::unlink(slot.path);
+  // The action there was before (the default: end the process) handles the signal again.
+  for (size_t i = 0; i < std::size(kCleanedSignals); ++i)
+    if (kCleanedSignals[i] == signal_number) ::sigaction(signal_number, &previous_actions[i], nullptr);
+  ::raise(signal_number);
+}
+
+// Holds SIGINT, SIGTERM and SIGHUP back while a temporary is created, renamed or removed and
+// its slot changes, so that a signal never finds a temporary unregistered.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int s : kCleanedSignals) sigaddset(&held, s);
+    pthread_sigmask(SIG_BLOCK, &held, &before_);
+  }
+  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t before_;
+};
+
+// Installs the handler where the signal's action is not already it. An ignored signal (nohup's
+// SIGHUP) stays ignored; another handler runs after ours.
+void install_signal_handlers() {
+  for (size_t i = 0; i < std::size(kCleanedSignals); ++i) {
+    struct sigaction current {};
+    ::sigaction(kCleanedSignals[i], nullptr, &current);
+    if (current.sa_handler == SIG_IGN || current.sa_handler == remove_temps_and_reraise) continue;
+    previous_actions[i] = current;
+    struct sigaction action {};
+    action.sa_handler = remove_temps_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (int s : kCleanedSignals) sigaddset(&action.sa_mask, s);
+    ::sigaction(kCleanedSignals[i], &action, nullptr);
+  }
+}
+
+// Call with the signals held.
+int register_temp(const std::string& path) {
+  if (path.size() >= PATH_MAX) throw std::logic_error("temporary path longer than PATH_MAX");
+  for (int i = 0; i < kTempSlots; ++i) {
+    if (temp_slots[i].used.load(std::memory_order_relaxed)) continue;
+    std::memcpy(temp_slots[i].path, path.c_str(), path.size() + 1);
+    temp_slots[i].used.store(true, std::memory_order_release);
+    install_signal_handlers();
+    return i;
+  }
+  throw std::logic_error("more than " + std::to_string(kTempSlots) + " output files open at once");
+}
+
+void unregister_temp(int slot) {
+  if (slot >= 0) temp_slots[slot].used.store(false, std::memory_order_release);
+}
+
+mode_t current_umask() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
 // ---- OutputTarget ----------------------------------------------------------------------------
 
-OutputTarget::OutputTarget(const std::string& path, std::ostream& standard_output)
-    : path_(path), standard_output_(standard_output) {
+OutputTarget::OutputTarget(const std::string& path, std::ostream& standard_output,
+                           const std::string& option)
+    : path_(path), option_(option), standard_output_(standard_output) {
   if (path_.empty()) return;
-  const fs::path target(path_);
-  std::error_code ec;
-  if (fs::is_directory(target, ec))
-    throw UsageError("--out '" + path_ + "' is a directory; give a file name");
+  try {
+    struct stat existing {};
+    if (::stat(path_.c_str(), &existing) == 0) {
+      if (S_ISDIR(existing.st_mode)) fail(" is a directory; give a file name");
+      if (S_ISREG(existing.st_mode)) {
+        // A symlink's target is replaced, not the link: the rename goes to the resolved path.
+        char resolved[PATH_MAX];
+        if (!::realpath(path_.c_str(), resolved)) fail(": cannot resolve the path (" + errno_text() + ")");
+        // Root may write any file; a file nobody may write is refused all the same.
+        if ((existing.st_mode & 0222) == 0 || ::access(resolved, W_OK) != 0) {
+          char mode[16];
+          std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(existing.st_mode & 07777));
+          fail(std::string(" is not writable (mode ") + mode +
+               "); make it writable (chmod u+w) or give another file");
+        }
+        open_replacement(resolved, &existing);
+      } else {
+        open_straight(existing);
+      }
+    } else if (errno == ENOENT) {
+      // Absent, or a symlink to a name that does not exist yet: follow the links to the name
+      // to create.
+      std::string name = path_;
+      for (int hops = 0;; ++hops) {
+        if (hops == 40) fail(": too many levels of symbolic links");
+        struct stat entry {};
+        if (::lstat(name.c_str(), &entry) != 0) {
+          if (errno == ENOENT) break;
+          fail(": " + errno_text());
+        }
+        if (!S_ISLNK(entry.st_mode)) fail(" changed while it was being opened; run again");
+        std::vector<char> target(static_cast<size_t>(entry.st_size > 0 ? entry.st_size : PATH_MAX) + 1);
+        const ssize_t n = ::readlink(name.c_str(), target.data(), target.size());
+        if (n < 0 || static_cast<size_t>(n) >= target.size()) fail(": cannot read the symbolic link");
+        const fs::path next(std::string(target.data(), static_cast<size_t>(n)));
+        name = next.is_absolute() ? next.string() : (fs::path(name).parent_path() / next).string();
+      }
+      open_replacement(name, nullptr);
+    } else {
+      fail(": " + errno_text() + "; give a file in an existing, writable directory");
+    }
+    buffer_ = std::make_unique<FdStreambuf>(fd_, option_ + " '" + path_ + "'");
+    file_.rdbuf(buffer_.get());
+  } catch (...) {
+    discard();
+    throw;
+  }
+}
+
+void OutputTarget::fail(const std::string& what) const {
+  throw UsageError(option_ + " '" + path_ + "'" + what);
+}
+
+void OutputTarget::open_replacement(const std::string& final_path, const struct ::stat* existing) {
+  final_path_ = final_path;
+  const fs::path target(final_path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw UsageError("--out '" + path_ + "': directory '" + dir.string() +
-                     "' does not exist; give a file in an existing, writable directory");
-  // Same directory, so that the final rename is atomic and never crosses file systems.
-  std::string temp_name = ".";
-  temp_name += target.filename().string();
-  temp_name += ".tmp-" + std::to_string(::getpid());
-  temp_path_ = (dir / temp_name).string();
-  file_.open(temp_path_, std::ios::out | std::ios::trunc);
-  if (!file_)
-    throw UsageError("--out '" + path_ + "': cannot write in '" + dir.string() + "' (" +
-                     std::strerror(errno) + "); give a file in a writable directory");
+    fail(": directory '" + dir.string() +
+         "' does not exist; give a file in an existing, writable directory");
+  // Same directory, so that the final rename is atomic and never crosses file systems; a short
+  // name, so that a target name of NAME_MAX characters still has a temporary.
+  std::string name = (dir / ".flashio-XXXXXX").string();
+  {
+    SignalsHeld held;
+    fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd_ < 0)
+      fail(": cannot write in '" + dir.string() + "' (" + errno_text() +
+           "); give a file in a writable directory");
+    temp_path_ = name;
+    temp_slot_ = register_temp(temp_path_);
+  }
+  // mkostemp makes the file 0600: give it the mode the replaced file had, or a new file's.
+  mode_t mode = 0666 & ~current_umask();
+  if (existing) {
+    // The owner first: changing it may clear set-id bits, which the chmod then restores. Only
+    // root may give a file away; otherwise the owner stays the user, as with any new file.
+    if (::fchown(fd_, existing->st_uid, existing->st_gid) != 0) {
+    }
+    mode = existing->st_mode & 07777;
+  }
+  if (::fchmod(fd_, mode) != 0) fail(": cannot set the mode of the temporary file (" + errno_text() + ")");
+}
+
+void OutputTarget::open_straight(const struct ::stat& existing) {
+  const bool fifo = S_ISFIFO(existing.st_mode);
+  if (!fifo && !S_ISCHR(existing.st_mode) && !S_ISBLK(existing.st_mode))
+    fail(S_ISSOCK(existing.st_mode) ? " is a socket; give a file, a device or a FIFO"
+                                    : " is not a file, a device or a FIFO");
+  // Non-blocking, so that a FIFO nobody reads is an error at once, not a hang.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd_ < 0) {
+    if (fifo && errno == ENXIO)
+      fail(" is a FIFO that no process reads; start its reader first, or give a file");
+    fail(": cannot open it for writing (" + errno_text() + ")");
+  }
+  struct stat opened {};
+  if (::fstat(fd_, &opened) != 0 || S_ISREG(opened.st_mode) || S_ISDIR(opened.st_mode))
+    fail(" changed while it was being opened; run again");
+  // Writes then wait for a slow reader, as on standard output.
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    fail(": cannot open it for writing (" + errno_text() + ")");
+}
+
+void OutputTarget::discard() noexcept {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  if (!temp_path_.empty()) {
+    SignalsHeld held;
+    ::unlink(temp_path_.c_str());
+    unregister_temp(temp_slot_);
+    temp_slot_ = -1;
+    temp_path_.clear();
+  }
 }
 
 OutputTarget::~OutputTarget() {
-  if (!path_.empty() && !committed_) {
-    file_.close();
-    std::error_code ec;
-    fs::remove(temp_path_, ec);
-  }
+  if (!committed_) discard();
 }
 
 void OutputTarget::commit() {
   if (path_.empty()) {
     standard_output_.flush();
+    check_written(standard_output_);
     return;
   }
   file_.flush();
-  const bool written = static_cast<bool>(file_);
-  file_.close();
-  std::error_code ec;
-  if (written && !file_.fail()) fs::rename(temp_path_, path_, ec);
-  if (!written || file_.fail() || ec) {
-    fs::remove(temp_path_, ec);
-    throw UsageError("--out '" + path_ + "': writing failed (" +
-                     (ec ? ec.message() : std::string("disk full?")) + ")");
+  check_written(file_);
+  if (!temp_path_.empty() && ::fsync(fd_) != 0 && errno != EINVAL)
+    fail(": writing failed (" + errno_text() + ")");
+  const int closed = ::close(fd_);
+  fd_ = -1;
+  // Linux closes the descriptor even when close() is interrupted.
+  if (closed != 0 && errno != EINTR) fail(": writing failed (" + errno_text() + ")");
+  if (!temp_path_.empty()) {
+    SignalsHeld held;
+    if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0)
+      fail(": cannot replace '" + final_path_ + "' (" + errno_text() + ")");
+    unregister_temp(temp_slot_);
+    temp_slot_ = -1;
+    temp_path_.clear();
   }
   committed_ = true;
 }
@@ -148,6 +404,7 @@ class CsvWriter : public RowWriter {
   void write(const sim::Row& row) override {
     if (!started_) begin();
     out_ << sim::to_csv_line(row) << '\n';
+    check_written(out_);
   }
   void finish() override {
     if (!started_) begin();
@@ -170,6 +427,7 @@ class JsonWriter : public RowWriter {
     if (!started_) begin();
     out_ << (first_ ? "\n  " : ",\n  ") << sim::to_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     first_ = false;
+    check_written(out_);
   }
   void finish() override {
     if (!started_) begin();

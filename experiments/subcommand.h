@@ -40,8 +40,8 @@ struct Invocation {
   std::ostream* err = nullptr;            // standard error
   bool progress = false;                  // stderr is a terminal: show progress there
 
-  // The results destination: standard output, or --out through a temporary file that
-  // replaces the named file only on commit() (no partial or truncated file on errors).
+  // The results destination: standard output, or --out (OutputTarget: a file through a
+  // temporary that replaces it only on commit(), so no partial or truncated file on errors).
   std::unique_ptr<OutputTarget> open_output() const;
   // The context block of json output (version, command line, hardware, date).
   RunContext context() const;
