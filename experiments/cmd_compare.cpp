@@ -39,7 +39,7 @@ int run_compare(Invocation& inv) {
                      "with --tiling kernel (or the --block-r/--block-c profile ran), or use flashio validate");
 
   auto target = inv.open_output();
-  write_comparison(inv.output, target->stream(), joined);
+  write_comparison(inv.output, inv.context(), target->stream(), joined);
   target->commit();
   if (inv.output.format != Format::table) *inv.err << comparison_summary(joined);
   if (unmatched > 0)

@@ -67,7 +67,7 @@ int run_validate(Invocation& inv) {
   if (!measured_out.empty()) write_rows_file("--measured-out", measured_out, measured, *inv.out);
   if (!predicted_out.empty()) write_rows_file("--predicted-out", predicted_out, predicted, *inv.out);
   auto target = inv.open_output();
-  write_comparison(inv.output, target->stream(), joined);
+  write_comparison(inv.output, inv.context(), target->stream(), joined);
   target->commit();
   if (inv.output.format != Format::table) *inv.err << comparison_summary(joined);
   if (unmatched > 0) *inv.err << "flashio validate: " << unmatched << " measured rows had no predicted row\n";

@@ -160,35 +160,53 @@ std::vector<Joined> join_rows(const std::vector<sim::Row>& predicted, const std:
   return joined;
 }
 
-void write_comparison(const OutputOptions& options, std::ostream& out, const std::vector<Joined>& joined) {
+void write_comparison(const OutputOptions& options, const RunContext& context, std::ostream& out,
+                      const std::vector<Joined>& joined) {
   const auto columns = output_columns();
   if (options.format == Format::csv) {
     for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
     out << '\n';
     for (const auto& j : joined) {
       const auto c = cells(j);
-      for (size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << c[i];
+      for (size_t i = 0; i < c.size(); ++i) out << (i ? "," : "") << sim::csv_field(c[i]);
       out << '\n';
     }
   } else if (options.format == Format::json) {
     nlohmann::json rows = nlohmann::json::array();
+    auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     for (const auto& j : joined) {
-      nlohmann::json o;
-      const auto c = cells(j);
-      for (size_t i = 0; i < c.size(); ++i) o[columns[i]] = c[i];
+      nlohmann::json o = sim::to_json(j.measured);  // the key columns, typed
+      for (const auto& name : sim::row_columns())
+        if (name != "source" && std::find(sim::key_columns().begin(), sim::key_columns().end(), name) ==
+                                    sim::key_columns().end())
+          o.erase(name);  // the value columns are the comparison's below
+      o.erase("source");
+      o["predicted_source"] = sim::to_string(j.predicted.source);
+      for (size_t i = 0; i < quantities().size(); ++i) {
+        const std::string q = quantities()[i].name;
+        o[q + "_predicted"] = value(j.p[i]);
+        o[q + "_measured"] = value(j.m[i]);
+        o["rel_err_" + q] = value(j.err[i]);
+      }
       rows.push_back(o);
     }
-    out << nlohmann::json{{"rows", rows}, {"summary", comparison_summary(joined)}}.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    out << nlohmann::json{{"context", context_json(context)}, {"rows", rows}, {"summary", comparison_summary(joined)}}
+               .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << '\n';
   } else {
-    char line[400];
-    std::snprintf(line, sizeof line, "%-8s %-6s %-24s %6s %6s %4s %4s %10s %10s %10s %10s\n", "algo",
-                  "pass", "kernel", "B·H", "N", "d", "caus", "io", "dram", "flops", "time");
+    // The kernel column as wide as its longest name, so no name is cut.
+    int kernel_width = 6;
+    for (const auto& j : joined)
+      kernel_width = std::max(kernel_width, static_cast<int>(sim::kernel_text(j.measured.kernel).size()));
+    char line[600];
+    std::snprintf(line, sizeof line, "%-11s %-6s %-*s %6s %6s %4s %4s %10s %10s %10s %10s\n", "algo", "pass",
+                  kernel_width, "kernel", "B·H", "N", "d", "caus", "io", "dram", "flops", "time");
     out << line;
     for (const auto& j : joined) {
       if (!options.all_kernels && !j.measured.is_total()) continue;
       const sim::Row& r = j.measured;
-      std::snprintf(line, sizeof line, "%-8s %-6s %-24s %6lld %6lld %4lld %4d %10s %10s %10s %10s\n",
-                    sim::to_string(r.algo).c_str(), sim::to_string(r.pass).c_str(),
+      std::snprintf(line, sizeof line, "%-11s %-6s %-*s %6lld %6lld %4lld %4d %10s %10s %10s %10s\n",
+                    sim::to_string(r.algo).c_str(), sim::to_string(r.pass).c_str(), kernel_width,
                     sim::kernel_text(r.kernel).c_str(),
                     static_cast<long long>(r.batch * r.heads), static_cast<long long>(r.seqlen),
                     static_cast<long long>(r.headdim), r.causal, percent(j.err[0]).c_str(),

@@ -29,7 +29,9 @@ std::vector<Joined> join_rows(const std::vector<sim::Row>& predicted, const std:
 // target is set, how many total rows meet it.
 std::string comparison_summary(const std::vector<Joined>& rows);
 
-// The joined rows as csv, json or a table (the table: totals only unless options.all_kernels).
-void write_comparison(const OutputOptions& options, std::ostream& out, const std::vector<Joined>& rows);
+// The joined rows as csv (cells quoted as RFC 4180 where needed), json (the run's context block,
+// numbers as numbers, unknown as null) or a table (totals only unless options.all_kernels).
+void write_comparison(const OutputOptions& options, const RunContext& context, std::ostream& out,
+                      const std::vector<Joined>& rows);
 
 }  // namespace flashio::cli

@@ -25,7 +25,7 @@ std::string number(double v) {
 
 // A cell as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break (a
 // hardware name or a mask file's path may), its quotes doubled; other cells as they are.
-std::string csv_field(const std::string& text) {
+std::string quoted_csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -211,10 +211,12 @@ std::string to_csv_line(const Row& r) {
   for (const auto& c : row_columns()) {
     if (!first) line += ',';
     first = false;
-    line += csv_field(cell(r, c));
+    line += quoted_csv_field(cell(r, c));
   }
   return line;
 }
+
+std::string csv_field(const std::string& text) { return quoted_csv_field(text); }
 
 nlohmann::json to_json(const Row& r) {
   nlohmann::json j;

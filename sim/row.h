@@ -62,6 +62,9 @@ std::vector<Row> rows_from_result(const SimResult& result,
                                   std::optional<RowSource> source = std::nullopt);
 
 std::string csv_header();
+// A csv cell as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break, its
+// quotes doubled; other text as it is (what to_csv_line does to every cell; read_rows_csv reads it).
+std::string csv_field(const std::string& text);
 std::string to_csv_line(const Row& row);
 nlohmann::json to_json(const Row& row);
 

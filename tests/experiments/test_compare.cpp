@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_harness.h"
 #include "sim/hardware.h"
 #include "sim/row.h"
@@ -129,4 +131,59 @@ TEST_CASE("compare with nothing to join, or a missing file, exits 2 with one lin
   res = run_in_process({"compare", "--predicted", (dir / "pred.csv").string()});
   CHECK(res.status == 2);
   CHECK(res.err.find("--measured") != std::string::npos);
+}
+
+TEST_CASE("compare round-trips flashio's own rows when the hardware name holds a comma and quotes: "
+          "its csv quotes the cell, its json has the context block and numbers as numbers", "[compare]") {
+  const TempDir dir;
+  auto predicted = predicted_rows();
+  for (auto& r : predicted) r.hw = "my,gpu \"b\"";
+  auto measured = predicted;
+  for (auto& r : measured) {
+    r.source = sim::RowSource::measured;
+    *r.io_read_bytes /= 1.25;
+    *r.io_write_bytes /= 1.25;
+  }
+  write_rows(dir.path() / "p.csv", predicted);
+  write_rows(dir.path() / "m.csv", measured);
+  const std::string p = (dir.path() / "p.csv").string(), m = (dir.path() / "m.csv").string();
+  CliResult res = run_in_process({"compare", p, m, "--format", "csv"});
+  REQUIRE(res.status == 0);
+  CHECK(res.out.find("\"my,gpu \"\"b\"\"\"") != std::string::npos);  // RFC 4180: quoted, quotes doubled
+  res = run_in_process({"compare", p, m, "--format", "json"});
+  REQUIRE(res.status == 0);
+  const auto j = nlohmann::json::parse(res.out);
+  CHECK(j.at("context").at("subcommand") == "compare");
+  const auto& row = j.at("rows").at(0);
+  CHECK(row.at("hw") == "my,gpu \"b\"");
+  CHECK(row.at("batch").is_number());
+  CHECK(row.at("io_predicted").is_number());
+  CHECK(row.at("rel_err_io").get<double>() == Approx(0.25));
+  CHECK((row.at("rel_err_flops").is_number() || row.at("rel_err_flops").is_null()));
+}
+
+TEST_CASE("compare's table prints whole kernel names, the longest included", "[compare]") {
+  const TempDir dir;
+  sim::Problem p;
+  p.batch = 1, p.heads = 2, p.seqlen = 200, p.headdim = 64, p.pass = sim::Pass::bwd;
+  const auto c = sim::make_config(sim::Algo::blocksparse, p, sim::hardware_preset("h200"));
+  auto predicted = sim::rows_from_result(sim::simulate(c, sim::CountMethod::walk));
+  auto measured = predicted;
+  for (auto& r : measured) r.source = sim::RowSource::measured;
+  write_rows(dir.path() / "p.csv", predicted);
+  write_rows(dir.path() / "m.csv", measured);
+  const CliResult res = run_in_process(
+      {"compare", (dir.path() / "p.csv").string(), (dir.path() / "m.csv").string(), "--kernels"});
+  REQUIRE(res.status == 0);
+  // The columns after the kernel start at the same place on every row: the longest name
+  // (26 characters) does not push its row's numbers out of their columns.
+  std::istringstream lines(res.out);
+  std::vector<size_t> starts;
+  for (std::string line; std::getline(lines, line);) {
+    const size_t k = line.find("blocksparse_bwd");
+    if (k == std::string::npos) continue;
+    starts.push_back(line.find_first_not_of(' ', line.find(' ', k)));
+  }
+  REQUIRE(starts.size() == 3);  // blocksparse_bwd_preprocess, blocksparse_bwd, blocksparse_bwd_convert_dq
+  CHECK(std::adjacent_find(starts.begin(), starts.end(), std::not_equal_to<>()) == starts.end());
 }
