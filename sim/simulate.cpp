@@ -5,6 +5,7 @@
 #include "sim/cache_replay.h"
 #include "sim/errors.h"
 #include "sim/execute.h"
+#include "sim/limits.h"
 #include "sim/roofline.h"
 
 namespace flashio::sim {
@@ -32,13 +33,14 @@ int64_t extra_memory_bytes(const Config& config) {
     if ((b.read_bytes == 0 && b.write_bytes == 0) || is_input_or_output(tensor, config.problem.pass))
       continue;
     const TensorShape s = tensor_shape(tensor, config.problem);
-    bytes += s.rows * s.cols * s.element_bytes * config.problem.batch_heads();
+    bytes = checked_add(bytes, checked_mul(s.rows, s.cols, s.element_bytes, config.problem.batch_heads()));
   }
   return bytes;
 }
 
 SimResult simulate(const Config& config, CountMethod method) {
   validate(config);
+  check_limits(config, method);  // before any work: 64-bit counts, the method's work (sim/limits.h)
   SimResult r;
   r.config = config;
   r.method = method;
