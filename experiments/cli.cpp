@@ -1,6 +1,7 @@
 #include "experiments/cli.h"
 
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -156,6 +157,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitUsage;
   } catch (const po::error& e) {
     err << prefix << ": " << one_line(e.what()) << '\n';
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // A last resort: the model's limits (docs/architecture.md, "Limits") keep every accepted
+    // configuration within memory, so this is a machine with less memory than they assume.
+    err << prefix << ": out of memory; the run needs more memory than this machine gives it "
+                     "(narrow the sweep or the problem)\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     err << prefix << ": internal error: " << one_line(e.what()) << '\n';
