@@ -88,8 +88,8 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
     throw InvalidInput(Field::hardware,
                        "the L2 model keeps an entry per line: l2_bytes / l2_line_bytes = " +
                            std::to_string(g.capacity_bytes / g.line_bytes) + " lines, more than its limit " +
-                           limit_text(kMaxL2Lines) + "; allowed: l2_bytes up to " + limit_text(kMaxL2Lines) +
-                           " lines of l2_line_bytes");
+                           limit_text(kMaxL2Lines) + "; allowed: l2_bytes up to " +
+                           std::to_string(saturating_mul(kMaxL2Lines, g.line_bytes)) + " B (2^24 lines)");
   // Every tensor has its own 2 MiB-aligned range (TensorAddresses), the N × N ones included.
   int64_t layout_bytes = static_cast<int64_t>(kAllocationAlignBytes);
   for (int i = 0; i < kTensorCount; ++i) {

@@ -99,8 +99,9 @@ std::string limit_text(int64_t limit) {
 
 void check_counts(const Config& c) {
   check_grid(c);
-  std::string where = "the total over the kernels";
+  std::string where = "B·H";
   try {
+    (void)c.problem.batch_heads();
     Counts total;
     for (const KernelSchedule& s : build_schedule(c)) {
       where = to_string(s.kind) + "'s counts";

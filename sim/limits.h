@@ -17,13 +17,13 @@ inline constexpr int64_t kMaxTileRowsAndCols = int64_t{1} << 25;
 // blocksparse with a block mask: the mask is a Tr × Tc array of bytes, held twice (BlockMask
 // and TileFilter; 64 MiB each at the limit): Tr·Tc at most this.
 inline constexpr int64_t kMaxMaskTiles = int64_t{1} << 26;
-// --count walk visits every thread block of one head: its transfers at most this (about ten
-// seconds at the walk's 2-3 ns per transfer).
+// --count walk visits every thread block of one head: its transfers at most this (half a
+// minute at the limit: the walk takes 3-7 ns per transfer).
 inline constexpr int64_t kMaxWalkTransfers = int64_t{1} << 32;
-// --count cache replays every thread block of every head through the L2 model, at about 2 GB
-// of transfers per second: at most this many transfers and bytes (two minutes at the limit)...
-inline constexpr int64_t kMaxCacheTransfers = int64_t{1} << 32;
-inline constexpr int64_t kMaxCacheBytes = int64_t{1} << 38;
+// --count cache replays every thread block of every head through the L2 model, at 2-3 GB of
+// transfers per second: at most this many transfers and bytes (about a minute at the limit)...
+inline constexpr int64_t kMaxCacheTransfers = int64_t{1} << 31;
+inline constexpr int64_t kMaxCacheBytes = int64_t{1} << 37;
 // ...holding the transfer lists of all resident thread blocks at once: at most this many bytes.
 inline constexpr int64_t kMaxCacheMemoryBytes = int64_t{1} << 31;
 // The L2 model keeps a 16-byte entry per line: l2_bytes / l2_line_bytes at most this (256 MiB).
