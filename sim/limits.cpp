@@ -115,7 +115,7 @@ void check_counts(const Config& c) {
     (void)total.io_read_bytes();
     (void)total.io_write_bytes();
     where = "the extra memory";
-    (void)extra_memory_bytes(c);
+    (void)extra_memory_bytes(c, total);
   } catch (const CountOverflow&) {
     const Field field = overflow_field(c);
     throw InvalidInput(field, value_text(c, field) + " is too large: " + where +
