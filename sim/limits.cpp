@@ -106,14 +106,12 @@ void check_counts(const Config& c) {
     for (const KernelSchedule& s : build_schedule(c)) {
       where = to_string(s.kind) + "'s counts";
       const Counts k = s.head_counts().scaled(s.heads);
-      (void)k.io_read_bytes();
-      (void)k.io_write_bytes();
+      (void)checked_add(k.io_read_bytes(), k.io_write_bytes());  // the roofline's io (sim/roofline.h)
       (void)s.grid_blocks();
       total += k;
     }
     where = "the total over the kernels";
-    (void)total.io_read_bytes();
-    (void)total.io_write_bytes();
+    (void)checked_add(total.io_read_bytes(), total.io_write_bytes());
     where = "the extra memory";
     (void)extra_memory_bytes(c, total);
   } catch (const CountOverflow&) {

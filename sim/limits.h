@@ -36,7 +36,7 @@ inline constexpr int64_t kMaxL2Lines = int64_t{1} << 24;
 void check_limits(const Config& config, CountMethod method);
 
 // The part of check_limits every method shares: the tile grid, the block mask, and every count
-// (bytes per tensor, FLOPs per kind, their totals, grid blocks, extra memory) within 64 bits,
+// (bytes per tensor, FLOPs per kind, their totals, read + write, grid blocks, extra memory) within 64 bits,
 // found by evaluating the closed form with checked arithmetic (sim/checked.h). The field named
 // is the input that contributes the most bits to the largest count (B, H, N², d, or the tiles'
 // excess over N: the tiling, or M where the rule derived it).
