@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <new>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -223,6 +224,12 @@ int run_unchecked(const std::vector<std::string>& args, std::ostream& out, std::
     return kExitUsage;
   } catch (const po::error& e) {
     err << prefix << ": " << one_line(po_message(e)) << '\n';
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // A last resort: the model's limits (docs/architecture.md, "Limits") keep every accepted
+    // configuration within memory, so this is a machine with less memory than they assume.
+    err << prefix << ": out of memory; the run needs more memory than this machine gives it "
+                     "(narrow the sweep or the problem)\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     err << prefix << ": internal error: " << one_line(e.what()) << '\n';

@@ -10,6 +10,7 @@
 #include "experiments/usage_error.h"
 #include "experiments/value_list.h"
 #include "sim/bounds.h"
+#include "sim/limits.h"
 #include "sim/row.h"
 #include "sim/schedule.h"
 #include "sim/simulate.h"
@@ -69,13 +70,18 @@ void print_report(std::ostream& out, const sim::Config& c) {
   for (sim::Algo algo : {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2}) {
     const sim::Config mc = sim::make_config(algo, p, c.hw, c.sram_bytes);  // the rule's tiling
     if (!sim::tiling_fits(p, mc.tiling, c.sram_bytes)) continue;
-    int64_t bytes = 0;
+    try {
+      sim::check_counts(mc);  // the rule's tiling of another algorithm may pass 64 bits
+    } catch (const sim::InvalidInput&) {
+      continue;
+    }
+    double bytes = 0;
     for (const auto& k : sim::closed_form_counts(mc))
-      bytes += k.counts.io_read_bytes() + k.counts.io_write_bytes();
-    out << "  " << sim::to_string(algo) << " " << format_bytes(static_cast<double>(bytes));
+      bytes += static_cast<double>(k.counts.io_read_bytes()) + static_cast<double>(k.counts.io_write_bytes());
+    out << "  " << sim::to_string(algo) << " " << format_bytes(bytes);
     if (theorem2_bytes > 0 && algo != sim::Algo::standard) {
       char ratio[48];
-      std::snprintf(ratio, sizeof ratio, " (%.2f× Theorem 2)", static_cast<double>(bytes) / theorem2_bytes);
+      std::snprintf(ratio, sizeof ratio, " (%.2f× Theorem 2)", bytes / theorem2_bytes);
       out << ratio;
     }
   }
@@ -87,7 +93,7 @@ void print_report(std::ostream& out, const sim::Config& c) {
   else
     out << "regime: M = " << m << " < d² = " << static_cast<int64_t>(d2)
         << ": small cache, where the optimum is N²d/√M (Saha & Ye), below FlashAttention's\n";
-  if (m > p.seqlen * p.headdim)
+  if (m > sim::saturating_mul(p.seqlen, p.headdim))
     out << "note: M > Nd, outside Theorem 2's range d ≤ M ≤ Nd (a whole head fits on chip)\n";
 }
 
@@ -100,6 +106,7 @@ int run_bound(Invocation& inv) {
         inv.sweep,
         [&](const sim::Config& config) {
           sim::validate(config);
+          sim::check_counts(config);  // sim/limits.h: B·H and the counts within 64 bits
           // The report shows every algorithm's tiling already: one per problem and M.
           if (config.algo != inv.sweep.algos.front()) return;
           if (!first) out << "\n";
@@ -113,6 +120,7 @@ int run_bound(Invocation& inv) {
         inv.sweep,
         [&](const sim::Config& config) {
           sim::validate(config);
+          sim::check_counts(config);
           for (const sim::Row& row : sim::bound_rows(config)) writer->write(row);
         },
         *inv.err, inv.progress);

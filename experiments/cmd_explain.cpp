@@ -17,6 +17,7 @@
 #include "experiments/usage_error.h"
 #include "experiments/value_list.h"
 #include "sim/explain.h"
+#include "sim/limits.h"
 #include "sim/schedule.h"
 #include "sim/simulate.h"
 #include "sim/tensor.h"
@@ -192,6 +193,10 @@ int run_explain(Invocation& inv) {
     if (n > sim::kExplainMaxSeqlen)
       throw UsageError("--seqlen " + std::to_string(n) + ": explain traces a tiny problem, N <= " +
                        std::to_string(sim::kExplainMaxSeqlen) + "; use simulate for larger ones");
+  for (int64_t d : s.headdims)
+    if (d > sim::kExplainMaxHeaddim)
+      throw UsageError("--headdim " + std::to_string(d) + ": explain traces a tiny problem, d <= " +
+                       std::to_string(sim::kExplainMaxHeaddim) + "; use simulate for larger ones");
   const auto& o = inv.options;
   const bool show_wrong = o.count("explain-wrong") && o["explain-wrong"].as<bool>();
   const bool raw_schedule = o.count("schedule") && o["schedule"].as<bool>();
@@ -203,6 +208,7 @@ int run_explain(Invocation& inv) {
       s,
       [&](const sim::Config& config) {
         sim::validate(config);
+        sim::check_counts(config);  // B·H scales the counts printed (sim/limits.h)
         // sim::explain traces flash1 and flash2 forward with the tracked row's numbers; the
         // other algorithms and passes get the schedule's steps.
         const bool traceable = (config.algo == sim::Algo::flash1 || config.algo == sim::Algo::flash2) &&

@@ -9,6 +9,7 @@
 #include "experiments/usage_error.h"
 #include "experiments/value_list.h"
 #include "sim/row.h"
+#include "sim/schedule.h"
 #include "sim/simulate.h"
 
 namespace flashio::cli {
@@ -90,6 +91,23 @@ void print_tensor_breakdown(std::ostream& out, const sim::SimResult& r) {
   }
 }
 
+// The rows one configuration adds to the table: its total, and with --kernels every kernel of
+// the longest schedule the sweep's algorithms, passes and standard's variants have.
+int64_t table_rows_per_config(const SweepSpec& sweep, bool all_kernels) {
+  if (!all_kernels) return 1;
+  size_t kernels = 0;
+  for (sim::Algo algo : sweep.algos)
+    for (sim::Pass pass : sweep.passes) {
+      sim::Problem p;  // the kernels of a pass depend on these, not on the sizes
+      p.batch = p.heads = p.seqlen = p.headdim = 1;
+      p.pass = pass;
+      p.mask = std::count(sweep.masks.begin(), sweep.masks.end(), 1) > 0;
+      p.dropout = std::any_of(sweep.dropouts.begin(), sweep.dropouts.end(), [](double x) { return x > 0; }) ? 0.5 : 0;
+      kernels = std::max(kernels, sim::build_schedule(sim::make_config(algo, p, sweep.hardware.front())).size());
+    }
+  return static_cast<int64_t>(kernels) + 1;
+}
+
 int run_simulate(Invocation& inv) {
   const bool tensors = inv.options.count("tensors") > 0;
   if (tensors && inv.output.format != Format::table)
@@ -98,6 +116,7 @@ int run_simulate(Invocation& inv) {
     throw UsageError("--tensors prints one block per configuration; allowed for at most " +
                      std::to_string(kMaxTensorBlocks) + " configurations (this sweep has " +
                      std::to_string(inv.sweep.size()) + ")");
+  check_table_size(inv.output, sim::saturating_mul(inv.sweep.size(), table_rows_per_config(inv.sweep, inv.output.all_kernels)));
   auto target = inv.open_output();
   auto writer = make_row_writer(inv.output, target->stream(), inv.context(),
                                 simulate_notes(inv.sweep));

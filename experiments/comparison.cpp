@@ -205,10 +205,11 @@ void write_comparison(const OutputOptions& options, const RunContext& context, s
     for (const auto& j : joined) {
       if (!options.all_kernels && !j.measured.is_total()) continue;
       const sim::Row& r = j.measured;
-      std::snprintf(line, sizeof line, "%-11s %-6s %-*s %6lld %6lld %4lld %4d %10s %10s %10s %10s\n",
+      // B·H in double: the rows files' B and H are any 64-bit integers, and their product may not be.
+      std::snprintf(line, sizeof line, "%-11s %-6s %-*s %6.0f %6lld %4lld %4d %10s %10s %10s %10s\n",
                     sim::to_string(r.algo).c_str(), sim::to_string(r.pass).c_str(), kernel_width,
                     sim::kernel_text(r.kernel).c_str(),
-                    static_cast<long long>(r.batch * r.heads), static_cast<long long>(r.seqlen),
+                    static_cast<double>(r.batch) * static_cast<double>(r.heads), static_cast<long long>(r.seqlen),
                     static_cast<long long>(r.headdim), r.causal, percent(j.err[0]).c_str(),
                     percent(j.err[1]).c_str(), percent(j.err[2]).c_str(), percent(j.err[3]).c_str());
       out << line;

@@ -638,6 +638,17 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
   for (const auto& line : notes.lines) out << line << '\n';
 }
 
+void check_table_size(const OutputOptions& options, int64_t rows) {
+  if (options.format != Format::table) return;
+  // At most every key column (Br×Bc as one), nine value columns and the two ratios to standard.
+  const auto columns = static_cast<int64_t>(sim::key_columns().size()) + 11;
+  if (rows > kMaxTableCells / columns)
+    throw UsageError("--format table keeps every row until the end: up to " + std::to_string(rows) + " rows × " +
+                     std::to_string(columns) + " columns here, more than its limit of " +
+                     std::to_string(kMaxTableCells) + " cells; allowed: a smaller sweep, or --format csv or json "
+                     "(written as they come)");
+}
+
 std::unique_ptr<RowWriter> make_row_writer(const OutputOptions& options, std::ostream& out,
                                            const RunContext& context, TableNotes notes) {
   switch (options.format) {

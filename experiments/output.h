@@ -132,6 +132,14 @@ class RowWriter {
 std::unique_ptr<RowWriter> make_row_writer(const OutputOptions& options, std::ostream& out,
                                            const RunContext& context, TableNotes notes = {});
 
+// The table keeps every row it shows until the end (its column widths depend on all of them):
+// at most this many cells, rows × columns (a few hundred MB at the limit; experiments/README.md,
+// "Limits"). csv and json stream and have no such limit.
+constexpr int64_t kMaxTableCells = int64_t{1} << 22;
+// Throws UsageError naming --format when a table of up to `rows` rows would pass
+// kMaxTableCells; nothing for csv and json. Called before the sweep starts.
+void check_table_size(const OutputOptions& options, int64_t rows);
+
 // The people's table alone (used by the table writer and by subcommands that print several).
 void print_table(std::ostream& out, const std::vector<sim::Row>& rows, bool all_kernels,
                  const TableNotes& notes);

@@ -87,11 +87,13 @@ std::vector<int64_t> expand_int_items(const std::string& option, const std::stri
     } else {
       const int64_t step = parse_value(step_text);
       if (step <= 0) fail(option, item, "an adding step must be above 0");
-      if ((hi - lo) / step + 1 > kMaxListValues)
+      // hi − lo in unsigned arithmetic: it can pass 2^63 (lo < 0 < hi) but never 2^64.
+      const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      if (span / static_cast<uint64_t>(step) + 1 > static_cast<uint64_t>(kMaxListValues))
         fail(option, item, "expands to more than " + std::to_string(kMaxListValues) + " values");
       for (int64_t v = lo;; v += step) {
         append_unique(values, seen, v, option, text);
-        if (v > hi - step) break;
+        if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(v) < static_cast<uint64_t>(step)) break;  // v + step > hi
       }
     }
   }

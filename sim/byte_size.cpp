@@ -30,13 +30,26 @@ ByteSizeParse parse_byte_size(std::string_view text_in) {
     }
   }
   if (!number.empty() && number.front() == '+') number.remove_prefix(1);
+  // A whole number times a whole unit is exact in integers (a double holds 53 bits: 2^53 + 1
+  // would be read as 2^53); beyond 64 bits it is too large, not wrapped.
+  int64_t whole = 0;
+  if (const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), whole);
+      !number.empty() && end == number.data() + number.size() &&
+      (ec == std::errc() || ec == std::errc::result_out_of_range)) {
+    int64_t bytes = 0;
+    if (ec == std::errc::result_out_of_range ||
+        __builtin_mul_overflow(whole, static_cast<int64_t>(scale), &bytes) || bytes > 9'000'000'000'000'000'000 ||
+        bytes < -9'000'000'000'000'000'000)
+      return {std::nullopt, "too large (at most 9e18 bytes)"};
+    return {bytes, ""};
+  }
   double value = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (number.empty() || ec != std::errc() || end != number.data() + number.size() ||
       !std::isfinite(value))
     return {std::nullopt, std::string("expected ") + kByteSizeSyntax};
   const double bytes = value * scale;
-  if (bytes > 9.0e18) return {std::nullopt, "too large"};
+  if (!(std::abs(bytes) <= 9.0e18)) return {std::nullopt, "too large (at most 9e18 bytes)"};  // a cast beyond 2^63 is undefined
   const double rounded = std::round(bytes);
   if (std::abs(bytes - rounded) > 1e-6 * std::max(1.0, bytes))
     return {std::nullopt, "is not a whole number of bytes"};

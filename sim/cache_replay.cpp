@@ -7,6 +7,7 @@
 
 #include "sim/errors.h"
 #include "sim/l2_partitions.h"
+#include "sim/limits.h"
 #include "sim/roofline.h"
 #include "sim/row.h"
 #include "sim/simulate.h"
@@ -37,8 +38,8 @@ class BlockRecorder : public ScheduleSink {
       : addresses_(addresses), runs_(runs), counts_(counts) {}
   void transfer(const Transfer& t) override {
     const TensorShape& shape = addresses_.shape(t.tensor);
-    const int64_t row_bytes = t.cols * shape.element_bytes;
-    counts_.add_transfer(t.tensor, t.dir, t.rows * row_bytes);
+    const int64_t row_bytes = checked_mul(t.cols, shape.element_bytes);
+    counts_.add_transfer(t.tensor, t.dir, checked_mul(t.rows, row_bytes));
     if (t.rows <= 0 || t.cols <= 0) return;
     const Access kind = t.atomic ? Access::atomic : (t.dir == Dir::read ? Access::read : Access::write);
     runs_.push_back(Run{addresses_.address(t.tensor, t.bh, t.row0, t.col0),
@@ -68,6 +69,64 @@ L2Geometry geometry_of(const Hardware& hw, const CacheOptions& options) {
   return g;
 }
 
+// Blocks of the kernel one SM holds in the replay: the caller's figure, else the schedule's.
+int64_t replay_blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw, const CacheOptions& options) {
+  const auto over = options.blocks_per_sm.find(kernel.kind);
+  return over != options.blocks_per_sm.end() ? std::max<int64_t>(over->second, 1) : blocks_per_sm(kernel, hw);
+}
+
+int64_t resident_blocks(const KernelSchedule& kernel, const Hardware& hw, int64_t blocks_per_sm) {
+  return std::min(kernel.grid_blocks(), saturating_mul(std::max<int64_t>(hw.sm_count, 1), blocks_per_sm));
+}
+
+// The replay's limits (sim/limits.h), checked before it starts: the L2 model's size, the
+// address layout, the transfers and bytes replayed, and the transfer lists held at once.
+void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& problem, const Hardware& hw,
+                  const CacheOptions& options) {
+  const L2Geometry g = geometry_of(hw, options);
+  if (g.line_bytes > 0 && g.capacity_bytes / g.line_bytes > kMaxL2Lines)
+    throw InvalidInput(Field::hardware,
+                       "the L2 model keeps an entry per line: l2_bytes / l2_line_bytes = " +
+                           std::to_string(g.capacity_bytes / g.line_bytes) + " lines, more than its limit " +
+                           limit_text(kMaxL2Lines) + "; allowed: l2_bytes up to " +
+                           std::to_string(saturating_mul(kMaxL2Lines, g.line_bytes)) + " B (2^24 lines)");
+  // Every tensor has its own 2 MiB-aligned range (TensorAddresses), the N × N ones included.
+  int64_t layout_bytes = static_cast<int64_t>(kAllocationAlignBytes);
+  for (int i = 0; i < kTensorCount; ++i) {
+    const TensorShape s = tensor_shape(static_cast<Tensor>(i), problem);
+    const int64_t bytes = saturating_mul(std::max<int64_t>(problem.batch, 0), std::max<int64_t>(problem.heads, 0),
+                                         s.rows, s.cols, s.element_bytes);
+    layout_bytes = saturating_add(layout_bytes, saturating_add(bytes, static_cast<int64_t>(kAllocationAlignBytes)));
+  }
+  if (layout_bytes == kMaxCount)
+    throw InvalidInput(Field::seqlen, "the L2 model gives every tensor (the N × N ones included) its own "
+                                      "addresses, and B·H·N² elements do not fit in 64-bit addresses here; "
+                                      "allowed: a smaller B·H·N², or count with walk or formula");
+  int64_t transfers = 0, bytes = 0, held_bytes = 0;
+  for (const KernelSchedule& k : kernels) {
+    transfers = saturating_add(transfers, saturating_mul(k.grid_blocks(), k.transfers_per_block));
+    if (k.head_counts) {
+      const Counts c = k.head_counts();
+      bytes = saturating_add(bytes, saturating_mul(saturating_add(c.io_read_bytes(), c.io_write_bytes()), k.heads));
+    }
+    const int64_t resident = resident_blocks(k, hw, replay_blocks_per_sm(k, hw, options));
+    // A slot's list of runs, at up to twice its length (a vector's growth), per resident block.
+    const int64_t per_slot = saturating_add(static_cast<int64_t>(sizeof(Slot)),
+                                            saturating_mul(2, k.transfers_per_block, static_cast<int64_t>(sizeof(Run))));
+    held_bytes = std::max(held_bytes, saturating_mul(resident, per_slot));
+  }
+  const auto refuse = [](const std::string& what, int64_t got, int64_t limit) {
+    throw InvalidInput(Field::count_method,
+                       "cache replays every thread block of every head through the L2 model: " + what + " " +
+                           std::to_string(got) + ", more than its limit " + limit_text(limit) +
+                           "; allowed: a smaller problem (B·H, N), or count with walk or formula (the same io)");
+  };
+  if (transfers > kMaxCacheTransfers) refuse("transfers", transfers, kMaxCacheTransfers);
+  if (bytes > kMaxCacheBytes) refuse("bytes moved", bytes, kMaxCacheBytes);
+  if (held_bytes > kMaxCacheMemoryBytes)
+    refuse("bytes of transfer lists held by the resident blocks", held_bytes, kMaxCacheMemoryBytes);
+}
+
 }  // namespace
 
 TensorAddresses::TensorAddresses(const Problem& problem) {
@@ -95,12 +154,13 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
   if (kernel.threads_per_block > 0 && hw.max_threads_per_sm > 0)
     blocks = std::min(blocks, hw.max_threads_per_sm / kernel.threads_per_block);
   if (kernel.smem_bytes > 0 && hw.smem_per_sm_bytes > 0)
-    blocks = std::min(blocks, hw.smem_per_sm_bytes / (kernel.smem_bytes + kSmemReservedPerBlockBytes));
+    blocks = std::min(blocks, hw.smem_per_sm_bytes / saturating_add(kernel.smem_bytes, kSmemReservedPerBlockBytes));
   return std::max<int64_t>(blocks, 1);
 }
 
 CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Problem& problem,
                            const Hardware& hw, const CacheOptions& options) {
+  check_replay(kernels, problem, hw, options);
   // A capacity that is not a whole number of sets per partition (a hardware file's odd figure)
   // is rounded down to one: the model needs equal sets (PartitionedL2).
   PartitionedL2 cache(geometry_of(hw, options), hw.l2_partitions);
@@ -114,10 +174,8 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
     kr.grid_blocks = kernel.grid_blocks();
     kr.threads_per_block = kernel.threads_per_block;
     kr.smem_bytes = kernel.smem_bytes;
-    const auto over = options.blocks_per_sm.find(kernel.kind);
-    kr.blocks_per_sm = over != options.blocks_per_sm.end() ? std::max<int64_t>(over->second, 1)
-                                                           : blocks_per_sm(kernel, hw);
-    kr.resident_blocks = std::min(kr.grid_blocks, std::max<int64_t>(hw.sm_count, 1) * kr.blocks_per_sm);
+    kr.blocks_per_sm = replay_blocks_per_sm(kernel, hw, options);
+    kr.resident_blocks = resident_blocks(kernel, hw, kr.blocks_per_sm);
 
     // Resident blocks take turns one transfer at a time; a finished block's slot takes the
     // next block in launch order (the hardware's block scheduler fills freed SM slots in
@@ -180,6 +238,7 @@ int64_t measured_blocks_per_sm(const Config& c, KernelKind kind) {
 
 CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   validate(config);
+  check_limits(config, CountMethod::cache);
   std::vector<KernelSchedule> kernels = build_schedule(config);
   CacheOptions options = given;
   if (options.measured_occupancy)

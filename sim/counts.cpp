@@ -6,20 +6,20 @@ namespace flashio::sim {
 
 int64_t Counts::io_read_bytes() const {
   int64_t s = 0;
-  for (const auto& b : bytes) s += b.read_bytes;
+  for (const auto& b : bytes) s = checked_add(s, b.read_bytes);
   return s;
 }
 
 int64_t Counts::io_write_bytes() const {
   int64_t s = 0;
-  for (const auto& b : bytes) s += b.write_bytes;
+  for (const auto& b : bytes) s = checked_add(s, b.write_bytes);
   return s;
 }
 
 Counts& Counts::operator+=(const Counts& o) {
   for (int i = 0; i < kTensorCount; ++i) {
-    bytes[i].read_bytes += o.bytes[i].read_bytes;
-    bytes[i].write_bytes += o.bytes[i].write_bytes;
+    bytes[i].read_bytes = checked_add(bytes[i].read_bytes, o.bytes[i].read_bytes);
+    bytes[i].write_bytes = checked_add(bytes[i].write_bytes, o.bytes[i].write_bytes);
   }
   flops += o.flops;
   return *this;
@@ -28,8 +28,8 @@ Counts& Counts::operator+=(const Counts& o) {
 Counts Counts::scaled(int64_t k) const {
   Counts c;
   for (int i = 0; i < kTensorCount; ++i) {
-    c.bytes[i].read_bytes = bytes[i].read_bytes * k;
-    c.bytes[i].write_bytes = bytes[i].write_bytes * k;
+    c.bytes[i].read_bytes = checked_mul(bytes[i].read_bytes, k);
+    c.bytes[i].write_bytes = checked_mul(bytes[i].write_bytes, k);
   }
   c.flops = flops.scaled(k);
   return c;

@@ -12,7 +12,9 @@
 #include <random>
 #include <string>
 
+#include "sim/checked.h"
 #include "sim/errors.h"
+#include "sim/limits.h"
 #include "sim/flops_model.h"
 #include "sim/online_softmax.h"
 
@@ -475,6 +477,7 @@ std::vector<KernelCounts> run_algorithm(const Config& c, std::vector<HeadMemory>
 }
 
 void check_size(const Config& c) {
+  check_limits(c, CountMethod::execute);
   const Problem& p = c.problem;
   const double work = static_cast<double>(p.batch_heads()) * static_cast<double>(p.seqlen) *
                       static_cast<double>(p.seqlen) * static_cast<double>(p.headdim);
@@ -483,6 +486,13 @@ void check_size(const Config& c) {
                        "execute runs the algorithm on the CPU and allows B·H·N²·d <= " +
                            std::to_string(static_cast<int64_t>(kExecuteMaxWork)) + " (got " +
                            std::to_string(static_cast<int64_t>(work)) +
+                           "); count with walk or formula for larger problems");
+  if (const int64_t bytes = execute_memory_bytes(c); bytes > kExecuteMaxMemoryBytes)
+    throw InvalidInput(Field::count_method,
+                       "execute holds every head's tensors as doubles and allows " +
+                           std::to_string(kExecuteMaxMemoryBytes) + " bytes (got " +
+                           (bytes == kMaxCount ? std::string("over 2^63") : std::to_string(bytes)) +
+                           " for B·H = " + std::to_string(p.batch_heads()) +
                            "); count with walk or formula for larger problems");
   if (c.bwd_tiling && c.algo != Algo::standard)
     throw InvalidInput(Field::count_method,
@@ -494,6 +504,25 @@ void check_size(const Config& c) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+int64_t execute_memory_bytes(const Config& c) {
+  const Problem& p = c.problem;
+  Counts touched;
+  for (const KernelCounts& k : closed_form_counts(c)) touched += k.counts;
+  int64_t elements = 0;  // per head
+  for (int t = 0; t < kTensorCount; ++t) {
+    const Tensor tensor = static_cast<Tensor>(t);
+    const TensorBytes& b = touched.of(tensor);
+    const bool input = tensor == Tensor::Q || tensor == Tensor::K || tensor == Tensor::V || tensor == Tensor::dO;
+    if (b.read_bytes == 0 && b.write_bytes == 0 && !input) continue;
+    const TensorShape s = tensor_shape(tensor, p);
+    elements = saturating_add(elements, saturating_mul(s.rows, s.cols));
+  }
+  // The drawn inputs (Q, K, V, dO) and the returned HeadTensors (Q, K, V, dO, O, dQ, dK, dV, L).
+  elements = saturating_add(elements, saturating_add(saturating_mul(12, p.seqlen, p.headdim), p.seqlen));
+  const int64_t per_head = saturating_add(1024, saturating_mul(8, elements));
+  return saturating_mul(per_head, saturating_mul(p.batch, p.heads));
+}
+
 int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen) {
   return seqlen - (batch_index * seqlen) / (2 * batch);
 }
@@ -516,7 +545,7 @@ ScoreMask kept_scores(const Config& c, int64_t bh) {
   }
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
     const int64_t br = c.tiling.block_r, bc = c.tiling.block_c;
-    const BlockMask mask(c.block_mask, (n + br - 1) / br, (n + bc - 1) / bc);
+    const BlockMask mask(c.block_mask, ceil_div(n, br), ceil_div(n, bc));
     for (int64_t r = 0; r < n; ++r)
       for (int64_t col = 0; col < n; ++col)
         if (!mask.nonzero(r / br, col / bc)) keep(r, col) = false;

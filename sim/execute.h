@@ -43,13 +43,20 @@ struct HeadTensors {
 
 // Largest problem execute accepts: B·H·N²·d ≤ this (the walk covers larger ones).
 constexpr double kExecuteMaxWork = 4.0e9;
+// Memory execute may hold (docs/architecture.md, "Limits"): every head's tensors at once, as
+// doubles: per head 1 KiB of bookkeeping plus 8 bytes for each element of the tensors the
+// schedule touches (N × N ones included), its inputs and its outputs.
+constexpr int64_t kExecuteMaxMemoryBytes = int64_t{1} << 31;
+// The bytes that estimate gives for the configuration (saturating at 2^63 − 1).
+int64_t execute_memory_bytes(const Config& config);
 
 struct ExecuteResult {
   std::vector<KernelCounts> kernels;  // counts as recorded while computing (all heads)
   std::vector<HeadTensors> heads;     // per (b, h): inputs drawn from the seed, outputs computed
 };
 
-// Inputs drawn from N(0, 1) with the given seed. Throws InvalidInput beyond kExecuteMaxWork.
+// Inputs drawn from N(0, 1) with the given seed. Throws InvalidInput beyond kExecuteMaxWork or
+// kExecuteMaxMemoryBytes, and past the model's limits (sim/limits.h).
 // The seed also keys standard's dropout (dropout_scale below).
 ExecuteResult execute(const Config& config, uint64_t seed = 1);
 

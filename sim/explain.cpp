@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/errors.h"
+#include "sim/limits.h"
 #include "sim/online_softmax.h"
 #include "sim/simulate.h"
 
@@ -29,6 +30,11 @@ void check_explainable(const Config& c, int64_t tracked_row) {
     throw InvalidInput(Field::seqlen, "explain is for tiny problems, not N = " +
                                           std::to_string(c.problem.seqlen) + "; allowed: 1 to " +
                                           std::to_string(kExplainMaxSeqlen));
+  if (c.problem.headdim > kExplainMaxHeaddim)
+    throw InvalidInput(Field::headdim, "explain is for tiny problems, not d = " +
+                                           std::to_string(c.problem.headdim) + "; allowed: 1 to " +
+                                           std::to_string(kExplainMaxHeaddim));
+  check_counts(c);  // B·H scales the counts explain prints
   if (tracked_row < 0 || tracked_row >= c.problem.seqlen)
     throw InvalidInput(Field::tracked_row, std::to_string(tracked_row) +
                                                " is not a row of Q; allowed: 0 to " +

@@ -27,6 +27,8 @@
 namespace flashio::sim {
 
 constexpr int64_t kExplainMaxSeqlen = 64;
+// d for the same reason (its traces print rows of d values): the built kernels' largest d is 128.
+constexpr int64_t kExplainMaxHeaddim = 256;
 
 struct ExplainOptions {
   int64_t tracked_row = 0;  // the row whose statistics are shown (0 ≤ row < N)
@@ -69,8 +71,9 @@ struct ExplainTrace {
 };
 
 // Throws InvalidInput for an invalid config, an algorithm other than flash1 or flash2
-// (Field::algo), a pass other than fwd (Field::pass), N > kExplainMaxSeqlen (Field::seqlen), or
-// a row outside [0, N) (Field::tracked_row).
+// (Field::algo), a pass other than fwd (Field::pass), N > kExplainMaxSeqlen (Field::seqlen),
+// d > kExplainMaxHeaddim (Field::headdim), counts past 64 bits (sim/limits.h), or a row outside
+// [0, N) (Field::tracked_row).
 ExplainTrace explain(const Config& config, const ExplainOptions& options = {});
 // The same on given inputs for the traced head (q, k, v of N × d): for the worked examples.
 ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tracked_row);

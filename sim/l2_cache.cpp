@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "sim/checked.h"
 #include "sim/errors.h"
 
 namespace flashio::sim {
@@ -31,12 +32,14 @@ L2Cache::L2Cache(const L2Geometry& g) : geometry_(g) {
                        "l2_line_bytes and l2_sector_bytes must be powers of two with at most "
                        "8 sectors per line (got " + std::to_string(g.line_bytes) + " and " +
                            std::to_string(g.sector_bytes) + ")");
-  if (g.ways <= 0 || g.capacity_bytes <= 0 || g.capacity_bytes % (g.line_bytes * g.ways) != 0)
+  // line_bytes × ways saturates (sim/checked.h): a set beyond 64 bits divides no capacity.
+  const int64_t set_bytes = g.ways > 0 ? saturating_mul(g.line_bytes, g.ways) : 0;
+  if (g.ways <= 0 || g.capacity_bytes <= 0 || g.capacity_bytes % set_bytes != 0)
     throw InvalidInput(Field::hardware,
                        "l2_bytes must be a positive multiple of l2_line_bytes × l2_ways (got " +
                            std::to_string(g.capacity_bytes) + " B, " + std::to_string(g.ways) +
                            " ways)");
-  sets_ = g.capacity_bytes / (g.line_bytes * g.ways);
+  sets_ = g.capacity_bytes / set_bytes;
   line_shift_ = std::countr_zero(static_cast<uint64_t>(g.line_bytes));
   sector_shift_ = std::countr_zero(static_cast<uint64_t>(g.sector_bytes));
   sectors_per_line_ = static_cast<int>(g.line_bytes / g.sector_bytes);

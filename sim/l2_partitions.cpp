@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "sim/checked.h"
 #include "sim/errors.h"
 
 namespace flashio::sim {
@@ -11,11 +12,12 @@ L2Geometry part_geometry(L2Geometry g, int64_t partitions) {
   if (partitions < 1)
     throw InvalidInput(Field::hardware, "l2_partitions must be at least 1 (got " +
                                             std::to_string(partitions) + ")");
-  const int64_t set_bytes = g.line_bytes * g.ways;
+  const int64_t set_bytes = saturating_mul(g.line_bytes, g.ways);  // sim/checked.h
   if (g.capacity_bytes / partitions < set_bytes)
     throw InvalidInput(Field::hardware,
                        "l2_bytes / l2_partitions must hold at least one set of l2_ways × "
-                       "l2_line_bytes (" + std::to_string(set_bytes) + " B; got " +
+                       "l2_line_bytes (" + (set_bytes == kMaxCount ? std::string("over 2^63") : std::to_string(set_bytes)) +
+                           " B; got " +
                            std::to_string(g.capacity_bytes) + " B over " +
                            std::to_string(partitions) + " partitions)");
   g.capacity_bytes /= partitions;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/checked.h"
 #include "sim/types.h"
 
 namespace flashio::sim {
@@ -18,7 +19,8 @@ struct Problem {
   double dropout = 0.0;   // standard only: a separate dropout pass over P when > 0
   Pass pass = Pass::fwd;
 
-  int64_t batch_heads() const { return batch * heads; }
+  // B·H; throws CountOverflow (sim/checked.h) when it does not fit in 64 bits.
+  int64_t batch_heads() const { return checked_mul(batch, heads); }
 };
 
 // Throws InvalidInput naming the field and what is allowed when the problem cannot exist.

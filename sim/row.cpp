@@ -294,7 +294,8 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
         try {
           size_t used = 0;
           const double x = std::stod(v, &used);
-          if (used != v.size() || x != std::floor(x)) throw std::invalid_argument("");
+          // Within int64_t: casting a double beyond ±2^63 is undefined.
+          if (used != v.size() || x != std::floor(x) || !(std::abs(x) < 9.2e18)) throw std::invalid_argument("");
           return static_cast<int64_t>(x);
         } catch (const std::logic_error&) {
           fail("column '" + col + "': '" + v + "' is not an integer");

@@ -37,7 +37,8 @@ TileVisits tile_visits(const Config& c) {
       const int64_t last = c.problem.causal ? std::min(g.tc - 1, (i * g.br + g.rows_in(i) - 1) / g.bc)
                                             : g.tc - 1;
       v.per_row[i] = last + 1;
-      v.kv_rows[i] = std::min(g.n, (last + 1) * g.bc);
+      // min(N, (last + 1)·Bc) without forming (last + 1)·Bc, which can pass 2^63 for a huge Bc.
+      v.kv_rows[i] = last * g.bc + std::min(g.bc, g.n - last * g.bc);
     }
     for (int64_t j = 0; j < g.tc; ++j) {
       // Causal: the first row tile that reaches column j·Bc is ⌊j·Bc / Br⌋.
@@ -61,13 +62,13 @@ TileVisits tile_visits(const Config& c) {
 
 int64_t TileVisits::tiles() const {
   int64_t s = 0;
-  for (auto x : per_row) s += x;
+  for (auto x : per_row) s = checked_add(s, x);
   return s;
 }
 
 int64_t TileVisits::weighted_rows(const TileGrid& g, int64_t minus) const {
   int64_t s = 0;
-  for (int64_t i = 0; i < g.tr; ++i) s += (per_row[i] - minus) * g.rows_in(i);
+  for (int64_t i = 0; i < g.tr; ++i) s = checked_add(s, checked_mul(per_row[i] - minus, g.rows_in(i)));
   return s;
 }
 

@@ -45,6 +45,10 @@ struct KernelSchedule {
   int64_t blocks_per_head = 0;  // thread blocks per (b, h)
   int64_t threads_per_block = 128;
   int64_t smem_bytes = 0;       // shared memory per block (occupancy in the L2 model)
+  // At least the transfers one block emits (tiles the filter skips included), set beside the
+  // loop nest: what the work and memory limits of walk and cache count (sim/limits.h). 0 when
+  // unknown (hand-made schedules in tests).
+  int64_t transfers_per_block = 0;
   // Emits the steps of one thread block in program order (not named emit: Qt reserves it).
   std::function<void(int64_t bh, int64_t block_in_head, ScheduleSink&)> emit_block;
   // One head's counts as formulas: the sums of emit_block's steps over all blocks of a head,
@@ -52,7 +56,7 @@ struct KernelSchedule {
   // checks they equal the walk of emit_block exactly for every shape.
   std::function<Counts()> head_counts;
 
-  int64_t grid_blocks() const { return heads * blocks_per_head; }
+  int64_t grid_blocks() const { return checked_mul(heads, blocks_per_head); }
 };
 
 // The kernels of the configuration's pass, in launch order (forward kernels, then backward).

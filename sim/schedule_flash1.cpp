@@ -52,9 +52,9 @@ struct Flash1Rows {
   // K, V once (the outer loop, Algorithm 1 line 6 / Algorithm 4 line 7); Q once per visit.
   Counts outer_loop_reads(int64_t d, int64_t e) const {
     Counts h;
-    h.add_transfer(Tensor::K, Dir::read, n * d * e);
-    h.add_transfer(Tensor::V, Dir::read, n * d * e);
-    h.add_transfer(Tensor::Q, Dir::read, all_rows * d * e);
+    h.add_transfer(Tensor::K, Dir::read, checked_mul(n, d, e));
+    h.add_transfer(Tensor::V, Dir::read, checked_mul(n, d, e));
+    h.add_transfer(Tensor::Q, Dir::read, checked_mul(all_rows, d, e));
     return h;
   }
 };
@@ -75,7 +75,9 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.heads = heads;
     k.blocks_per_head = 1;
     k.threads_per_block = 128;
-    k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
+    k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);
+    // Per outer step K, V; per inner step at most Q, o_accum, ℓ, m in and O (or o_accum), ℓ, m out.
+    k.transfers_per_block = saturating_mul(g.tc, saturating_add(2, saturating_mul(7, g.tr)));
     k.emit_block = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
       span->ensure();
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 1 line 5
@@ -105,13 +107,13 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.head_counts = [c, g, d, e] {
       const Flash1Rows rows(c, g);
       Counts h = rows.outer_loop_reads(d, e);
-      h.add_transfer(Tensor::o_accum, Dir::read, rows.rerows * d * 4);
-      h.add_transfer(Tensor::stat_l, Dir::read, rows.rerows * 4);
-      h.add_transfer(Tensor::stat_m, Dir::read, rows.rerows * 4);
-      h.add_transfer(Tensor::o_accum, Dir::write, rows.rerows * d * 4);
-      h.add_transfer(Tensor::O, Dir::write, g.n * d * e);
-      h.add_transfer(Tensor::stat_l, Dir::write, rows.all_rows * 4);
-      h.add_transfer(Tensor::stat_m, Dir::write, rows.all_rows * 4);
+      h.add_transfer(Tensor::o_accum, Dir::read, checked_mul(rows.rerows, d, 4));
+      h.add_transfer(Tensor::stat_l, Dir::read, checked_mul(rows.rerows, 4));
+      h.add_transfer(Tensor::stat_m, Dir::read, checked_mul(rows.rerows, 4));
+      h.add_transfer(Tensor::o_accum, Dir::write, checked_mul(rows.rerows, d, 4));
+      h.add_transfer(Tensor::O, Dir::write, checked_mul(g.n, d, e));
+      h.add_transfer(Tensor::stat_l, Dir::write, checked_mul(rows.all_rows, 4));
+      h.add_transfer(Tensor::stat_m, Dir::write, checked_mul(rows.all_rows, 4));
       h.flops = flops_model::flash1_fwd_tile(g.br, g.bc, d).scaled(rows.tiles);
       return h;
     };
@@ -124,7 +126,10 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.heads = heads;
     k.blocks_per_head = 1;
     k.threads_per_block = 256;
-    k.smem_bytes = tile_footprint_elements(c.problem, c.tiling) * e;
+    k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);
+    // Per outer step K, V in and dK, dV out; per inner step at most Q, O, dO, ℓ, m, dq_accum in
+    // and dQ (or dq_accum) out.
+    k.transfers_per_block = saturating_mul(g.tc, saturating_add(4, saturating_mul(7, g.tr)));
     k.emit_block = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
       span->ensure();
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 4 line 6
@@ -155,15 +160,15 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.head_counts = [c, g, d, e] {
       const Flash1Rows rows(c, g);
       Counts h = rows.outer_loop_reads(d, e);
-      h.add_transfer(Tensor::O, Dir::read, rows.all_rows * d * e);
-      h.add_transfer(Tensor::dO, Dir::read, rows.all_rows * d * e);
-      h.add_transfer(Tensor::stat_l, Dir::read, rows.all_rows * 4);
-      h.add_transfer(Tensor::stat_m, Dir::read, rows.all_rows * 4);
-      h.add_transfer(Tensor::dq_accum, Dir::read, rows.rerows * d * 4);
-      h.add_transfer(Tensor::dq_accum, Dir::write, rows.rerows * d * 4);
-      h.add_transfer(Tensor::dQ, Dir::write, g.n * d * e);
-      h.add_transfer(Tensor::dK, Dir::write, g.n * d * e);
-      h.add_transfer(Tensor::dV, Dir::write, g.n * d * e);
+      h.add_transfer(Tensor::O, Dir::read, checked_mul(rows.all_rows, d, e));
+      h.add_transfer(Tensor::dO, Dir::read, checked_mul(rows.all_rows, d, e));
+      h.add_transfer(Tensor::stat_l, Dir::read, checked_mul(rows.all_rows, 4));
+      h.add_transfer(Tensor::stat_m, Dir::read, checked_mul(rows.all_rows, 4));
+      h.add_transfer(Tensor::dq_accum, Dir::read, checked_mul(rows.rerows, d, 4));
+      h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(rows.rerows, d, 4));
+      h.add_transfer(Tensor::dQ, Dir::write, checked_mul(g.n, d, e));
+      h.add_transfer(Tensor::dK, Dir::write, checked_mul(g.n, d, e));
+      h.add_transfer(Tensor::dV, Dir::write, checked_mul(g.n, d, e));
       h.flops = flops_model::flash1_bwd_tile(g.br, g.bc, d).scaled(rows.tiles);
       return h;
     };

@@ -8,7 +8,9 @@
 namespace flashio::sim {
 namespace {
 
-int64_t sum(const std::vector<int64_t>& xs) { return std::accumulate(xs.begin(), xs.end(), int64_t{0}); }
+int64_t sum(const std::vector<int64_t>& xs) {
+  return std::accumulate(xs.begin(), xs.end(), int64_t{0}, [](int64_t a, int64_t b) { return checked_add(a, b); });
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.heads = heads;
     k.blocks_per_head = g.tr;
     k.threads_per_block = 128;
-    k.smem_bytes = (g.br + 2 * g.bc) * d * e;  // Q tile + one K and one V tile
+    k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);  // Q tile + one K and one V tile
+    k.transfers_per_block = saturating_add(3, saturating_mul(2, g.tc));  // Q; K, V per tile; O, L
     k.emit_block = [filter, g, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::Q, Dir::read, bh, i * g.br, r, 0, d});  // Q_i once, stays on chip
@@ -45,11 +48,11 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.head_counts = [c, g, n, d, e] {
       const TileVisits v = tile_visits(c);
       Counts h;
-      h.add_transfer(Tensor::Q, Dir::read, n * d * e);
-      h.add_transfer(Tensor::K, Dir::read, sum(v.kv_rows) * d * e);  // K, V once per row tile
-      h.add_transfer(Tensor::V, Dir::read, sum(v.kv_rows) * d * e);
-      h.add_transfer(Tensor::O, Dir::write, n * d * e);
-      h.add_transfer(Tensor::lse, Dir::write, n * 4);
+      h.add_transfer(Tensor::Q, Dir::read, checked_mul(n, d, e));
+      h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));  // K, V once per row tile
+      h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));
+      h.add_transfer(Tensor::O, Dir::write, checked_mul(n, d, e));
+      h.add_transfer(Tensor::lse, Dir::write, checked_mul(n, 4));
       h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d).scaled(v.tiles());
       h.flops += flops_model::flash2_fwd_finish(g.br, d).scaled(g.tr);
       return h;
@@ -64,6 +67,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     pre.blocks_per_head = g.tr;
     pre.threads_per_block = 128;
     pre.smem_bytes = 0;
+    pre.transfers_per_block = 4;
     pre.emit_block = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::O, Dir::read, bh, i * g.br, r, 0, d});
@@ -74,10 +78,10 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     };
     pre.head_counts = [n, d, e] {
       Counts h;
-      h.add_transfer(Tensor::O, Dir::read, n * d * e);
-      h.add_transfer(Tensor::dO, Dir::read, n * d * e);
-      h.add_transfer(Tensor::delta, Dir::write, n * 4);
-      h.add_transfer(Tensor::dq_accum, Dir::write, n * d * 4);
+      h.add_transfer(Tensor::O, Dir::read, checked_mul(n, d, e));
+      h.add_transfer(Tensor::dO, Dir::read, checked_mul(n, d, e));
+      h.add_transfer(Tensor::delta, Dir::write, checked_mul(n, 4));
+      h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(n, d, 4));
       h.flops = flops_model::rowsum_rows(n, d);
       return h;
     };
@@ -88,7 +92,8 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.heads = heads;
     k.blocks_per_head = g.tc;
     k.threads_per_block = 256;
-    k.smem_bytes = (2 * g.br + 2 * g.bc) * d * e;  // K, V resident; Q, dO streamed
+    k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);  // K, V resident; Q, dO streamed
+    k.transfers_per_block = saturating_add(4, saturating_mul(5, g.tr));  // K, V, dK, dV; Q, dO, L, D, dQ per tile
     k.emit_block = [filter, g, d](int64_t bh, int64_t j, ScheduleSink& s) {
       const int64_t cj = g.cols_in(j);
       s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});
@@ -112,15 +117,15 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       const TileVisits v = tile_visits(c);
       const int64_t q_rows = sum(v.q_rows);  // Q, dO, L, D once per visited (i, j)
       Counts h;
-      h.add_transfer(Tensor::K, Dir::read, n * d * e);
-      h.add_transfer(Tensor::V, Dir::read, n * d * e);
-      h.add_transfer(Tensor::Q, Dir::read, q_rows * d * e);
-      h.add_transfer(Tensor::dO, Dir::read, q_rows * d * e);
-      h.add_transfer(Tensor::lse, Dir::read, q_rows * 4);
-      h.add_transfer(Tensor::delta, Dir::read, q_rows * 4);
-      h.add_transfer(Tensor::dq_accum, Dir::write, q_rows * d * 4);
-      h.add_transfer(Tensor::dK, Dir::write, n * d * e);
-      h.add_transfer(Tensor::dV, Dir::write, n * d * e);
+      h.add_transfer(Tensor::K, Dir::read, checked_mul(n, d, e));
+      h.add_transfer(Tensor::V, Dir::read, checked_mul(n, d, e));
+      h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
+      h.add_transfer(Tensor::dO, Dir::read, checked_mul(q_rows, d, e));
+      h.add_transfer(Tensor::lse, Dir::read, checked_mul(q_rows, 4));
+      h.add_transfer(Tensor::delta, Dir::read, checked_mul(q_rows, 4));
+      h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(q_rows, d, 4));
+      h.add_transfer(Tensor::dK, Dir::write, checked_mul(n, d, e));
+      h.add_transfer(Tensor::dV, Dir::write, checked_mul(n, d, e));
       h.flops = flops_model::flash2_bwd_tile(g.br, g.bc, d).scaled(v.tiles());
       return h;
     };
@@ -132,6 +137,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     conv.blocks_per_head = g.tr;
     conv.threads_per_block = 128;
     conv.smem_bytes = 0;
+    conv.transfers_per_block = 2;
     conv.emit_block = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
@@ -139,8 +145,8 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     };
     conv.head_counts = [n, d, e] {
       Counts h;
-      h.add_transfer(Tensor::dq_accum, Dir::read, n * d * 4);
-      h.add_transfer(Tensor::dQ, Dir::write, n * d * e);
+      h.add_transfer(Tensor::dq_accum, Dir::read, checked_mul(n, d, 4));
+      h.add_transfer(Tensor::dQ, Dir::write, checked_mul(n, d, e));
       return h;
     };
     kernels.push_back(std::move(conv));

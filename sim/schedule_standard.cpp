@@ -24,6 +24,7 @@ KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
   k.blocks_per_head = sh.tiles_n() * sh.tiles_n();
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;  // two stages of 128×64 A and B panels
+  k.transfers_per_block = 3;  // A, B in; C out
   k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const int64_t a = blk / sh.tiles_n(), b = blk % sh.tiles_n();
     const int64_t ra = sh.rows(a, sh.n), rb = sh.rows(b, sh.n);
@@ -34,9 +35,9 @@ KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
   };
   k.head_counts = [sh, a_t, b_t, c_t] {  // A, B read once per output tile row / column
     Counts h;
-    h.add_transfer(a_t, Dir::read, sh.tiles_n() * sh.n * sh.d * sh.e);
-    h.add_transfer(b_t, Dir::read, sh.tiles_n() * sh.n * sh.d * sh.e);
-    h.add_transfer(c_t, Dir::write, sh.n * sh.n * sh.e);
+    h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_n(), sh.n, sh.d, sh.e));
+    h.add_transfer(b_t, Dir::read, checked_mul(sh.tiles_n(), sh.n, sh.d, sh.e));
+    h.add_transfer(c_t, Dir::write, checked_mul(sh.n, sh.n, sh.e));
     h.flops = flops_model::gemm(sh.n, sh.n, sh.d);
     return h;
   };
@@ -54,6 +55,7 @@ KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, bool a_tran
   k.blocks_per_head = sh.tiles_n() * sh.tiles_d();
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
+  k.transfers_per_block = 3;
   k.emit_block = [sh, a_t, a_transposed, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const int64_t a = blk / sh.tiles_d(), b = blk % sh.tiles_d();
     const int64_t ra = sh.rows(a, sh.n), cb = sh.rows(b, sh.d);
@@ -67,9 +69,9 @@ KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, bool a_tran
   };
   k.head_counts = [sh, a_t, b_t, c_t] {  // A once per column tile of d, B once per row tile
     Counts h;
-    h.add_transfer(a_t, Dir::read, sh.tiles_d() * sh.n * sh.n * sh.e);
-    h.add_transfer(b_t, Dir::read, sh.tiles_n() * sh.n * sh.d * sh.e);
-    h.add_transfer(c_t, Dir::write, sh.n * sh.d * sh.e);
+    h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_d(), sh.n, sh.n, sh.e));
+    h.add_transfer(b_t, Dir::read, checked_mul(sh.tiles_n(), sh.n, sh.d, sh.e));
+    h.add_transfer(c_t, Dir::write, checked_mul(sh.n, sh.d, sh.e));
     h.flops = flops_model::gemm(sh.n, sh.d, sh.n);
     return h;
   };
@@ -86,6 +88,7 @@ KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> rea
   k.blocks_per_head = sh.n;
   k.threads_per_block = 256;
   k.smem_bytes = 0;
+  k.transfers_per_block = static_cast<int64_t>(reads.size()) + (reads_delta ? 1 : 0) + 1;
   k.emit_block = [sh, reads, reads_delta, out, row_flops](int64_t bh, int64_t row, ScheduleSink& s) {
     for (Tensor t : reads) s.transfer({t, Dir::read, bh, row, 1, 0, sh.n});
     if (reads_delta) s.transfer({Tensor::delta, Dir::read, bh, row, 1, 0, 1});
@@ -94,9 +97,9 @@ KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> rea
   };
   k.head_counts = [sh, reads, reads_delta, out, row_flops] {
     Counts h;
-    for (Tensor t : reads) h.add_transfer(t, Dir::read, sh.n * sh.n * sh.e);
-    if (reads_delta) h.add_transfer(Tensor::delta, Dir::read, sh.n * 4);
-    h.add_transfer(out, Dir::write, sh.n * sh.n * sh.e);
+    for (Tensor t : reads) h.add_transfer(t, Dir::read, checked_mul(sh.n, sh.n, sh.e));
+    if (reads_delta) h.add_transfer(Tensor::delta, Dir::read, checked_mul(sh.n, 4));
+    h.add_transfer(out, Dir::write, checked_mul(sh.n, sh.n, sh.e));
     h.flops = row_flops(sh.n).scaled(sh.n);
     return h;
   };
@@ -131,6 +134,7 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
       k.heads = sh.heads;
       k.blocks_per_head = sh.tiles_n();
       k.threads_per_block = 256;
+      k.transfers_per_block = 3;
       k.emit_block = [sh](int64_t bh, int64_t a, ScheduleSink& s) {
         const int64_t r = sh.rows(a, sh.n);
         s.transfer({Tensor::dO, Dir::read, bh, a * kGemmTile, r, 0, sh.d});
@@ -140,9 +144,9 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
       };
       k.head_counts = [sh] {
         Counts h;
-        h.add_transfer(Tensor::dO, Dir::read, sh.n * sh.d * sh.e);
-        h.add_transfer(Tensor::O, Dir::read, sh.n * sh.d * sh.e);
-        h.add_transfer(Tensor::delta, Dir::write, sh.n * 4);
+        h.add_transfer(Tensor::dO, Dir::read, checked_mul(sh.n, sh.d, sh.e));
+        h.add_transfer(Tensor::O, Dir::read, checked_mul(sh.n, sh.d, sh.e));
+        h.add_transfer(Tensor::delta, Dir::write, checked_mul(sh.n, 4));
         h.flops = flops_model::rowsum_rows(sh.n, sh.d);
         return h;
       };

@@ -5,6 +5,7 @@
 #include "sim/cache_replay.h"
 #include "sim/errors.h"
 #include "sim/execute.h"
+#include "sim/limits.h"
 #include "sim/roofline.h"
 
 namespace flashio::sim {
@@ -20,11 +21,15 @@ std::string to_string(CountMethod m) {
 }
 
 int64_t extra_memory_bytes(const Config& config) {
+  Counts touched;
+  for (const auto& k : closed_form_counts(config)) touched += k.counts;
+  return extra_memory_bytes(config, touched);
+}
+
+int64_t extra_memory_bytes(const Config& config, const Counts& touched) {
   // Every tensor the schedule touches that is neither an input nor an output of the pass is
   // memory the algorithm allocates in HBM: N² per matrix for standard, O(N) statistics (and
   // flash1's fp32 running output, flash2's fp32 dQ accumulator) for FlashAttention.
-  Counts touched;
-  for (const auto& k : closed_form_counts(config)) touched += k.counts;
   int64_t bytes = 0;
   for (int t = 0; t < kTensorCount; ++t) {
     const Tensor tensor = static_cast<Tensor>(t);
@@ -32,13 +37,14 @@ int64_t extra_memory_bytes(const Config& config) {
     if ((b.read_bytes == 0 && b.write_bytes == 0) || is_input_or_output(tensor, config.problem.pass))
       continue;
     const TensorShape s = tensor_shape(tensor, config.problem);
-    bytes += s.rows * s.cols * s.element_bytes * config.problem.batch_heads();
+    bytes = checked_add(bytes, checked_mul(s.rows, s.cols, s.element_bytes, config.problem.batch_heads()));
   }
   return bytes;
 }
 
 SimResult simulate(const Config& config, CountMethod method) {
   validate(config);
+  check_limits(config, method);  // before any work: 64-bit counts, the method's work (sim/limits.h)
   SimResult r;
   r.config = config;
   r.method = method;
@@ -68,7 +74,7 @@ SimResult simulate(const Config& config, CountMethod method) {
     r.kernel_time_ms.push_back(t);
     r.time_ms += t;
   }
-  r.extra_memory_bytes = extra_memory_bytes(config);
+  r.extra_memory_bytes = extra_memory_bytes(config, r.total);
   r.convention_flops = convention_flops(config.problem);
   return r;
 }

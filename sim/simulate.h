@@ -48,9 +48,13 @@ std::vector<KernelCounts> walk_counts(const Config& config);
 
 // Extra HBM memory the algorithm allocates beyond its inputs and outputs (Theorem 1).
 int64_t extra_memory_bytes(const Config& config);
+// The same from the counts of all its kernels (any method's: they agree), without counting again.
+int64_t extra_memory_bytes(const Config& config, const Counts& touched);
 
-// Validates, counts by the method, adds the total, the extra memory and the roofline time.
-// execute is limited to small shapes (sim/execute.h) and throws InvalidInput beyond them.
+// Validates, checks the model's limits for the method (sim/limits.h: 64-bit counts, the work
+// of walk and cache) before any work, counts by the method, adds the total, the extra memory
+// and the roofline time. execute is limited to small shapes (sim/execute.h) and throws
+// InvalidInput beyond them.
 SimResult simulate(const Config& config, CountMethod method);
 
 }  // namespace flashio::sim

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 
+#include "sim/checked.h"
 #include "sim/problem.h"
 
 namespace flashio::sim {
@@ -25,14 +26,13 @@ int64_t sram_elements(const Problem& problem, int64_t sram_bytes);
 Tiling rule_tiling(Algo algo, const Problem& problem, int64_t sram_bytes);
 
 // The one fit rule: the Q, K, V and O tiles, (2·Br + 2·Bc)·d elements, fit in M (scores and
-// probabilities live in registers).
+// probabilities live in registers). The footprint saturates at kMaxCount (sim/checked.h): a
+// footprint beyond 64 bits fits in no M.
 int64_t tile_footprint_elements(const Problem& problem, const Tiling& tiling);
 bool tiling_fits(const Problem& problem, const Tiling& tiling, int64_t sram_bytes);
 
 // Throws InvalidInput when M < d (Field::sram_bytes), Br or Bc <= 0 (Field::block_r, block_c),
 // or the tiles do not fit in M (Field::tiling).
 void validate_tiling(const Problem& problem, const Tiling& tiling, int64_t sram_bytes);
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace flashio::sim

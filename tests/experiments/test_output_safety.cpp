@@ -141,7 +141,7 @@ bool is_device_like(const fs::path& path, const char* original) {
 
 }  // namespace
 
-TEST_CASE("--out on a FIFO that no process reads is exit 2 at once naming the FIFO, which stays "
+TEST_CASE("the --out option: on a FIFO that no process reads is exit 2 at once naming the FIFO, which stays "
           "a FIFO", "[output]") {
   const TempDir dir;
   const fs::path fifo = dir / "rows.fifo";
@@ -158,7 +158,7 @@ TEST_CASE("--out on a FIFO that no process reads is exit 2 at once naming the FI
   CHECK(entries(dir.path()) == std::vector<std::string>{"rows.fifo"});
 }
 
-TEST_CASE("--out on a FIFO with a reader writes the output through it", "[output]") {
+TEST_CASE("the --out option: on a FIFO with a reader writes the output through it", "[output]") {
   const TempDir dir;
   const fs::path fifo = dir / "rows.fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
@@ -178,7 +178,7 @@ TEST_CASE("--out on a FIFO with a reader writes the output through it", "[output
   CHECK(entries(dir.path()) == std::vector<std::string>{"rows.fifo"});
 }
 
-TEST_CASE("--out through a symlink replaces what it points to and leaves the link a link",
+TEST_CASE("the --out option: through a symlink replaces what it points to and leaves the link a link",
           "[output]") {
   const TempDir dir;
   fs::create_directory(dir / "sub");
@@ -203,7 +203,7 @@ TEST_CASE("--out through a symlink replaces what it points to and leaves the lin
   CHECK(entries(dir / "sub") == std::vector<std::string>{"created.csv"});
 }
 
-TEST_CASE("--out on a device is written straight through, never replaced; a full device is "
+TEST_CASE("the --out option: on a device is written straight through, never replaced; a full device is "
           "exit 2 with one line", "[output]") {
   const TempDir dir;
   const fs::path null_copy = dir / "null", full_copy = dir / "full";
@@ -231,7 +231,7 @@ TEST_CASE("--out on a device is written straight through, never replaced; a full
   CHECK(entries(dir.path()) == std::vector<std::string>{"full", "null"});
 }
 
-TEST_CASE("--out on a file nobody may write is exit 2 with one line and the file untouched",
+TEST_CASE("the --out option: on a file nobody may write is exit 2 with one line and the file untouched",
           "[output]") {
   const TempDir dir;
   const fs::path file = dir / "rows.csv";
@@ -249,7 +249,7 @@ TEST_CASE("--out on a file nobody may write is exit 2 with one line and the file
   CHECK(entries(dir.path()) == std::vector<std::string>{"rows.csv"});
 }
 
-TEST_CASE("--out replacing a file keeps its mode; a new file gets the umask's", "[output]") {
+TEST_CASE("the --out option: replacing a file keeps its mode; a new file gets the umask's", "[output]") {
   const TempDir dir;
   const std::string expected = expected_small_csv();
   for (const unsigned mode : {0600u, 0640u, 0755u}) {
@@ -270,7 +270,7 @@ TEST_CASE("--out replacing a file keeps its mode; a new file gets the umask's", 
   CHECK(entries(dir.path()).size() == 4);
 }
 
-TEST_CASE("--out takes a file name of 250 and of 255 (NAME_MAX) characters", "[output]") {
+TEST_CASE("the --out option: takes a file name of 250 and of 255 (NAME_MAX) characters", "[output]") {
   const TempDir dir;
   const std::string expected = expected_small_csv();
   for (const size_t length : {size_t{250}, size_t{255}}) {
