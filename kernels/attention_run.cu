@@ -28,9 +28,21 @@ constexpr size_t kCublasWorkspaceBytes = size_t(256) << 20;
 struct DeviceBuffer {
   void* ptr = nullptr;
   size_t bytes = 0;
+  // A configuration too large for the GPU's memory is bad input, not a failure: one line naming
+  // what was asked and what is free (std::invalid_argument, as every unsupported configuration).
   void allocate(size_t n) {
     bytes = n;
-    if (n > 0) FLASHIO_CUDA_CHECK(cudaMalloc(&ptr, n));
+    if (n == 0) return;
+    const cudaError_t e = cudaMalloc(&ptr, n);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();  // clear the error so later calls do not see it
+      size_t free_bytes = 0, total_bytes = 0;
+      (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+      throw std::invalid_argument("device memory: the configuration needs a buffer of " + std::to_string(n) +
+                                  " B and the GPU has " + std::to_string(free_bytes) + " B free of " +
+                                  std::to_string(total_bytes) + " (fewer --batch, --heads or a shorter --seqlen)");
+    }
+    FLASHIO_CUDA_CHECK(e);
   }
   ~DeviceBuffer() {
     if (ptr) cudaFree(ptr);  // no throw from a destructor
