@@ -5,6 +5,7 @@
 // "flashio compare"), on kernel=total rows of flash1/flash2: io ±2 %, dram ±5 %, flops_tensor ±1 %;
 // standard: dram ±5 %.
 #include <fstream>
+#include <filesystem>
 
 #include "experiments/comparison.h"
 #include "experiments/subcommand.h"
@@ -16,6 +17,9 @@ namespace flashio::cli {
 namespace {
 
 std::vector<sim::Row> read_rows(const std::string& option, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("--" + option + " '" + path + "': is a directory; expected a csv file of rows");
   std::ifstream in(path);
   if (!in) throw UsageError("--" + option + " '" + path + "': cannot read the file");
   return sim::read_rows_csv(in, "--" + option + " " + path);

@@ -1,4 +1,5 @@
 #include "sim/block_mask.h"
+#include <filesystem>
 
 #include <fstream>
 #include <random>
@@ -67,6 +68,9 @@ Parsed parse(const BlockMaskSpec& spec) {
   }
   p.kind = Parsed::file;
   p.path = t;
+  std::error_code ec;
+  if (std::filesystem::is_directory(t, ec))
+    throw InvalidInput(Field::block_mask, "'" + t + "' is a directory; " + kAllowed);
   if (!std::ifstream(t).good())
     throw InvalidInput(Field::block_mask,
                        "'" + t + "' is not a spec nor a readable file; " + kAllowed);

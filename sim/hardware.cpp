@@ -1,4 +1,5 @@
 #include "sim/hardware.h"
+#include <filesystem>
 
 #include <cmath>
 #include <fstream>
@@ -98,6 +99,10 @@ Hardware hardware_preset(const std::string& name) {
 }
 
 Hardware load_hardware_file(const std::string& path) {
+  // A directory opens as a stream that reads as an empty file: name it rather than say 'missing name'.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InvalidInput(Field::hardware, "'" + path + "' is a directory; expected a hardware file of key = value lines");
   std::ifstream in(path);
   if (!in) throw InvalidInput(Field::hardware, "cannot read hardware file '" + path + "'");
   Hardware h;

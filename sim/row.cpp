@@ -1,4 +1,5 @@
 #include "sim/row.h"
+#include <filesystem>
 
 #include <algorithm>
 #include <cmath>
@@ -354,6 +355,8 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
 }
 
 std::vector<Row> read_rows_csv_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InvalidInput("rows file '" + path + "' is a directory");
   std::ifstream in(path);
   if (!in) throw InvalidInput("cannot read rows file '" + path + "'");
   return read_rows_csv(in, path);

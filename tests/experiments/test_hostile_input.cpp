@@ -75,6 +75,14 @@ TEST_CASE("an experiment file that is a directory is refused, not read as an emp
   check_refused_quickly({"simulate", "--config", dir.path().string()}, "is a directory");
 }
 
+TEST_CASE("a hardware file, block-mask file or rows file that is a directory is refused by that name") {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  check_refused_quickly({"simulate", "--hw", d}, "--hw: '" + d + "' is a directory");
+  check_refused_quickly({"simulate", "--algo", "blocksparse", "--block-mask", d}, "--block-mask: '" + d + "' is a directory");
+  check_refused_quickly({"compare", d, d}, "--predicted '" + d + "': is a directory");
+}
+
 TEST_CASE("a negative --seed is refused, not wrapped to 2^64 - 1") {
   check_refused_quickly({"explain", "--seed", "-1", "--seqlen", "37", "--headdim", "20"},
                         "--seed must be an integer >= 0 (got -1)");
