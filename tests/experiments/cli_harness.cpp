@@ -52,16 +52,21 @@ CliResult run_in_process(const std::vector<std::string>& args) {
   return r;
 }
 
-CliResult run_binary(const std::vector<std::string>& args) {
-  TempDir dir;
-  const auto out_path = dir / "stdout", err_path = dir / "stderr";
+pid_t spawn_binary(const std::vector<std::string>& args, const std::filesystem::path& stdout_path,
+                   const std::filesystem::path& stderr_path) {
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out_fd = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out_fd < 0 || err_fd < 0) ::_exit(126);
     ::dup2(out_fd, 1);
     ::dup2(err_fd, 2);
+    // SIGINT, SIGTERM and SIGHUP at their defaults, unblocked, as from a shell's foreground.
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     std::vector<std::string> argv_text = {FLASHIO_BINARY};
     argv_text.insert(argv_text.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -70,6 +75,13 @@ CliResult run_binary(const std::vector<std::string>& args) {
     ::execv(FLASHIO_BINARY, argv.data());
     ::_exit(127);
   }
+  return pid;
+}
+
+CliResult run_binary(const std::vector<std::string>& args) {
+  TempDir dir;
+  const auto out_path = dir / "stdout", err_path = dir / "stderr";
+  const pid_t pid = spawn_binary(args, out_path, err_path);
   int wstatus = 0;
   ::waitpid(pid, &wstatus, 0);
   CliResult r;
@@ -82,21 +94,7 @@ CliResult run_binary(const std::vector<std::string>& args) {
 TimedResult run_binary_within(const std::vector<std::string>& args, double limit_s) {
   TempDir dir;
   const auto out_path = dir / "stdout", err_path = dir / "stderr";
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(out_fd, 1);
-    ::dup2(err_fd, 2);
-    std::vector<std::string> argv_text = {FLASHIO_BINARY};
-    argv_text.insert(argv_text.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_text) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(FLASHIO_BINARY, argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = spawn_binary(args, out_path, err_path);
   TimedResult t;
   int wstatus = 0;
   const auto deadline =

@@ -1,6 +1,7 @@
 // Runs `flashio` for the tests: in-process (run_cli with string streams) or as the built binary
 // (a child process whose stdout and stderr are captured).
 #pragma once
+#include <sys/types.h>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,6 +17,11 @@ struct CliResult {
 
 // args without the program name: {"simulate", "--seqlen", "97"}.
 CliResult run_in_process(const std::vector<std::string>& args);
+// Starts the built binary (arguments passed without a shell) with standard output on
+// `stdout_path` (a file or a device) and standard error on `stderr_path`; SIGINT, SIGTERM and
+// SIGHUP at their defaults, as from a shell's foreground. The caller waits for it.
+pid_t spawn_binary(const std::vector<std::string>& args, const std::filesystem::path& stdout_path,
+                   const std::filesystem::path& stderr_path);
 // The built binary, arguments passed without a shell.
 CliResult run_binary(const std::vector<std::string>& args);
 

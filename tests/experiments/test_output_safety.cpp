@@ -51,31 +51,8 @@ std::string expected_small_csv() {
   return r.out;
 }
 
-// Starts the binary with standard output on `stdout_path` (a file or a device) and standard error
-// on `stderr_path`; SIGINT, SIGTERM and SIGHUP at their defaults, as from a shell's foreground.
-pid_t spawn(const std::vector<std::string>& args, const fs::path& stdout_path,
-            const fs::path& stderr_path) {
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int out_fd = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out_fd < 0 || err_fd < 0) ::_exit(126);
-    ::dup2(out_fd, 1);
-    ::dup2(err_fd, 2);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    std::vector<std::string> argv_text = {FLASHIO_BINARY};
-    argv_text.insert(argv_text.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_text) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(FLASHIO_BINARY, argv.data());
-    ::_exit(127);
-  }
-  return pid;
+pid_t spawn(const std::vector<std::string>& args, const fs::path& stdout_path, const fs::path& stderr_path) {
+  return spawn_binary(args, stdout_path, stderr_path);
 }
 
 // waitpid's status, or -1 when the process still ran after `limit` (it is then killed).
