@@ -39,9 +39,7 @@ bool is_cuda_only_subcommand(const std::string& name) {
   return false;  // a CUDA build registers them from their cmd_<name>.cpp
 #else
   // The list experiments/CMakeLists.txt leaves out of a build without CUDA, comma-separated.
-  const std::string list = std::string(FLASHIO_CUDA_ONLY_SUBCOMMANDS) + ",";
-  return !name.empty() && list.find(name + ",") != std::string::npos &&
-         (list.find(name + ",") == 0 || list[list.find(name + ",") - 1] == ',');
+  return ("," + std::string(FLASHIO_CUDA_ONLY_SUBCOMMANDS) + ",").find("," + name + ",") != std::string::npos;
 #endif
 }
 

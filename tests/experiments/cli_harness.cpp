@@ -41,6 +41,12 @@ std::vector<std::string> split_csv(const std::string& line) {
 
 std::vector<std::string> CliResult::err_lines() const { return split_lines(err); }
 
+std::string command_text(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += a + " ";
+  return s;
+}
+
 CliResult run_in_process(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"flashio"};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -22,6 +22,8 @@ CliResult run_in_process(const std::vector<std::string>& args);
 // SIGHUP at their defaults, as from a shell's foreground. The caller waits for it.
 pid_t spawn_binary(const std::vector<std::string>& args, const std::filesystem::path& stdout_path,
                    const std::filesystem::path& stderr_path);
+// The arguments as one line, for test messages ("simulate --seqlen 97 ").
+std::string command_text(const std::vector<std::string>& args);
 // The built binary, arguments passed without a shell.
 CliResult run_binary(const std::vector<std::string>& args);
 

@@ -9,15 +9,9 @@ using namespace flashio::cli::test;
 
 namespace {
 
-std::string joined(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args) s += a + " ";
-  return s;
-}
-
 // The binary must answer within a second with exit 2 and one line holding `names`.
 void check_refused_quickly(const std::vector<std::string>& args, const std::string& names) {
-  INFO("flashio " << joined(args));
+  INFO("flashio " << command_text(args));
   const TimedResult t = run_binary_within(args, 1.0);
   REQUIRE(!t.timed_out);
   CHECK(t.result.status == 2);

@@ -14,16 +14,10 @@ using namespace flashio::cli::test;
 
 namespace {
 
-std::string joined(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args) s += a + " ";
-  return s;
-}
-
 // Runs the case with --out naming a new file and an existing one: exit 2, one line holding
 // every text of `names`, neither file touched, no temporary left, and under a second each.
 void check_refused(std::vector<std::string> args, const std::vector<std::string>& names) {
-  INFO("flashio " << joined(args));
+  INFO("flashio " << command_text(args));
   TempDir dir;
   const auto fresh = dir / "fresh.csv", existing = dir / "existing.csv";
   write_file(existing, "keep me\n");
@@ -145,7 +139,7 @@ TEST_CASE("large shapes inside the limits still run, with no negative or wrapped
            {"simulate", "--seqlen", "999983", "--headdim", "40", "--pass", "fwdbwd", "--causal", "--format", "csv"},
            {"simulate", "--seqlen", "100000", "--headdim", "40", "--batch", "3", "--heads", "5", "--count", "walk",
             "--algo", "flash1,flash2", "--format", "csv"}}) {
-    INFO("flashio " << joined(args));
+    INFO("flashio " << command_text(args));
     const CliResult r = run_binary(args);
     REQUIRE(r.status == 0);
     CHECK(r.err.empty());
