@@ -12,6 +12,7 @@
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
 #include "sim/errors.h"
+#include "sim/text_file.h"
 #include "sim/trim.h"
 
 #ifndef FLASHIO_VERSION
@@ -94,15 +95,11 @@ std::string po_message(const po::error& e) {
 // Values already stored from the command line are kept: the command line wins.
 void store_config_file(const std::string& path, const po::options_description& options,
                        po::variables_map& vm) {
-  // A directory opens as a stream that reads as an empty file; it is not an experiment file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError("--config '" + path + "': is a directory; expected a file of `option = value` lines");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UsageError("--config '" + path + "': cannot read the file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  std::istringstream in(std::string(sim::without_utf8_bom(text.str())));
+  const sim::TextFile file = sim::read_text_file(path, sim::kMaxSettingsFileBytes);
+  if (!file.problem.empty())
+    throw UsageError("--config '" + path + "' " + file.problem +
+                     "; expected a file of `option = value` lines");
+  std::istringstream in(file.text);
   try {
     po::store(po::parse_config_file(in, options, /*allow_unregistered=*/false), vm);
   } catch (const po::error& e) {

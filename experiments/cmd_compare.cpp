@@ -5,23 +5,23 @@
 // "flashio compare"), on kernel=total rows of flash1/flash2: io ±2 %, dram ±5 %, flops_tensor ±1 %;
 // standard: dram ±5 %.
 #include <fstream>
-#include <filesystem>
+#include <sstream>
 
 #include "experiments/comparison.h"
 #include "experiments/subcommand.h"
 #include "experiments/usage_error.h"
 #include "sim/errors.h"
 #include "sim/row.h"
+#include "sim/text_file.h"
 
 namespace flashio::cli {
 namespace {
 
 std::vector<sim::Row> read_rows(const std::string& option, const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError("--" + option + " '" + path + "': is a directory; expected a csv file of rows");
-  std::ifstream in(path);
-  if (!in) throw UsageError("--" + option + " '" + path + "': cannot read the file");
+  const sim::TextFile file = sim::read_text_file(path, sim::kMaxRowsFileBytes);
+  if (!file.problem.empty())
+    throw UsageError("--" + option + " '" + path + "' " + file.problem + "; expected a csv file of rows");
+  std::istringstream in(file.text);
   return sim::read_rows_csv(in, "--" + option + " " + path);
 }
 

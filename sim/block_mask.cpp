@@ -3,8 +3,10 @@
 
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "sim/errors.h"
+#include "sim/text_file.h"
 #include "sim/trim.h"
 
 namespace flashio::sim {
@@ -103,11 +105,13 @@ BlockMask::BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c
       break;
     }
     case Parsed::file: {
-      std::ifstream in(p.path);
+      const TextFile file = read_text_file(p.path, kMaxMaskFileBytes);
+      if (!file.problem.empty())
+        throw InvalidInput(Field::block_mask, "'" + p.path + "' " + file.problem + "; " + kAllowed);
+      std::istringstream in(file.text);
       std::string line;
       int64_t row = 0;
-      for (bool first = true; std::getline(in, line); first = false) {
-        if (first) line = std::string(without_utf8_bom(line));
+      while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty() || line[0] == '#') continue;
         if (row >= tiles_r || static_cast<int64_t>(line.size()) != tiles_c ||

@@ -9,6 +9,7 @@
 
 #include "sim/byte_size.h"
 #include "sim/errors.h"
+#include "sim/text_file.h"
 #include "sim/trim.h"
 
 namespace flashio::sim {
@@ -99,12 +100,11 @@ Hardware hardware_preset(const std::string& name) {
 }
 
 Hardware load_hardware_file(const std::string& path) {
-  // A directory opens as a stream that reads as an empty file: name it rather than say 'missing name'.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InvalidInput(Field::hardware, "'" + path + "' is a directory; expected a hardware file of key = value lines");
-  std::ifstream in(path);
-  if (!in) throw InvalidInput(Field::hardware, "cannot read hardware file '" + path + "'");
+  const TextFile file = read_text_file(path, kMaxSettingsFileBytes);
+  if (!file.problem.empty())
+    throw InvalidInput(Field::hardware, "hardware file '" + path + "' " + file.problem +
+                                            "; expected a file of key = value lines");
+  std::istringstream in(file.text);
   Hardware h;
   // Sizes take the units of sim/byte_size.h ("227KiB"); counts are plain integers.
   std::map<std::string, int64_t*> sizes = {
@@ -127,7 +127,6 @@ Hardware load_hardware_file(const std::string& path) {
   };
   while (std::getline(in, line)) {
     ++line_no;
-    if (line_no == 1) line = std::string(without_utf8_bom(line));
     const auto hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
     const std::string_view text = trim(line);

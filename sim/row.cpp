@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/errors.h"
+#include "sim/text_file.h"
 #include "sim/simulate.h"
 #include "sim/trim.h"
 
@@ -355,10 +356,9 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
 }
 
 std::vector<Row> read_rows_csv_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InvalidInput("rows file '" + path + "' is a directory");
-  std::ifstream in(path);
-  if (!in) throw InvalidInput("cannot read rows file '" + path + "'");
+  const TextFile file = read_text_file(path, kMaxRowsFileBytes);
+  if (!file.problem.empty()) throw InvalidInput("rows file '" + path + "' " + file.problem);
+  std::istringstream in(file.text);
   return read_rows_csv(in, path);
 }
 

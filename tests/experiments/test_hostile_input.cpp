@@ -72,9 +72,23 @@ TEST_CASE("an experiment file that is a directory is refused, not read as an emp
 TEST_CASE("a hardware file, block-mask file or rows file that is a directory is refused by that name") {
   TempDir dir;
   const std::string d = dir.path().string();
-  check_refused_quickly({"simulate", "--hw", d}, "--hw: '" + d + "' is a directory");
+  check_refused_quickly({"simulate", "--hw", d}, "--hw: hardware file '" + d + "' is a directory");
   check_refused_quickly({"simulate", "--algo", "blocksparse", "--block-mask", d}, "--block-mask: '" + d + "' is a directory");
-  check_refused_quickly({"compare", d, d}, "--predicted '" + d + "': is a directory");
+  check_refused_quickly({"compare", d, d}, "--predicted '" + d + "' is a directory");
+}
+
+TEST_CASE("an endless input file (/dev/zero) is refused by its size limit, not read forever") {
+  check_refused_quickly({"simulate", "--config", "/dev/zero"}, "--config '/dev/zero' is larger than 1 MiB");
+  check_refused_quickly({"simulate", "--hw", "/dev/zero"}, "'/dev/zero' is larger than 1 MiB");
+  check_refused_quickly({"simulate", "--algo", "blocksparse", "--block-mask", "/dev/zero"},
+                        "--block-mask: '/dev/zero' is larger than 128 MiB");
+  check_refused_quickly({"compare", "/dev/zero", "results.csv"}, "--predicted '/dev/zero' is larger than 128 MiB");
+  // A regular file past the limit is refused by its size, before it is read.
+  TempDir dir;
+  const auto big = dir / "big.hw";
+  write_file(big, "name = x\n");
+  std::filesystem::resize_file(big, 2 << 20);
+  check_refused_quickly({"simulate", "--hw", big.string()}, "is larger than 1 MiB");
 }
 
 TEST_CASE("a negative --seed is refused, not wrapped to 2^64 - 1") {
