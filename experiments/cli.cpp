@@ -109,7 +109,7 @@ void store_config_file(const std::string& path, const po::options_description& o
 }
 
 int run_subcommand(const Subcommand& sub, const std::vector<std::string>& args, std::ostream& out,
-                   std::ostream& err, bool err_is_terminal) {
+                   std::ostream& err, bool err_is_terminal, int64_t max_sweep_configs) {
   po::options_description general("General");
   general.add_options()
       ("help,h", "print this help")
@@ -156,7 +156,7 @@ int run_subcommand(const Subcommand& sub, const std::vector<std::string>& args, 
   if (inv.options.count("config"))
     store_config_file(inv.options["config"].as<std::string>(), all, inv.options);
   po::notify(inv.options);
-  if (sub.takes_sweep) inv.sweep = read_sweep(inv.options, sub.defaults);
+  if (sub.takes_sweep) inv.sweep = read_sweep(inv.options, sub.defaults, max_sweep_configs);
   if (sub.takes_output) inv.output = read_output_options(inv.options);
   return sub.run(inv);
 }
@@ -183,7 +183,7 @@ std::string usage_text() {
 namespace {
 
 int run_unchecked(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-                  bool err_is_terminal) {
+                  bool err_is_terminal, int64_t max_sweep_configs) {
   std::string prefix = "flashio";
   try {
     if (args.size() < 2) {
@@ -212,7 +212,7 @@ int run_unchecked(const std::vector<std::string>& args, std::ostream& out, std::
       return kExitUsage;
     }
     prefix += " " + name;
-    return run_subcommand(*sub, args, out, err, err_is_terminal);
+    return run_subcommand(*sub, args, out, err, err_is_terminal, max_sweep_configs);
   } catch (const UsageError& e) {
     err << prefix << ": " << one_line(e.what()) << '\n';
     return kExitUsage;
@@ -237,8 +237,8 @@ int run_unchecked(const std::vector<std::string>& args, std::ostream& out, std::
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-            bool err_is_terminal) {
-  const int status = run_unchecked(args, out, err, err_is_terminal);
+            bool err_is_terminal, int64_t max_sweep_configs) {
+  const int status = run_unchecked(args, out, err, err_is_terminal, max_sweep_configs);
   // Results are checked as they are written; this catches what else went to standard output
   // (--help, explain) and its last buffered bytes. A run that failed has said so already.
   out.flush();

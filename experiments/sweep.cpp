@@ -110,7 +110,7 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
             d.count).c_str());
 }
 
-SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d) {
+SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_t max_configs) {
   SweepSpec s;
   s.algos = named<sim::Algo>("--algo", given_or(vm, "algo", d.algo), sim::parse_algo,
                              sim::allowed_algos());
@@ -164,8 +164,8 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d) {
     throw UsageError("--sram does not choose the tiling the kernels run (the default here is --tiling kernel, "
                      "the built kernels' defaults); add --tiling rule to run the paper's rule's tiling for that "
                      "M, or give --block-r and --block-c");
-  if (s.size() > kMaxSweepConfigs)
-    throw UsageError("the sweep has more than " + std::to_string(kMaxSweepConfigs) +
+  if (s.size() > max_configs)
+    throw UsageError("the sweep has more than " + std::to_string(max_configs) +
                      " configurations; narrow a list or a range");
   return s;
 }

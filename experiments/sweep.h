@@ -64,8 +64,10 @@ constexpr int64_t kMaxSweepConfigs = 100'000'000;
 // line must win over --config, and absence is told from a given value).
 void add_sweep_options(po::options_description& options, const SweepDefaults& defaults);
 
-// Parses and checks every list (names, positive sizes, known presets). Throws UsageError.
-SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defaults);
+// Parses and checks every list (names, positive sizes, known presets) and the sweep's size
+// (at most max_configs). Throws UsageError.
+SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defaults,
+                     int64_t max_configs = kMaxSweepConfigs);
 
 // The configuration at one point of the product (sim::make_config): M from the hardware and the
 // tiling by `spec.tiling` where the sweep leaves them open. Does not check that the tiling fits;
