@@ -27,7 +27,10 @@ Bad arguments: one line on stderr, exit status 2, no output.
 """
 import argparse
 import datetime
+import errno
 import os
+import signal
+import stat
 import sys
 import tempfile
 
@@ -165,7 +168,7 @@ def make_parser():
     p.add_argument("--repeats", type=int, default=20,
                    help="timed runs per row, the median reported (>= 10) [20]")
     p.add_argument("--hw", default="h200", help="the rows' hw column [h200]")
-    p.add_argument("--out", default="", help="write the rows to FILE (replaced only on success) "
+    p.add_argument("--out", default="", help="write the rows to FILE (flashio's --out rules: replaced only on success, a device or FIFO written through) "
                                              "[standard output]")
     return p
 
@@ -197,10 +200,7 @@ def read_options(argv):
         raise UsageError(f"--hw '{a.hw}': one name, no commas")
     o.warmup, o.repeats, o.hw, o.out = a.warmup, a.repeats, a.hw, a.out
     if o.out:
-        directory = os.path.dirname(os.path.abspath(o.out))
-        if os.path.isdir(o.out) or not os.path.isdir(directory) or not os.access(directory, os.W_OK):
-            raise UsageError(f"--out '{o.out}': cannot write a file there; give a file in a "
-                             "writable directory")
+        output_kind(o.out)  # refused before any timing run
     return o
 
 
@@ -267,23 +267,89 @@ def csv_text(provenance, rows, extra=False):
     return "\n".join(lines) + "\n"
 
 
+def output_kind(path):
+    """How --out is written, as flashio's --out is (experiments/output.h, OutputTarget): "replace"
+    for an absent or regular file (a symlink's target, not the link: the resolved path), "straight"
+    for a device or a FIFO (written through, never replaced). Raises UsageError for anything else:
+    a directory, a socket, a file nobody may write (root included), a missing directory."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise UsageError(f"--out '{path}': {e.strerror}; give a file in an existing, writable "
+                         "directory") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"--out '{path}' is a directory; give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+            return "straight"
+        raise UsageError(f"--out '{path}' is not a file, a device or a FIFO")
+    final = os.path.realpath(path)
+    if st is not None and ((st.st_mode & 0o222) == 0 or not os.access(final, os.W_OK)):
+        raise UsageError(f"--out '{path}' is not writable (mode {st.st_mode & 0o7777:04o}); make it "
+                         "writable (chmod u+w) or give another file")
+    directory = os.path.dirname(final)
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+        raise UsageError(f"--out '{path}': cannot write in '{directory}'; give a file in an "
+                         "existing, writable directory")
+    return "replace"
+
+
 def write_output(path, text):
-    """Standard output, or FILE through a temporary file in its directory renamed over it, so a
-    run that fails leaves no file (and an existing one untouched)."""
+    """Standard output, or --out by output_kind's rules: a file through a short-named temporary
+    file in its directory, given the replaced file's mode (a new file the umask's) and renamed over
+    it, so a run that fails, or SIGINT, SIGTERM or SIGHUP, leaves no file and an existing one
+    untouched; a device or FIFO written straight through (a FIFO nobody reads: UsageError)."""
     if not path:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".tmp-", dir=directory)
+    if output_kind(path) == "straight":
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        except OSError as e:
+            if e.errno == errno.ENXIO:
+                raise UsageError(f"--out '{path}' is a FIFO that no process reads; start its "
+                                 "reader first, or give a file") from None
+            raise UsageError(f"--out '{path}': cannot open it for writing ({e.strerror})") from None
+        os.set_blocking(fd, True)
+        try:
+            with os.fdopen(fd, "w", newline="") as f:
+                f.write(text)
+        except OSError as e:
+            raise UsageError(f"--out '{path}': the write failed ({e.strerror})") from None
+        return
+    final = os.path.realpath(path)
+    existing = os.stat(final) if os.path.exists(final) else None
+    # Signals end the run through the cleanup below rather than leave the temporary file.
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)
+    held = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    temp = None
     try:
+        fd, temp = tempfile.mkstemp(prefix=".peers-", dir=os.path.dirname(final))
+        if existing is not None:
+            try:
+                os.fchown(fd, existing.st_uid, existing.st_gid)
+            except OSError:
+                pass  # only root may give a file away; the owner stays the user
+            os.fchmod(fd, existing.st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", newline="") as f:
             f.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
+        os.replace(temp, final)
+        temp = None
+    except OSError as e:
+        raise UsageError(f"--out '{path}': the write failed ({e.strerror})") from None
+    finally:
+        if temp is not None and os.path.exists(temp):
             os.remove(temp)
-        raise
+        for sig, handler in held.items():
+            signal.signal(sig, handler)
 
 
 def describe(c):

@@ -10,6 +10,7 @@ import csv
 import importlib.util
 import io
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -206,6 +207,67 @@ class Options(unittest.TestCase):
             self.assertEqual(os.listdir(d), ["rows.csv"])
             with open(path) as f:
                 self.assertEqual(f.read(), "old\n")  # an existing file is left as it was
+
+
+class OutputRules(unittest.TestCase):
+    """--out follows flashio's --out rules (experiments/output.h)."""
+
+    def test_a_symlink_is_followed_and_stays_a_link(self):
+        with tempfile.TemporaryDirectory() as d:
+            target, link = os.path.join(d, "rows.csv"), os.path.join(d, "link.csv")
+            with open(target, "w") as f:
+                f.write("old\n")
+            os.symlink(target, link)
+            peers.write_output(link, "new\n")
+            self.assertTrue(os.path.islink(link))
+            with open(target) as f:
+                self.assertEqual(f.read(), "new\n")
+            self.assertEqual(sorted(os.listdir(d)), ["link.csv", "rows.csv"])
+
+    def test_a_replaced_file_keeps_its_mode(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "rows.csv")
+            with open(path, "w") as f:
+                f.write("old\n")
+            os.chmod(path, 0o600)
+            peers.write_output(path, "new\n")
+            self.assertEqual(os.stat(path).st_mode & 0o7777, 0o600)
+
+    def test_a_file_nobody_may_write_is_refused_before_any_run_and_left_untouched(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "rows.csv")
+            with open(path, "w") as f:
+                f.write("old\n")
+            os.chmod(path, 0o444)
+            r = run_peers(["--seqlen", "97", "--out", path])
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn("is not writable (mode 0444)", r.stderr)
+            with open(path) as f:
+                self.assertEqual(f.read(), "old\n")
+
+    def test_a_fifo_nobody_reads_is_refused_at_once_and_stays_a_fifo(self):
+        with tempfile.TemporaryDirectory() as d:
+            fifo = os.path.join(d, "rows.fifo")
+            os.mkfifo(fifo)
+            with self.assertRaises(peers.UsageError) as e:
+                peers.write_output(fifo, "rows\n")
+            self.assertIn("FIFO that no process reads", str(e.exception))
+            self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    def test_a_device_is_written_through_not_replaced(self):
+        peers.write_output("/dev/null", "rows\n")
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+        if os.path.exists("/dev/full"):
+            with self.assertRaises(peers.UsageError) as e:
+                peers.write_output("/dev/full", "rows\n" * 10000)
+            self.assertIn("the write failed", str(e.exception))
+
+    def test_a_directory_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(peers.UsageError) as e:
+                peers.output_kind(d)
+            self.assertIn("is a directory", str(e.exception))
 
 
 if __name__ == "__main__":
