@@ -1,6 +1,7 @@
 #include "sim/hardware.h"
 #include <filesystem>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -80,6 +81,12 @@ std::string preset_list() {
   return names;
 }
 
+std::string calibration_key_list() {
+  std::string keys;
+  for (const CalibrationField& f : calibration_fields()) keys += (keys.empty() ? "" : ", ") + std::string(f.key);
+  return keys;
+}
+
 }  // namespace
 
 std::vector<std::string> hardware_preset_names() {
@@ -104,7 +111,11 @@ Hardware load_hardware_file(const std::string& path) {
   if (!file.problem.empty())
     throw InvalidInput(Field::hardware, "hardware file '" + path + "' " + file.problem +
                                             "; expected a file of key = value lines");
-  std::istringstream in(file.text);
+  return parse_hardware_text(file.text, path);
+}
+
+Hardware parse_hardware_text(const std::string& text_of_file, const std::string& path) {
+  std::istringstream in(text_of_file);
   Hardware h;
   // Sizes take the units of sim/byte_size.h ("227KiB"); counts are plain integers.
   std::map<std::string, int64_t*> sizes = {
@@ -139,8 +150,25 @@ Hardware load_hardware_file(const std::string& path) {
     if (!seen_keys.insert(key).second) fail("duplicate key '" + key + "'; each key is given once");
     try {
       size_t used = 0;
+      const auto calibration = std::find_if(calibration_fields().begin(), calibration_fields().end(),
+                                            [&](const CalibrationField& f) { return key == f.key; });
       if (key == "name") {
         h.name = value;
+      } else if (key == "calibrated") {
+        h.calibration.calibrated = value;
+      } else if (calibration != calibration_fields().end()) {
+        try {
+          if (calibration->curve) {
+            h.calibration.*(calibration->curve) = RateCurve::parse(value);
+          } else {
+            const RateCurve one = RateCurve::parse("1:" + value);
+            h.calibration.*(calibration->number) = one.points().front().second;
+          }
+        } catch (const std::invalid_argument& e) {
+          fail(key + " '" + value + "': " + e.what() +
+               (calibration->curve ? " (a curve: x:value points, comma-separated, x increasing)"
+                                   : " (a finite positive decimal number)"));
+        }
       } else if (auto st = sizes.find(key); st != sizes.end()) {
         const ByteSizeParse parsed = parse_byte_size(value);
         if (!parsed.bytes) fail(key + " '" + value + "': " + parsed.error);
@@ -160,7 +188,8 @@ Hardware load_hardware_file(const std::string& path) {
         fail("unknown key '" + key +
              "'; allowed: name, sram_bytes, smem_per_sm_bytes, sm_count, max_threads_per_sm, "
              "max_blocks_per_sm, l2_bytes, l2_line_bytes, l2_sector_bytes, l2_ways, l2_partitions, "
-             "hbm_bytes_per_s, tensor_flops_per_s, cuda_core_flops_per_s, exp_per_s");
+             "hbm_bytes_per_s, tensor_flops_per_s, cuda_core_flops_per_s, exp_per_s, calibrated, "
+             "and the calibration figures of docs/calibration.md (" + calibration_key_list() + ")");
       }
     } catch (const std::logic_error&) {
       fail("'" + value + "' is not a number for " + key);
@@ -190,6 +219,38 @@ Hardware resolve_hardware(const std::string& name_or_path) {
   if (is_hardware_preset(name_or_path)) return hardware_preset(name_or_path);
   if (std::ifstream(name_or_path).good()) return load_hardware_file(name_or_path);
   return hardware_preset(name_or_path);  // throws with the list of presets
+}
+
+}  // namespace flashio::sim
+
+namespace flashio::sim {
+
+std::string hardware_file_text(const Hardware& h) {
+  std::ostringstream out;
+  out << "name = " << h.name << '\n';
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, int64_t>>{
+           {"sram_bytes", h.sram_bytes}, {"smem_per_sm_bytes", h.smem_per_sm_bytes},
+           {"sm_count", h.sm_count}, {"max_threads_per_sm", h.max_threads_per_sm},
+           {"max_blocks_per_sm", h.max_blocks_per_sm}, {"l2_bytes", h.l2_bytes},
+           {"l2_line_bytes", h.l2_line_bytes}, {"l2_sector_bytes", h.l2_sector_bytes},
+           {"l2_ways", h.l2_ways}, {"l2_partitions", h.l2_partitions}})
+    out << key << " = " << value << '\n';
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, double>>{
+           {"hbm_bytes_per_s", h.hbm_bytes_per_s}, {"tensor_flops_per_s", h.tensor_flops_per_s},
+           {"cuda_core_flops_per_s", h.cuda_core_flops_per_s}, {"exp_per_s", h.exp_per_s}})
+    out << key << " = " << exact_decimal(value) << '\n';
+  if (!h.calibration.calibrated.empty()) {
+    // One line, and no '#' (a comment would cut it short when read back).
+    std::string text = h.calibration.calibrated;
+    for (char& ch : text)
+      if (ch == '#' || ch == '\n' || ch == '\r') ch = ' ';
+    out << "calibrated = " << trim(text) << '\n';
+  }
+  for (const CalibrationField& f : calibration_fields()) {
+    if (f.number && h.calibration.*(f.number)) out << f.key << " = " << exact_decimal(*(h.calibration.*(f.number))) << '\n';
+    if (f.curve && h.calibration.*(f.curve)) out << f.key << " = " << (h.calibration.*(f.curve))->text() << '\n';
+  }
+  return out.str();
 }
 
 }  // namespace flashio::sim

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/calibration.h"
+
 namespace flashio::sim {
 
 struct Hardware {
@@ -23,6 +25,9 @@ struct Hardware {
   double tensor_flops_per_s = 0;   // dense fp16/bf16 tensor-core rate, fp32 accumulate
   double cuda_core_flops_per_s = 0;  // fp32 FMA pipe (an FMA counted as 2 FLOPs)
   double exp_per_s = 0;            // special-function unit: exp2 results per second
+  // Measured rates for the time model (sim/calibration.h); the figures above are the
+  // datasheet's, for the roofline.
+  Calibration calibration;
 };
 
 // The preset names ("a100-40gb, h100-sxm, h200").
@@ -33,8 +38,13 @@ Hardware hardware_preset(const std::string& name);
 // Reads `key = value` lines (# comments); keys are the field names above; `name` and every
 // numeric field are required except the ones with defaults. The *_bytes keys take sizes as
 // sim/byte_size.h parses them ("sram_bytes = 227KiB"). Throws InvalidInput (Field::hardware)
-// naming the file and the line.
+// naming the file and the line. The calibration keys (sim/calibration.h) are optional.
 Hardware load_hardware_file(const std::string& path);
+// The same from text (`name` names it in messages).
+Hardware parse_hardware_text(const std::string& text, const std::string& name);
+// A hardware file that reads back (parse_hardware_text) to `hw`: every field, sizes in bytes,
+// numbers as the shortest decimal that reads back exactly, the calibration figures it has.
+std::string hardware_file_text(const Hardware& hw);
 // A preset name, or a path to a hardware file.
 Hardware resolve_hardware(const std::string& name_or_path);
 
