@@ -1,0 +1,420 @@
+#include "sim/time_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+
+#include "sim/cache_replay.h"
+#include "sim/errors.h"
+#include "sim/kernel_catalog.h"
+#include "sim/tensor.h"
+
+namespace flashio::sim {
+
+std::string to_string(TimeMethod m) {
+  switch (m) {
+    case TimeMethod::model: return "model";
+    case TimeMethod::roofline: return "roofline";
+  }
+  return "?";
+}
+
+std::optional<TimeMethod> parse_time_method(std::string_view text) {
+  if (text == "model") return TimeMethod::model;
+  if (text == "roofline") return TimeMethod::roofline;
+  return std::nullopt;
+}
+
+std::string to_string(Pipe p) {
+  switch (p) {
+    case Pipe::dram: return "dram";
+    case Pipe::l2: return "l2";
+    case Pipe::atomics: return "atomics";
+    case Pipe::tensor: return "tensor";
+    case Pipe::exp: return "exp";
+    case Pipe::fp32: return "fp32";
+    case Pipe::sync: return "sync";
+    case Pipe::latency: return "latency";
+    case Pipe::launch: return "launch";
+  }
+  return "?";
+}
+
+namespace {
+
+// Kernels of standard attention that are cuBLAS GEMMs (kernels/standard_attention.cu): their
+// tiling and occupancy are cuBLAS's, not the schedule's (docs/time_model.md, "Standard").
+bool is_library_gemm(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::gemm_qk:
+    case KernelKind::gemm_pv:
+    case KernelKind::gemm_dv:
+    case KernelKind::gemm_dp:
+    case KernelKind::gemm_dq:
+    case KernelKind::gemm_dk: return true;
+    case KernelKind::mask:
+    case KernelKind::softmax:
+    case KernelKind::dropout:
+    case KernelKind::dropout_bwd:
+    case KernelKind::rowsum_do_o:
+    case KernelKind::softmax_bwd:
+    case KernelKind::flash1_fwd:
+    case KernelKind::flash1_bwd:
+    case KernelKind::flash2_fwd:
+    case KernelKind::flash2_bwd_preprocess:
+    case KernelKind::flash2_bwd:
+    case KernelKind::flash2_bwd_convert_dq:
+    case KernelKind::blocksparse_fwd:
+    case KernelKind::blocksparse_bwd_preprocess:
+    case KernelKind::blocksparse_bwd:
+    case KernelKind::blocksparse_bwd_convert_dq: return false;
+  }
+  return false;
+}
+
+// The catalog entry behind a tiled kernel kind (flash1 and flash2's main kernels), if built.
+const BuiltKernel* built_entry(const Config& config, KernelKind kind) {
+  Algo algo = algo_of(kind);
+  switch (kind) {
+    case KernelKind::flash1_fwd:
+    case KernelKind::flash1_bwd:
+    case KernelKind::flash2_fwd:
+    case KernelKind::flash2_bwd: break;
+    default: return nullptr;  // blocksparse, the row kernels and the GEMMs have no entry
+  }
+  const Pass pass = pass_of(kind);
+  const Config c = pass_config(config, pass);
+  return find_built(algo, pass, c.problem.headdim, c.problem.dtype, c.tiling);
+}
+
+// What the model takes from the kernel beyond its schedule.
+struct KernelFacts {
+  int64_t threads = 128;
+  int64_t stages = 1;
+  MmaKind mma = MmaKind::mma_sync;
+  int64_t blocks_per_sm = 1;
+  int64_t wgmma_n = 0;  // the N of the kernel's wgmma instructions (its Bc)
+};
+
+KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
+  KernelFacts f;
+  KernelSchedule shape = k;  // threads and shared memory for the occupancy rule
+  if (const BuiltKernel* b = built_entry(config, k.kind)) {
+    f.threads = b->threads;
+    f.stages = b->stages;
+    f.mma = b->mma;
+    f.wgmma_n = b->tiling.block_c;
+    shape.threads_per_block = b->threads;
+    shape.smem_bytes = b->smem_bytes;
+  } else {
+    f.threads = k.threads_per_block;
+    // Tilings that are not built run as the built ones of their kind do: two stages of streamed
+    // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync.
+    f.stages = pass_of(k.kind) == Pass::fwd ? 2 : 1;
+  }
+  const int64_t measured = measured_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind);
+  f.blocks_per_sm = measured > 0 ? measured : blocks_per_sm(shape, config.hw);
+  return f;
+}
+
+const std::optional<RateCurve>* wgmma_curve(const Calibration& c, DType dtype, int64_t n) {
+  const bool bf16 = dtype == DType::bf16;
+  if (n >= 256) return bf16 ? &c.wgmma_n256_bf16_flops_per_s : &c.wgmma_n256_fp16_flops_per_s;
+  if (n >= 128) return bf16 ? &c.wgmma_n128_bf16_flops_per_s : &c.wgmma_n128_fp16_flops_per_s;
+  return bf16 ? &c.wgmma_n64_bf16_flops_per_s : &c.wgmma_n64_fp16_flops_per_s;
+}
+
+const char* wgmma_key(DType dtype, int64_t n) {
+  const bool bf16 = dtype == DType::bf16;
+  if (n >= 256) return bf16 ? "wgmma_n256_bf16_flops_per_s" : "wgmma_n256_fp16_flops_per_s";
+  if (n >= 128) return bf16 ? "wgmma_n128_bf16_flops_per_s" : "wgmma_n128_fp16_flops_per_s";
+  return bf16 ? "wgmma_n64_bf16_flops_per_s" : "wgmma_n64_fp16_flops_per_s";
+}
+
+// cuBLAS's GEMMs on sm_90 are wgmma kernels of wide tiles: the N = 128 rate (docs/time_model.md).
+constexpr int64_t kLibraryGemmN = 128;
+
+// Accumulates one thread block's steps.
+class BlockWorkSink : public ScheduleSink {
+ public:
+  BlockWorkSink(const Problem& problem, BlockWork& work) : problem_(problem), work_(work) {}
+  void transfer(const Transfer& t) override {
+    const int64_t bytes = saturating_mul(t.rows, t.cols, tensor_shape(t.tensor, problem_).element_bytes);
+    if (t.atomic) {
+      work_.atomic_bytes = saturating_add(work_.atomic_bytes, bytes);
+    } else if (t.dir == Dir::read) {
+      work_.read_bytes = saturating_add(work_.read_bytes, bytes);
+      step_bytes_ = saturating_add(step_bytes_, bytes);
+    } else {
+      work_.write_bytes = saturating_add(work_.write_bytes, bytes);
+    }
+  }
+  void compute(const Flops& f) override {
+    work_.flops += f;
+    if (f.tensor > 0) {
+      ++work_.tile_steps;
+      work_.step_read_bytes = std::max(work_.step_read_bytes, step_bytes_);
+      step_bytes_ = 0;
+    }
+  }
+  void finish() {
+    // A block without tile steps (a row kernel) has all its loads in flight at once.
+    if (work_.tile_steps == 0) work_.step_read_bytes = work_.read_bytes;
+  }
+
+ private:
+  const Problem& problem_;
+  BlockWork& work_;
+  int64_t step_bytes_ = 0;
+};
+
+// One head's blocks walked exactly up to this many transfers; beyond, evenly spaced blocks
+// stand for their neighbours (docs/time_model.md, "Cost of the model").
+constexpr int64_t kMaxWalkedTransfers = int64_t{1} << 22;
+constexpr int64_t kSampledBlocks = 1024;
+// Blocks list-scheduled exactly; beyond, the first whole heads are and the rest scale.
+constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 21;
+
+// Work of each block of one head (every head runs the same schedule, sim/schedule.h).
+std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k) {
+  const int64_t blocks = k.blocks_per_head;
+  std::vector<BlockWork> work(static_cast<size_t>(blocks));
+  const bool exact = saturating_mul(blocks, std::max<int64_t>(k.transfers_per_block, 1)) <= kMaxWalkedTransfers;
+  const int64_t stride = exact ? 1 : std::max<int64_t>(1, blocks / kSampledBlocks);
+  for (int64_t b = 0; b < blocks; b += stride) {
+    BlockWorkSink sink(problem, work[static_cast<size_t>(b)]);
+    k.emit_block(0, b, sink);
+    sink.finish();
+    for (int64_t o = b + 1; o < std::min(blocks, b + stride); ++o) work[static_cast<size_t>(o)] = work[static_cast<size_t>(b)];
+  }
+  return work;
+}
+
+struct Rates {  // per SM, per second, at the kernel's occupancy
+  double dram_read = 0, dram_write = 0, l2 = 0, atomics = 0, tensor = 0, exp = 0, fp32 = 0;
+};
+
+struct BlockTerms {
+  double dram = 0, l2 = 0, atomics = 0, tensor = 0, exp = 0, fp32 = 0, sync = 0, latency = 0;
+  double total = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> missing_calibration(const Config& config) {
+  const Calibration& c = config.hw.calibration;
+  std::vector<std::string> missing;
+  const auto need_number = [&](const std::optional<double>& f, const char* key) {
+    if (!f) missing.emplace_back(key);
+  };
+  const auto need_curve = [&](const std::optional<RateCurve>& f, const char* key) {
+    if (!f) missing.emplace_back(key);
+  };
+  need_curve(c.dram_read_bytes_per_s, "dram_read_bytes_per_s");
+  need_curve(c.dram_write_bytes_per_s, "dram_write_bytes_per_s");
+  need_curve(c.l2_hit_bytes_per_s, "l2_hit_bytes_per_s");
+  need_number(c.exp2_per_s, "exp2_per_s");
+  need_number(c.fma_flops_per_s, "fma_flops_per_s");
+  need_number(c.cp_async_latency_ns, "cp_async_latency_ns");
+  need_curve(c.barrier_ns, "barrier_ns");
+  need_number(c.kernel_overhead_us, "kernel_overhead_us");
+  need_number(c.wave_overhead_us, "wave_overhead_us");
+  const DType dtype = config.problem.dtype;
+  for (const KernelSchedule& k : build_schedule(config)) {
+    if (is_library_gemm(k.kind)) {
+      need_curve(*wgmma_curve(c, dtype, kLibraryGemmN), wgmma_key(dtype, kLibraryGemmN));
+      continue;
+    }
+    const KernelFacts f = facts_of(config, k);
+    if (k.kind == KernelKind::flash2_bwd || k.kind == KernelKind::blocksparse_bwd)
+      need_number(c.atomic_f32_per_s, "atomic_f32_per_s");
+    if (k.kind == KernelKind::flash1_fwd || k.kind == KernelKind::flash1_bwd || k.kind == KernelKind::flash2_fwd ||
+        k.kind == KernelKind::flash2_bwd || k.kind == KernelKind::blocksparse_fwd || k.kind == KernelKind::blocksparse_bwd) {
+      if (f.mma == MmaKind::wgmma)
+        need_curve(*wgmma_curve(c, dtype, f.wgmma_n), wgmma_key(dtype, f.wgmma_n));
+      else if (dtype == DType::bf16)
+        need_curve(c.mma_sync_bf16_flops_per_s, "mma_sync_bf16_flops_per_s");
+      else
+        need_curve(c.mma_sync_fp16_flops_per_s, "mma_sync_fp16_flops_per_s");
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  return missing;
+}
+
+void require_calibration(const Config& config) {
+  const std::vector<std::string> missing = missing_calibration(config);
+  if (missing.empty()) return;
+  std::string list;
+  for (const std::string& key : missing) list += (list.empty() ? "" : ", ") + key;
+  throw InvalidInput(Field::hardware,
+                     "'" + config.hw.name + "' has no " + missing.front() +
+                         ", a figure the time model needs (missing: " + list +
+                         "); `flashio calibrate` measures them on a GPU (docs/calibration.md), or use --time roofline");
+}
+
+int64_t estimated_dram_bytes(const Config& config, const KernelSchedule&, const Counts& counts) {
+  int64_t bytes = 0;
+  for (int t = 0; t < kTensorCount; ++t) {
+    const Tensor tensor = static_cast<Tensor>(t);
+    const TensorShape s = tensor_shape(tensor, config.problem);
+    const int64_t size = saturating_mul(s.rows, s.cols, s.element_bytes, config.problem.batch_heads());
+    const auto& b = counts.of(tensor);
+    bytes = saturating_add(bytes, saturating_add(std::min(b.read_bytes, size), std::min(b.write_bytes, size)));
+  }
+  return bytes;
+}
+
+PassTime model_time(const Config& config, const std::vector<KernelSchedule>& kernels,
+                    std::span<const int64_t> dram_read_bytes, std::span<const int64_t> dram_write_bytes) {
+  require_calibration(config);
+  const Hardware& hw = config.hw;
+  const Calibration& cal = hw.calibration;
+  const double sms = static_cast<double>(std::max<int64_t>(hw.sm_count, 1));
+  const DType dtype = config.problem.dtype;
+  PassTime pass;
+  for (size_t ki = 0; ki < kernels.size(); ++ki) {
+    const KernelSchedule& k = kernels[ki];
+    KernelTime kt;
+    kt.kind = k.kind;
+    const double launch_s = *cal.kernel_overhead_us * 1e-6;
+    const std::vector<BlockWork> work = head_work(config.problem, k);
+    // The kernel's io (from its blocks) and its DRAM bytes: the share of each block's bytes
+    // that reaches DRAM is the kernel's (the L2 model predicts kernels, not blocks).
+    double io_read = 0, io_write = 0;
+    for (const BlockWork& w : work) {
+      io_read += static_cast<double>(w.read_bytes);
+      io_write += static_cast<double>(w.write_bytes + w.atomic_bytes);
+    }
+    io_read *= static_cast<double>(k.heads);
+    io_write *= static_cast<double>(k.heads);
+    const double dram_r = ki < dram_read_bytes.size() ? static_cast<double>(dram_read_bytes[ki]) : io_read;
+    const double dram_w = ki < dram_write_bytes.size() ? static_cast<double>(dram_write_bytes[ki]) : io_write;
+    const double read_share = io_read > 0 ? dram_r / io_read : 0;
+    const double write_share = io_write > 0 ? dram_w / io_write : 0;
+
+    if (is_library_gemm(k.kind)) {
+      // A cuBLAS GEMM: its FLOPs at the wide-tile wgmma rate with every SM full, or its DRAM
+      // bytes at the streams' best bandwidth, whichever is longer (docs/time_model.md, "Standard").
+      double tensor_flops = 0;
+      for (const BlockWork& w : work) tensor_flops += static_cast<double>(w.flops.tensor);
+      tensor_flops *= static_cast<double>(k.heads);
+      const RateCurve& tensor_rate = **wgmma_curve(cal, dtype, kLibraryGemmN);
+      kt.tensor_ms = tensor_flops / tensor_rate.points().back().second * 1e3;
+      kt.dram_ms = (dram_r / cal.dram_read_bytes_per_s->points().back().second +
+                    dram_w / cal.dram_write_bytes_per_s->points().back().second) * 1e3;
+      kt.launch_ms = launch_s * 1e3;
+      kt.time_ms = std::max(kt.tensor_ms, kt.dram_ms) + kt.launch_ms;
+      kt.bound_by = kt.launch_ms > std::max(kt.tensor_ms, kt.dram_ms) ? Pipe::launch
+                    : kt.tensor_ms >= kt.dram_ms                     ? Pipe::tensor
+                                                                     : Pipe::dram;
+      pass.kernels.push_back(kt);
+      pass.time_ms += kt.time_ms;
+      continue;
+    }
+
+    const KernelFacts f = facts_of(config, k);
+    kt.blocks_per_sm = f.blocks_per_sm;
+    const double resident = static_cast<double>(f.blocks_per_sm);
+    const int64_t warps_per_block = std::max<int64_t>(1, f.threads / 32);
+    const double warps_per_sm = resident * static_cast<double>(warps_per_block);
+    // Tensor rate at the kernel's occupancy: warps per SM for mma.sync, warpgroups for wgmma.
+    double tensor_rate = 0;
+    bool has_tensor = false;
+    for (const BlockWork& w : work) has_tensor = has_tensor || w.flops.tensor > 0;
+    if (has_tensor) {
+      if (f.mma == MmaKind::wgmma)
+        tensor_rate = (*wgmma_curve(cal, dtype, f.wgmma_n))->at(warps_per_sm / 4.0);
+      else
+        tensor_rate = (dtype == DType::bf16 ? cal.mma_sync_bf16_flops_per_s : cal.mma_sync_fp16_flops_per_s)->at(warps_per_sm);
+    }
+    const double barrier_s = cal.barrier_ns->at(static_cast<double>(f.threads)) * 1e-9;
+    const double latency_s = *cal.cp_async_latency_ns * 1e-9;
+    // With two or more warps on each of the SM's four schedulers, one warp's exp and fp32 work
+    // issues while another's matrix instructions run; with one, a warp's steps follow each other.
+    const bool pipes_overlap = warps_per_sm / 4.0 >= 2.0;
+    // Streamed tiles in two or more stages, or other resident blocks, cover a block's loads
+    // with compute; one stage and one block leave them in series.
+    const bool memory_overlaps = f.stages >= 2 || f.blocks_per_sm >= 2;
+
+    std::vector<double> block_s(work.size());
+    BlockTerms sum;  // over one head's blocks, for bound_by and the kernel's pipe times
+    for (size_t b = 0; b < work.size(); ++b) {
+      const BlockWork& w = work[b];
+      // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
+      // the bandwidth a stream reaches depends on them, docs/calibration.md).
+      const double in_flight = resident * static_cast<double>(std::max<int64_t>(w.step_read_bytes, 1));
+      const double per_sm = 1.0 / sms;
+      Rates r;
+      r.dram_read = cal.dram_read_bytes_per_s->at(in_flight) * per_sm;
+      r.dram_write = cal.dram_write_bytes_per_s->at(in_flight) * per_sm;
+      r.l2 = cal.l2_hit_bytes_per_s->at(in_flight) * per_sm;
+      r.atomics = cal.atomic_f32_per_s ? *cal.atomic_f32_per_s * per_sm : 0;
+      r.tensor = tensor_rate * per_sm;
+      r.exp = *cal.exp2_per_s * per_sm;
+      r.fp32 = *cal.fma_flops_per_s / 2.0 * per_sm;  // one fp32 operation per lane per FMA slot
+      BlockTerms t;
+      // The SM's pipes are shared by its resident blocks: each block gets 1 / resident of them.
+      t.dram = resident * (static_cast<double>(w.read_bytes) * read_share / r.dram_read +
+                           static_cast<double>(w.write_bytes + w.atomic_bytes) * write_share / r.dram_write);
+      t.l2 = resident * static_cast<double>(w.read_bytes + w.write_bytes + w.atomic_bytes) / r.l2;
+      t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
+      t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / r.tensor : 0;
+      t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
+      t.fp32 = resident * static_cast<double>(w.flops.other) / r.fp32;
+      // Two barriers per tile step (tiles loaded; tiles consumed), and the load latency a block
+      // waits for: once when its stages stream ahead, at every step otherwise, hidden by the
+      // other resident blocks in turn.
+      t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;
+      const double waits = f.stages >= 2 ? 1.0 : static_cast<double>(std::max<int64_t>(w.tile_steps, 1));
+      t.latency = waits * latency_s / resident;
+      const double memory = std::max({t.dram, t.l2, t.atomics});
+      const double compute = pipes_overlap ? std::max({t.tensor, t.exp, t.fp32}) : t.tensor + t.exp + t.fp32;
+      t.total = (memory_overlaps ? std::max(memory, compute) : memory + compute) + t.sync + t.latency;
+      block_s[b] = t.total;
+      sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor;
+      sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
+    }
+
+    // The block scheduler: SMs × blocks_per_sm slots; each block, in launch order, starts on
+    // the slot that frees first (waves, and the ragged waves of causal grids).
+    const int64_t slots = std::max<int64_t>(1, saturating_mul(hw.sm_count, f.blocks_per_sm));
+    const int64_t grid = k.grid_blocks();
+    const int64_t per_head = std::max<int64_t>(k.blocks_per_head, 1);
+    const int64_t heads_scheduled = std::max<int64_t>(1, std::min(k.heads, kMaxScheduledBlocks / per_head));
+    std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
+    for (int64_t s = 0; s < std::min(slots, heads_scheduled * per_head); ++s) free_at.push(0.0);
+    double makespan = 0;
+    for (int64_t h = 0; h < heads_scheduled; ++h)
+      for (int64_t b = 0; b < per_head; ++b) {
+        const double start = free_at.top();
+        free_at.pop();
+        const double end = start + block_s[static_cast<size_t>(b)];
+        makespan = std::max(makespan, end);
+        free_at.push(end);
+      }
+    makespan *= static_cast<double>(k.heads) / static_cast<double>(heads_scheduled);
+    kt.waves = (grid + slots - 1) / slots;
+    const double waves_s = static_cast<double>(kt.waves) * *cal.wave_overhead_us * 1e-6;
+    kt.time_ms = (makespan + launch_s + waves_s) * 1e3;
+    kt.launch_ms = (launch_s + waves_s) * 1e3;
+
+    // Pipe times of the whole kernel: one head's sums × heads, over the slots working at once.
+    const double scale = static_cast<double>(k.heads) / static_cast<double>(std::min(slots, grid)) * 1e3;
+    kt.dram_ms = sum.dram * scale, kt.l2_ms = sum.l2 * scale, kt.atomics_ms = sum.atomics * scale;
+    kt.tensor_ms = sum.tensor * scale, kt.exp_ms = sum.exp * scale, kt.fp32_ms = sum.fp32 * scale;
+    kt.sync_ms = sum.sync * scale, kt.latency_ms = sum.latency * scale;
+    const std::pair<double, Pipe> terms[] = {
+        {kt.dram_ms, Pipe::dram},   {kt.l2_ms, Pipe::l2},     {kt.atomics_ms, Pipe::atomics},
+        {kt.tensor_ms, Pipe::tensor}, {kt.exp_ms, Pipe::exp}, {kt.fp32_ms, Pipe::fp32},
+        {kt.sync_ms, Pipe::sync},   {kt.latency_ms, Pipe::latency}, {kt.launch_ms, Pipe::launch}};
+    kt.bound_by = std::max_element(std::begin(terms), std::end(terms))->second;
+    pass.kernels.push_back(kt);
+    pass.time_ms += kt.time_ms;
+  }
+  return pass;
+}
+
+}  // namespace flashio::sim

@@ -1,0 +1,168 @@
+// The time model (sim/time_model.h) on hand-made kernels whose times are hand divisions: pure
+// memory is bytes over the DRAM bandwidth, pure tensor work is FLOPs over the tensor rate, a
+// grid one block larger than the SMs runs two waves; the pipes overlap as the kernel's facts
+// say; a missing calibration figure is named; simulate uses the model where the hardware is
+// calibrated and the roofline where it is not.
+#include <catch2/catch.hpp>
+
+#include "sim/errors.h"
+#include "sim/schedule.h"
+#include "sim/simulate.h"
+#include "sim/time_model.h"
+
+using namespace flashio::sim;
+
+namespace {
+
+// Flat curves and round rates, so that each term is a hand division; the fixed costs so small
+// they vanish beside the work unless a test gives them a value.
+Hardware flat_hardware() {
+  Hardware h;
+  h.name = "flat";
+  h.sram_bytes = 200 * 1024;
+  h.smem_per_sm_bytes = 200 * 1024;
+  h.sm_count = 132;
+  h.max_threads_per_sm = 1024;  // a block of 1024 threads: one per SM
+  h.l2_bytes = 64 << 20;
+  h.hbm_bytes_per_s = 4e12;
+  h.tensor_flops_per_s = 1e15;
+  h.cuda_core_flops_per_s = 6e13;
+  h.exp_per_s = 4e12;
+  Calibration& c = h.calibration;
+  c.dram_read_bytes_per_s = RateCurve({{1, 3e12}});
+  c.dram_write_bytes_per_s = RateCurve({{1, 2e12}});
+  c.l2_hit_bytes_per_s = RateCurve({{1, 1e16}});
+  c.mma_sync_fp16_flops_per_s = RateCurve({{1, 5e14}});
+  c.mma_sync_bf16_flops_per_s = RateCurve({{1, 5e14}});
+  c.exp2_per_s = 4e12;
+  c.fma_flops_per_s = 6e13;
+  c.atomic_f32_per_s = 1e12;
+  c.cp_async_latency_ns = 1e-12;
+  c.barrier_ns = RateCurve({{1, 1e-12}});
+  c.kernel_overhead_us = 1e-12;
+  c.wave_overhead_us = 1e-12;
+  return h;
+}
+
+Config config_on(const Hardware& hw) {
+  Problem p;
+  p.batch = 1, p.heads = 1, p.seqlen = 128, p.headdim = 64;
+  return make_config(Algo::flash2, p, hw);
+}
+
+// `blocks` identical blocks (one per SM: 1024 threads), each reading `read_bytes` of Q and
+// doing `flops` (a kind without a catalog entry: the schedule's facts, one stage).
+KernelSchedule kernel_of(int64_t blocks, int64_t read_bytes, Flops flops) {
+  KernelSchedule k;
+  k.kind = KernelKind::flash2_bwd_convert_dq;
+  k.heads = 1;
+  k.blocks_per_head = blocks;
+  k.threads_per_block = 1024;
+  k.transfers_per_block = 1;
+  k.emit_block = [read_bytes, flops](int64_t, int64_t, ScheduleSink& s) {
+    if (read_bytes > 0) s.transfer({Tensor::Q, Dir::read, 0, 0, 1, 0, read_bytes / 2});
+    s.compute(flops);
+  };
+  return k;
+}
+
+double time_of(const Config& c, const KernelSchedule& k, int64_t dram_read) {
+  const std::vector<int64_t> r{dram_read}, w{0};
+  return model_time(c, {k}, r, w).time_ms;
+}
+
+}  // namespace
+
+TEST_CASE("pure memory: a full wave's time is its DRAM bytes over the calibrated bandwidth") {
+  const Config c = config_on(flat_hardware());
+  const int64_t per_block = 1'000'002;  // an awkward byte count
+  const KernelSchedule k = kernel_of(132, per_block, {});
+  const double bytes = 132.0 * per_block;
+  const PassTime t = model_time(c, {k}, std::vector<int64_t>{static_cast<int64_t>(bytes)}, std::vector<int64_t>{0});
+  CHECK(t.time_ms == Approx(bytes / 3e12 * 1e3).epsilon(1e-6));
+  CHECK(t.kernels[0].bound_by == Pipe::dram);
+  CHECK(t.kernels[0].waves == 1);
+  // Half the bytes reach DRAM (the L2 caught the rest): half the time.
+  CHECK(time_of(c, k, static_cast<int64_t>(bytes / 2)) == Approx(bytes / 2 / 3e12 * 1e3).epsilon(1e-6));
+}
+
+TEST_CASE("pure tensor work: its FLOPs over the calibrated tensor rate") {
+  const Config c = config_on(flat_hardware());
+  Flops f;
+  f.tensor = 3'000'000'007;
+  const KernelSchedule k = kernel_of(132, 0, f);
+  const PassTime t = model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(t.time_ms == Approx(132.0 * 3'000'000'007 / 5e14 * 1e3).epsilon(1e-6));
+  CHECK(t.kernels[0].bound_by == Pipe::tensor);
+}
+
+TEST_CASE("133 equal blocks on 132 SMs at one block per SM run two waves: twice one block's time") {
+  const Config c = config_on(flat_hardware());
+  Flops f;
+  f.tensor = 1'000'000'000;
+  const double one_wave = model_time(c, {kernel_of(132, 0, f)}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms;
+  const PassTime t = model_time(c, {kernel_of(133, 0, f)}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(t.kernels[0].waves == 2);
+  CHECK(t.kernels[0].blocks_per_sm == 1);
+  CHECK(t.time_ms == Approx(2 * one_wave).epsilon(1e-9));
+}
+
+TEST_CASE("one warp per scheduler: a block's exp and tensor work add up; with more warps they overlap") {
+  Hardware hw = flat_hardware();
+  Flops f;
+  f.tensor = 5'000'000'000;  // 1.32 ms on the tensor pipe for 132 blocks...
+  f.exp = 40'000'000;        // ...and 1.32 ms on the SFU
+  KernelSchedule k = kernel_of(132, 0, f);
+  k.threads_per_block = 128;  // 4 warps: one per scheduler
+  hw.max_threads_per_sm = 128;
+  const double serial = model_time(config_on(hw), {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms;
+  CHECK(serial == Approx(2 * 1.32).epsilon(1e-6));
+  k.threads_per_block = 256;  // 8 warps: two per scheduler
+  hw.max_threads_per_sm = 256;
+  const double overlapped = model_time(config_on(hw), {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms;
+  CHECK(overlapped == Approx(1.32).epsilon(1e-6));
+}
+
+TEST_CASE("fixed costs: an empty kernel takes the launch overhead and one wave's overhead") {
+  Hardware hw = flat_hardware();
+  hw.calibration.kernel_overhead_us = 2.5;
+  hw.calibration.wave_overhead_us = 0.75;
+  const PassTime t = model_time(config_on(hw), {kernel_of(264, 0, {})}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(t.time_ms == Approx((2.5 + 2 * 0.75) * 1e-3).epsilon(1e-6));  // two waves of 132
+  CHECK(t.kernels[0].bound_by == Pipe::launch);
+}
+
+TEST_CASE("a hardware without a figure the model needs is refused naming it; roofline still runs") {
+  Hardware hw = flat_hardware();
+  hw.calibration.barrier_ns.reset();
+  const Config c = config_on(hw);
+  CHECK(missing_calibration(c) == std::vector<std::string>{"barrier_ns"});
+  CHECK_THROWS_WITH(simulate(c, CountMethod::formula, TimeMethod::model), Catch::Contains("has no barrier_ns"));
+  CHECK(default_time_method(c) == TimeMethod::roofline);
+  const SimResult r = simulate(c, CountMethod::formula);
+  CHECK(r.time_method == TimeMethod::roofline);
+  CHECK(r.time_ms > 0);
+}
+
+TEST_CASE("simulate: the model where the hardware is calibrated; causal runs faster than dense over many "
+          "waves, not within one (its last row tile visits every column tile)") {
+  Problem p;
+  p.batch = 3, p.heads = 5, p.seqlen = 1000, p.headdim = 64, p.pass = Pass::fwd;
+  const double one_wave_dense = simulate(make_config(Algo::flash2, p, flat_hardware()), CountMethod::formula).time_ms;
+  p.causal = true;
+  const double one_wave_causal = simulate(make_config(Algo::flash2, p, flat_hardware()), CountMethod::formula).time_ms;
+  CHECK(one_wave_causal == Approx(one_wave_dense).epsilon(0.01));
+  p.causal = false;
+  p.batch = 16, p.heads = 16, p.pass = Pass::fwdbwd;
+  const TilingRequest square{TilingSource::rule, 64, 64};  // 16 × 16 tiles: causal skips 7/16 of them
+  const Config dense = make_config(Algo::flash2, p, flat_hardware(), std::nullopt, square);
+  const SimResult r = simulate(dense, CountMethod::formula);
+  CHECK(r.time_method == TimeMethod::model);
+  REQUIRE(r.kernel_time_ms.size() == r.kernels.size());
+  double sum = 0;
+  for (double t : r.kernel_time_ms) sum += t;
+  CHECK(r.time_ms == Approx(sum));
+  p.causal = true;
+  const SimResult causal = simulate(make_config(Algo::flash2, p, flat_hardware(), std::nullopt, square), CountMethod::formula);
+  CHECK(causal.time_ms < 0.75 * r.time_ms);
+}
