@@ -30,7 +30,7 @@
 
 namespace flashio::fuzz {
 
-inline constexpr int64_t kMaxFuzzSweepConfigs = 256;
+inline constexpr int64_t kMaxFuzzSweepConfigs = 8;
 inline constexpr std::streamsize kMaxFuzzOutputBytes = 1 << 18;
 
 // Standard output of the run: counts what is written, keeps none of it, and fails (as a full

@@ -12,8 +12,9 @@
 namespace flashio::sim {
 
 // Tiled algorithms: the closed form keeps one sum per row tile and per column tile
-// (sim/schedule.h, TileVisits; 16 bytes each, 512 MiB at the limit): Tr + Tc at most this.
-inline constexpr int64_t kMaxTileRowsAndCols = int64_t{1} << 25;
+// (sim/schedule.h, TileVisits; 16 bytes each, 64 MiB at the limit): Tr + Tc at most this, so
+// that the closed form, evaluated for every configuration, takes well under a second.
+inline constexpr int64_t kMaxTileRowsAndCols = int64_t{1} << 22;
 // blocksparse with a block mask: the mask is a Tr × Tc array of bytes, held twice (BlockMask
 // and TileFilter; 64 MiB each at the limit): Tr·Tc at most this.
 inline constexpr int64_t kMaxMaskTiles = int64_t{1} << 26;

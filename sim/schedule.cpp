@@ -32,17 +32,25 @@ TileVisits tile_visits(const Config& c) {
   v.q_rows.resize(g.tc);
   const bool masked = c.algo == Algo::blocksparse && !c.block_mask.text.empty();
   if (!masked) {
+    // Without divisions (one pass each, the causal frontier moving forward): the closed form
+    // is evaluated for every configuration, and at the tile-grid limit these are millions of terms.
+    int64_t last = 0;  // causal: the last visited column tile of row tile i
     for (int64_t i = 0; i < g.tr; ++i) {
-      // Causal: the last visited column tile holds the row tile's last row (i·Br + r_i − 1).
-      const int64_t last = c.problem.causal ? std::min(g.tc - 1, (i * g.br + g.rows_in(i) - 1) / g.bc)
-                                            : g.tc - 1;
+      if (c.problem.causal) {
+        // The last visited column tile holds the row tile's last row (i·Br + r_i − 1).
+        const int64_t last_row = i * g.br + g.rows_in(i) - 1;
+        while (last + 1 < g.tc && (last + 1) * g.bc <= last_row) ++last;
+      } else {
+        last = g.tc - 1;
+      }
       v.per_row[i] = last + 1;
       // min(N, (last + 1)·Bc) without forming (last + 1)·Bc, which can pass 2^63 for a huge Bc.
       v.kv_rows[i] = last * g.bc + std::min(g.bc, g.n - last * g.bc);
     }
+    int64_t first = 0;  // causal: the first row tile that reaches column j·Bc, ⌊j·Bc / Br⌋
     for (int64_t j = 0; j < g.tc; ++j) {
-      // Causal: the first row tile that reaches column j·Bc is ⌊j·Bc / Br⌋.
-      const int64_t first = c.problem.causal ? (j * g.bc) / g.br : 0;
+      if (c.problem.causal)
+        while ((first + 1) * g.br <= j * g.bc) ++first;
       v.per_col[j] = g.tr - first;
       v.q_rows[j] = g.n - first * g.br;
     }

@@ -21,7 +21,7 @@ KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
   KernelSchedule k;
   k.kind = kind;
   k.heads = sh.heads;
-  k.blocks_per_head = sh.tiles_n() * sh.tiles_n();
+  k.blocks_per_head = saturating_mul(sh.tiles_n(), sh.tiles_n());  // before the limits are checked
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;  // two stages of 128×64 A and B panels
   k.transfers_per_block = 3;  // A, B in; C out
@@ -52,7 +52,7 @@ KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, bool a_tran
   KernelSchedule k;
   k.kind = kind;
   k.heads = sh.heads;
-  k.blocks_per_head = sh.tiles_n() * sh.tiles_d();
+  k.blocks_per_head = saturating_mul(sh.tiles_n(), sh.tiles_d());
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
   k.transfers_per_block = 3;

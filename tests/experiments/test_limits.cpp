@@ -103,7 +103,7 @@ TEST_CASE("work and memory past the documented limits are refused before they st
                 {"--count: ", "2^32"});
   check_refused({"simulate", "--count", "walk", "--seqlen", "2147483648", "--batch", "1", "--heads", "1",
                  "--algo", "flash2"},
-                {"--seqlen: ", "2^25"});
+                {"--seqlen: ", "2^22"});
   check_refused({"simulate", "--count", "cache", "--seqlen", "1048576"}, {"--count: ", "2^31"});
   check_refused({"simulate", "--count", "cache", "--seqlen", "32768", "--algo", "flash2"}, {"--count: ", "2^37"});
   check_refused({"simulate", "--count", "execute", "--algo", "flash2", "--batch", "4000000000", "--heads", "1",

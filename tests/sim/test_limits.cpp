@@ -134,6 +134,11 @@ TEST_CASE("counts past 64 bits are refused naming the input that contributes mos
     t.block_c = 40;
     simulate(make_config(Algo::flash2, p, hardware_preset("h200"), int64_t{1} << 50, t), CountMethod::formula);
   });
+  // Building the schedule counts the N × N GEMM tiles: (N/128)² must not wrap before the check
+  // (found by fuzz_experiment_file under UBSan).
+  check_refused("standard, N = 880888888888888", Field::seqlen, [] {
+    simulate(config_of(Algo::standard, 64, 16, 880'888'888'888'888, 64), CountMethod::formula);
+  });
   check_refused("flash1 fwdbwd, N = 2^27 at B = H = 1, d = 40", Field::seqlen, [] {
     simulate(config_of(Algo::flash1, 1, 1, int64_t{1} << 27, 40, Pass::fwdbwd), CountMethod::formula);
   });
@@ -192,6 +197,15 @@ TEST_CASE("the tile grid and a block mask are capped before anything is allocate
     c.block_mask.text = "banded:2";
     simulate(c, CountMethod::formula);
   });
+  // At the tile grid's limit the closed form is counted (causal, both passes) and the next
+  // tile is refused.
+  {
+    Config at = flashio::sim::test::tiled_config(Algo::flash2, Pass::fwdbwd, 1, 1, kMaxTileRowsAndCols / 2, 16, 1, 1, true);
+    REQUIRE(tile_grid(at).tr + tile_grid(at).tc == kMaxTileRowsAndCols);
+    CHECK(simulate(at, CountMethod::formula).total.flops.tensor > 0);
+    at.problem.seqlen += 1;
+    check_refused("one row past the tile grid's limit", Field::seqlen, [&] { simulate(at, CountMethod::formula); });
+  }
   // At the limit's side that is allowed: Tr·Tc = 2^26 exactly counts.
   Config c = flashio::sim::test::tiled_config(Algo::blocksparse, Pass::fwd, 1, 1, int64_t{1} << 17, 16, 16,
                                               16, false);
