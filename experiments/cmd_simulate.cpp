@@ -44,13 +44,26 @@ TableNotes simulate_notes(const SweepSpec& sweep) {
   };
   const bool cache = sweep.count == sim::CountMethod::cache;
   for (const sim::Hardware& hw : sweep.hardware) {
-    char line[320];
-    std::snprintf(line, sizeof line,
-                  "time (%s): roofline per kernel, max(%s / %.2f TB/s, tensor FLOPs / %.0f "
-                  "TFLOP/s, exp and other FLOPs on SFU and CUDA cores), summed over kernels%s",
-                  hw.name.c_str(), cache ? "dram" : "io", hw.hbm_bytes_per_s / 1e12,
-                  hw.tensor_flops_per_s / 1e12,
-                  cache ? "." : "; every access assumed to reach HBM (no L2).");
+    sim::Problem small;
+    small.batch = small.heads = 1, small.seqlen = 128;
+    const bool calibrated = sim::missing_calibration(sim::make_config(sim::Algo::flash2, small, hw)).empty();
+    const bool model = sweep.time ? *sweep.time == sim::TimeMethod::model : calibrated;
+    char line[480];
+    if (model)
+      std::snprintf(line, sizeof line,
+                    "time (%s): the time model (docs/time_model.md): each kernel's thread blocks' "
+                    "tile steps on the rates calibrated on %s, overlapped as the kernel overlaps them, "
+                    "over its waves, plus launch costs; memory from %s.",
+                    hw.name.c_str(), hw.calibration.calibrated.empty() ? "this hardware" : hw.calibration.calibrated.c_str(),
+                    cache ? "the L2 model's dram bytes" : "each touched tensor read and written once (no L2 model)");
+    else
+      std::snprintf(line, sizeof line,
+                    "time (%s): roofline per kernel, max(%s / %.2f TB/s, tensor FLOPs / %.0f "
+                    "TFLOP/s, exp and other FLOPs on SFU and CUDA cores), summed over kernels%s%s",
+                    hw.name.c_str(), cache ? "dram" : "io", hw.hbm_bytes_per_s / 1e12,
+                    hw.tensor_flops_per_s / 1e12,
+                    cache ? "." : "; every access assumed to reach HBM (no L2).",
+                    sweep.time ? "" : " (no calibration for this hardware: the time model needs one, docs/calibration.md)");
     notes.lines.push_back(line);
   }
   const bool compared = sweep.algos.size() > 1 &&
@@ -125,7 +138,7 @@ int run_simulate(Invocation& inv) {
   run_sweep(
       inv.sweep,
       [&](const sim::Config& config) {
-        sim::SimResult result = sim::simulate(config, method);
+        sim::SimResult result = sim::simulate(config, method, inv.sweep.time);
         for (const sim::Row& row : sim::rows_from_result(result)) writer->write(row);
         if (tensors) kept.push_back(std::move(result));
       },

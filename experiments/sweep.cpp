@@ -98,7 +98,8 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
       ("block-c", po::value<std::string>(),
        "Bc, rows of K, V per tile (list or range) [chosen by --tiling]")
       ("tiling", po::value<std::string>(),
-       text("how an open tiling is chosen: rule (the paper's rule from M) or kernel (the built "
+       text("how an open tiling is chosen: rule (the paper's rule from M), best (the built tiling the "
+            "calibrated time model predicts fastest, flashio tune) or kernel (the built "
             "CUDA kernels' default for each pass, what bench and profile run); --block-r and "
             "--block-c override it",
             d.tiling).c_str())
@@ -107,7 +108,12 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
       ("count", po::value<std::string>(),
        text("how to count: formula (closed form), walk (the schedule), execute (run it, small "
             "shapes), cache (walk + the L2 model's dram bytes; rows source=cache)",
-            d.count).c_str());
+            d.count).c_str())
+      ("time", po::value<std::string>(),
+       text("how time is predicted: model (the calibrated time model, docs/time_model.md) or "
+            "roofline (the paper's); by default the model where the hardware carries a "
+            "calibration, the roofline elsewhere",
+            d.time.empty() ? std::string("model where calibrated") : d.time).c_str());
 }
 
 SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_t max_configs) {
@@ -153,9 +159,21 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   for (const std::string& name : parse_name_list("--hw", given_or(vm, "hw", d.hw)))
     s.hardware.push_back(sim::resolve_hardware(name));  // throws InvalidInput naming --hw
   s.count = parse_count(given_or(vm, "count", d.count));
+  if (const std::string time = given_or(vm, "time", d.time); !time.empty()) {
+    s.time = sim::parse_time_method(time);
+    if (!s.time) throw UsageError("--time '" + time + "' is unknown; allowed: model, roofline");
+    if (*s.time == sim::TimeMethod::model)
+      for (const sim::Hardware& hw : s.hardware) {
+        // Checked here on a small configuration of this hardware, so that a missing figure is
+        // one line before the sweep, not a skip per configuration.
+        sim::Problem small;
+        small.batch = small.heads = 1, small.seqlen = 128;
+        sim::require_calibration(sim::make_config(sim::Algo::flash2, small, hw));
+      }
+  }
   const std::string tiling = given_or(vm, "tiling", d.tiling);
   const auto source = sim::parse_tiling_source(tiling);
-  if (!source) throw UsageError("--tiling '" + tiling + "' is unknown; allowed: rule, kernel");
+  if (!source) throw UsageError("--tiling '" + tiling + "' is unknown; allowed: rule, kernel, best");
   s.tiling = *source;
   // M chooses no kernel's tiling: where the kernels' tilings are the default, --sram alone
   // would be silently ignored by the GPU run.

@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "sim/config.h"
+#include "sim/time_model.h"
 #include "sim/hardware.h"
 #include "sim/simulate.h"
 #include "sim/types.h"
@@ -37,6 +39,9 @@ struct SweepDefaults {
   // How an open tiling is chosen: "rule" (the paper's rule from M: the model's default) or
   // "kernel" (the built kernels' default for the pass: bench and profile run these).
   std::string tiling = "rule";
+  // How time is predicted: "" (the time model where the hardware is calibrated, the roofline
+  // elsewhere: sim::default_time_method), "model" or "roofline".
+  std::string time;
 };
 
 // The parsed lists. Empty sram / block_r / block_c mean "derive per configuration".
@@ -52,6 +57,7 @@ struct SweepSpec {
   std::vector<sim::Hardware> hardware;
   sim::CountMethod count = sim::CountMethod::formula;
   sim::TilingSource tiling = sim::TilingSource::rule;  // rule or kernel
+  std::optional<sim::TimeMethod> time;                 // nullopt: sim::default_time_method
 
   // Number of configurations in the product (before any is found not to fit).
   int64_t size() const;

@@ -126,6 +126,12 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   if (c.tiling_source == sim::TilingSource::kernel) {
     fwd = default_tiling(c, sim::Pass::fwd);
     bwd = default_tiling(c, sim::Pass::bwd);
+  } else if (c.tiling_source == sim::TilingSource::best) {
+    // The model's best built tiling of each pass the configuration runs (sim/tiling_advisor.h);
+    // the untimed forward before a backward runs the kernels' default.
+    const bool fwd_run = sim::has_forward(c.problem.pass);
+    fwd = fwd_run ? c.tiling : default_tiling(c, sim::Pass::fwd);
+    bwd = sim::has_backward(c.problem.pass) ? c.bwd_tiling.value_or(c.tiling) : default_tiling(c, sim::Pass::bwd);
   }
   k.block_r = static_cast<int>(fwd.block_r);
   k.block_c = static_cast<int>(fwd.block_c);

@@ -4,6 +4,7 @@
 
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
+#include "sim/tiling_advisor.h"
 
 namespace flashio::sim {
 
@@ -12,6 +13,7 @@ std::string to_string(TilingSource source) {
     case TilingSource::rule: return "rule";
     case TilingSource::kernel: return "kernel";
     case TilingSource::given: return "given";
+    case TilingSource::best: return "best";
   }
   throw std::logic_error("TilingSource out of range");
 }
@@ -19,6 +21,7 @@ std::string to_string(TilingSource source) {
 std::optional<TilingSource> parse_tiling_source(std::string_view text) {
   if (text == "rule") return TilingSource::rule;
   if (text == "kernel") return TilingSource::kernel;
+  if (text == "best") return TilingSource::best;
   return std::nullopt;
 }
 
@@ -33,6 +36,18 @@ Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
   throw InvalidInput(Field::tiling_source, "kernel: no " + to_string(algo) + " " + to_string(pass) +
                                                " kernel is built for d=" + std::to_string(p.headdim) + " " +
                                                to_string(p.dtype) + " (built: " + built_tilings_text(algo, pass) + ")");
+}
+
+// The built tiling the time model predicts fastest for one pass of `c` (its tiling the rule's).
+Tiling best_tiling(const Config& c, Pass pass) {
+  if (c.algo != Algo::flash1 && c.algo != Algo::flash2)
+    throw InvalidInput(Field::tiling_source, "best: no CUDA kernel is built for " + to_string(c.algo) +
+                                                 " (kernels exist for flash1 and flash2)");
+  if (const std::optional<Tiling> t = best_built_tiling(pass_config(c, pass))) return *t;
+  throw InvalidInput(Field::tiling_source, "best: no " + to_string(c.algo) + " " + to_string(pass) +
+                                               " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +
+                                               to_string(c.problem.dtype) + " that fits M (built: " +
+                                               built_tilings_text(c.algo, pass) + ")");
 }
 
 }  // namespace
@@ -55,6 +70,15 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw, std::o
       if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
     }
     c.tiling_source = TilingSource::kernel;
+  } else if (request.choose == TilingSource::best && algo != Algo::standard) {
+    const Pass first = has_forward(problem.pass) ? Pass::fwd : Pass::bwd;
+    const Config rule = c;
+    c.tiling = best_tiling(rule, first);
+    if (problem.pass == Pass::fwdbwd) {
+      const Tiling bwd = best_tiling(rule, Pass::bwd);
+      if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
+    }
+    c.tiling_source = TilingSource::best;
   } else if (request.choose == TilingSource::given) {
     throw std::logic_error("make_config: ask for rule or kernel and give block_r / block_c");
   }

@@ -18,13 +18,14 @@ enum class TilingSource {
   rule,    // the paper's rule from M (rule_tiling), the model's default
   kernel,  // the built kernels' default for the pass (sim/kernel_catalog.h), what the GPU runs
   given,   // Br and/or Bc given by the user (the other, if not given, from the rule)
+  best,    // the built tiling the time model predicts fastest for each pass (sim/tiling_advisor.h)
 };
 std::string to_string(TilingSource source);
-std::optional<TilingSource> parse_tiling_source(std::string_view text);  // "rule", "kernel"
+std::optional<TilingSource> parse_tiling_source(std::string_view text);  // "rule", "kernel", "best"
 
 // What the caller asks of the tiling: how to choose it, and the parts given outright.
 struct TilingRequest {
-  TilingSource choose = TilingSource::rule;  // rule or kernel
+  TilingSource choose = TilingSource::rule;  // rule, kernel or best
   std::optional<int64_t> block_r, block_c;   // given parts override the choice
 };
 
@@ -36,7 +37,7 @@ struct Config {
   Tiling tiling;           // the forward's (and, unless bwd_tiling is set, the backward's)
   TilingSource tiling_source = TilingSource::rule;
   // The backward kernels' tiling when it differs from the forward's: only TilingSource::kernel
-  // sets it, where the built kernels' defaults differ per pass. Rows carry `tiling` as their key
+  // and best set it, where the built kernels' defaults differ per pass. Rows carry `tiling` as their key
   // (as measured rows carry the forward kernel's), so a fwdbwd prediction joins the profile.
   std::optional<Tiling> bwd_tiling;
   BlockMaskSpec block_mask;  // blocksparse only

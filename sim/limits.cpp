@@ -36,7 +36,7 @@ Field overflow_field(const Config& c) {
   }
   Field tiling_field = Field::sram_bytes;  // the rule derived the tiling from M
   if (c.tiling_source == TilingSource::given) tiling_field = excess_r >= excess_c ? Field::block_r : Field::block_c;
-  if (c.tiling_source == TilingSource::kernel) tiling_field = Field::tiling_source;
+  if (c.tiling_source == TilingSource::kernel || c.tiling_source == TilingSource::best) tiling_field = Field::tiling_source;
   const std::pair<Field, double> bits[] = {
       {Field::batch, std::log2(static_cast<double>(p.batch))},
       {Field::heads, std::log2(static_cast<double>(p.heads))},
