@@ -158,7 +158,7 @@ SweepDefaults tune_defaults() {
 const SubcommandRegistration registration({
     .name = "tune",
     .summary = "rank the tilings of each configuration by the calibrated time model (the tiling advisor)",
-    .order = 25,
+    .order = 35,
     .defaults = tune_defaults(),
     .run = run_tune,
 });

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <set>
+#include <unordered_set>
 #include <string_view>
 
 #include "experiments/usage_error.h"
@@ -47,7 +47,7 @@ bool parse_whole_real(std::string_view s, double& out) {
 
 // Keeps the first occurrence of every value, in order.
 template <typename T>
-void append_unique(std::vector<T>& values, std::set<T>& seen, T v, const std::string& option,
+void append_unique(std::vector<T>& values, std::unordered_set<T>& seen, T v, const std::string& option,
                    std::string_view text) {
   if (seen.insert(v).second) values.push_back(v);
   if (static_cast<int64_t>(values.size()) > kMaxListValues)
@@ -59,7 +59,7 @@ template <typename ParseValue>
 std::vector<int64_t> expand_int_items(const std::string& option, const std::string& text,
                                       ParseValue parse_value) {
   std::vector<int64_t> values;
-  std::set<int64_t> seen;
+  std::unordered_set<int64_t> seen;  // a million values in a range: hashing, not a tree
   if (trim(text).empty()) fail(option, text, "empty; expected " + std::string(kRangeSyntax));
   for (std::string_view item : split(text, ',')) {
     if (item.empty()) fail(option, text, "empty item; expected " + std::string(kRangeSyntax));
@@ -125,7 +125,7 @@ std::vector<int64_t> parse_size_list(const std::string& option, const std::strin
 
 std::vector<double> parse_real_list(const std::string& option, const std::string& text) {
   std::vector<double> values;
-  std::set<double> seen;
+  std::unordered_set<double> seen;
   if (trim(text).empty()) fail(option, text, "empty; expected a list like 0,0.1 or a range 0:0.3:0.1");
   auto real = [&](std::string_view token) {
     double v = 0;
@@ -155,7 +155,7 @@ std::vector<double> parse_real_list(const std::string& option, const std::string
 
 std::vector<int> parse_switch_list(const std::string& option, const std::string& text) {
   std::vector<int> values;
-  std::set<int> seen;
+  std::unordered_set<int> seen;
   for (std::string_view item : split(text, ',')) {
     int v = 0;
     if (item == "1" || item == "true" || item == "yes" || item == "on") {
@@ -172,7 +172,7 @@ std::vector<int> parse_switch_list(const std::string& option, const std::string&
 
 std::vector<std::string> parse_name_list(const std::string& option, const std::string& text) {
   std::vector<std::string> values;
-  std::set<std::string> seen;
+  std::unordered_set<std::string> seen;
   for (std::string_view item : split(text, ',')) {
     if (item.empty()) fail(option, text, "empty item in the list");
     append_unique(values, seen, std::string(item), option, text);
