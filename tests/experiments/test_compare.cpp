@@ -81,6 +81,10 @@ TEST_CASE("compare joins measured and predicted rows on the key columns other th
   CHECK(std::stod(csv_value(res.out, "flash2_fwd", "rel_err_time")) == Approx(-0.75));
   CHECK(csv_value(res.out, "total", "predicted_source") == "cache");
   CHECK(res.err.find("summary") != std::string::npos);
+  // The time model's targets apply to the total rows: within 25 % each, 10 % their median.
+  CHECK(res.err.find("time  ") != std::string::npos);
+  CHECK(res.err.find("total rows within ±25%: 0 of") != std::string::npos);
+  CHECK(res.err.find("(target ≤ 10%: missed)") != std::string::npos);
   // The two files may also be given as arguments: flashio compare PREDICTED MEASURED.
   const CliResult bare = run_in_process(
       {"compare", (dir / "pred.csv").string(), (dir / "meas.csv").string(), "--format", "csv"});
