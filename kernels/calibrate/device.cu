@@ -47,12 +47,17 @@ int smem_for_blocks_per_sm(const void* kernel, int threads, int blocks_per_sm, i
   FLASHIO_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
   FLASHIO_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, id));
   FLASHIO_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, id));
-  FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-  // Each block takes its dynamic shared memory plus what the driver reserves: per_sm /
-  // blocks_per_sm of it leaves room for blocks_per_sm blocks and not one more; the loop steps
-  // up past the allocation granularity when the calculator still finds room for more.
-  int bytes = std::max(min_bytes, std::min(optin, per_sm / blocks_per_sm - reserved));
-  for (; bytes <= optin; bytes += 128) {
+  cudaFuncAttributes attributes{};
+  FLASHIO_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  // A block's static and dynamic shared memory together may not pass the opt-in maximum.
+  const int static_bytes = static_cast<int>(attributes.sharedSizeBytes);
+  const int most = optin - static_bytes;
+  FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+  // Each block takes its shared memory plus what the driver reserves: per_sm / blocks_per_sm
+  // of it leaves room for blocks_per_sm blocks and not one more; the loop steps up past the
+  // allocation granularity when the calculator still finds room for more.
+  int bytes = std::max(min_bytes, std::min(most, per_sm / blocks_per_sm - reserved - static_bytes));
+  for (; bytes <= most; bytes += 128) {
     const int blocks = resident_blocks_per_sm(kernel, threads, bytes);
     if (blocks == blocks_per_sm) return bytes;
     if (blocks < blocks_per_sm) break;
