@@ -109,9 +109,9 @@ class Calibrator {
 };
 
 void measure_memory(Calibrator& c, const cal::Device& device) {
-  // Bytes in flight per SM from 2 KiB to 256 KiB, doubling: (blocks per SM, 16-byte loads per
-  // thread), blocks first (more warps to issue), then loads per thread.
-  const std::vector<std::pair<int, int>> shapes = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {16, 1}, {16, 2}, {16, 4}, {8, 16}};
+  // Bytes in flight per SM from 2 KiB to 128 KiB (blocks per SM, 16-byte loads per thread):
+  // blocks first (more warps to issue), then loads per thread.
+  const std::vector<std::pair<int, int>> shapes = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {16, 1}, {16, 2}, {12, 4}, {16, 4}};
   std::vector<double> xs;
   for (const auto& [blocks, loads] : shapes) xs.push_back(double(cal::stream_bytes_in_flight_per_sm(blocks, loads)));
   // DRAM: a buffer of at least 2 GiB and 4 × the L2, streamed once per run.

@@ -52,8 +52,8 @@ class Bench {
 // dynamic shared memory and checked), each thread with `loads_per_thread` independent 16-byte
 // loads (or stores) outstanding per iteration, grid-stride over a buffer of `buffer_bytes`,
 // `passes` times per run. Bytes in flight per SM = blocks_per_sm × 128 × 16 × loads_per_thread.
-// loads_per_thread is 1, 2, 4, 8 or 16; blocks_per_sm ≤ 16, and ≤ 8 at 8 loads, ≤ 4 at 16
-// (the registers those loads need).
+// loads_per_thread is 1, 2 or 4, blocks_per_sm 1 to 16: at 16 × 4, half the register file
+// holds load destinations (128 KiB in flight per SM), as much as 32 registers a thread allow.
 enum class Stream { read, write, copy };
 int64_t stream_bytes_in_flight_per_sm(int blocks_per_sm, int loads_per_thread);
 // work(): bytes read (read), written (write), read + written (copy).

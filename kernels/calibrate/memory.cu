@@ -11,6 +11,10 @@ namespace {
 using detail::DeviceArray;
 
 constexpr int kStreamThreads = 128;
+// Registers bound the bytes in flight: 16 blocks of 128 threads (2048, the most an SM holds)
+// with 4 loads of 16 bytes each have 128 KiB outstanding, half the register file in load
+// destinations; 32 registers a thread is what 16 blocks allow.
+constexpr int kMaxBlocks = 16;
 constexpr uint32_t kPatternStep = 2654435761u;  // word w of a stream buffer holds w · this (mod 2³²)
 
 // Σ_{w < words} w · kPatternStep (mod 2³²): what reading `words` words from the start adds up to.
@@ -29,10 +33,9 @@ __device__ __forceinline__ uint4 pattern_unit(uint64_t unit) {
 // outstanding, at units base + j·128 of its block's chunk (each warp's 32 accesses one 512-byte
 // run). The chunks step by the grid's span and wrap at the buffer's end (a power of two of
 // units, so the wrap is a mask), so every thread stays busy whatever the buffer's size. Reads
-// bypass L1 (ld.global.cg): a re-read must come from the L2 or DRAM. kMinBlocks: the blocks per
-// SM the registers must allow.
-template <Stream kKind, int kLoads, int kMinBlocks>
-__global__ void __launch_bounds__(kStreamThreads, kMinBlocks)
+// bypass L1 (ld.global.cg): a re-read must come from the L2 or DRAM.
+template <Stream kKind, int kLoads>
+__global__ void __launch_bounds__(kStreamThreads, kMaxBlocks)
     stream_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, uint64_t unit_mask, int iterations,
                   unsigned int* checksum) {
   const uint64_t span = uint64_t(gridDim.x) * kStreamThreads * kLoads;
@@ -77,21 +80,15 @@ __global__ void fill_pattern_kernel(uint4* dst, uint64_t units) {
 
 using StreamKernel = void (*)(const uint4*, uint4*, uint64_t, int, unsigned int*);
 
-// The registers kLoads 16-byte values take bound the blocks per SM: up to 4 loads, 16 blocks
-// (2048 threads) fit in 32 registers a thread; 8 loads need 8 blocks' worth, 16 loads 4.
-constexpr int min_blocks_for(int loads) { return loads <= 4 ? 16 : loads == 8 ? 8 : 4; }
-
 template <Stream kKind>
 StreamKernel stream_kernel_for(int loads) {
   switch (loads) {
-    case 1: return &stream_kernel<kKind, 1, min_blocks_for(1)>;
-    case 2: return &stream_kernel<kKind, 2, min_blocks_for(2)>;
-    case 4: return &stream_kernel<kKind, 4, min_blocks_for(4)>;
-    case 8: return &stream_kernel<kKind, 8, min_blocks_for(8)>;
-    case 16: return &stream_kernel<kKind, 16, min_blocks_for(16)>;
+    case 1: return &stream_kernel<kKind, 1>;
+    case 2: return &stream_kernel<kKind, 2>;
+    case 4: return &stream_kernel<kKind, 4>;
   }
-  throw std::invalid_argument("stream benchmark: loads per thread must be 1, 2, 4, 8 or 16 (got " +
-                              std::to_string(loads) + ")");
+  throw std::invalid_argument("stream benchmark: loads per thread must be 1, 2 or 4 (got " + std::to_string(loads) +
+                              ")");
 }
 
 std::string stream_name(Stream kind) {
@@ -105,9 +102,9 @@ class StreamBench : public Bench {
         src_(kind == Stream::write ? 1 : units_), dst_(kind == Stream::read ? 1 : units_), checksum_(1) {
     if (buffer_bytes < 16 || (units_ & (units_ - 1)) != 0)
       throw std::invalid_argument(stream_name(kind) + ": the buffer must be a power of two of 16-byte units");
-    if (blocks_per_sm < 1 || blocks_per_sm > min_blocks_for(loads))
-      throw std::invalid_argument(stream_name(kind) + ": at most " + std::to_string(min_blocks_for(loads)) +
-                                  " blocks per SM at " + std::to_string(loads) + " loads per thread");
+    if (blocks_per_sm < 1 || blocks_per_sm > kMaxBlocks)
+      throw std::invalid_argument(stream_name(kind) + ": 1 to " + std::to_string(kMaxBlocks) + " blocks per SM (got " +
+                                  std::to_string(blocks_per_sm) + ")");
     kernel_ = kind == Stream::read    ? stream_kernel_for<Stream::read>(loads)
               : kind == Stream::write ? stream_kernel_for<Stream::write>(loads)
                                       : stream_kernel_for<Stream::copy>(loads);
