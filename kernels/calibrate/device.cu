@@ -53,6 +53,11 @@ int smem_for_blocks_per_sm(const void* kernel, int threads, int blocks_per_sm, i
   const int static_bytes = static_cast<int>(attributes.sharedSizeBytes);
   const int most = optin - static_bytes;
   FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+  // All of an SM's unified L1/shared memory as shared memory, so that the launch has the
+  // per_sm bytes the sizes below divide (with no preference the driver may pick a smaller
+  // carveout, and fewer blocks would fit than the calculator said).
+  FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                          cudaSharedmemCarveoutMaxShared));
   // Each block takes its shared memory plus what the driver reserves: per_sm / blocks_per_sm
   // of it leaves room for blocks_per_sm blocks and not one more; the loop steps up past the
   // allocation granularity when the calculator still finds room for more.

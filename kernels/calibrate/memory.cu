@@ -98,7 +98,7 @@ std::string stream_name(Stream kind) {
 class StreamBench : public Bench {
  public:
   StreamBench(Stream kind, int blocks_per_sm, int loads, int64_t buffer_bytes, int passes)
-      : kind_(kind), loads_(loads), units_(static_cast<uint64_t>(buffer_bytes) / 16),
+      : kind_(kind), units_(static_cast<uint64_t>(buffer_bytes) / 16),
         src_(kind == Stream::write ? 1 : units_), dst_(kind == Stream::read ? 1 : units_), checksum_(1) {
     if (buffer_bytes < 16 || (units_ & (units_ - 1)) != 0)
       throw std::invalid_argument(stream_name(kind) + ": the buffer must be a power of two of 16-byte units");
@@ -152,7 +152,6 @@ class StreamBench : public Bench {
 
  private:
   Stream kind_;
-  int loads_;
   uint64_t units_;
   DeviceArray<uint4> src_, dst_;
   DeviceArray<unsigned int> checksum_;
