@@ -98,7 +98,8 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
   CHECK(last(c.dram_copy_bytes_per_s) > 1.5e12);
   CHECK(last(c.dram_copy_bytes_per_s) < 5e12);
   check_rising("dram_read_bytes_per_s", c.dram_read_bytes_per_s, 3);
-  check_rising("dram_write_bytes_per_s", c.dram_write_bytes_per_s, 1.5);
+  // Stores do not wait for an answer, so even few of them may keep DRAM busy: no gain asked.
+  check_rising("dram_write_bytes_per_s", c.dram_write_bytes_per_s, 1.0);
   check_rising("dram_copy_bytes_per_s", c.dram_copy_bytes_per_s, 2);
   check_rising("l2_hit_bytes_per_s", c.l2_hit_bytes_per_s, 3);
   CHECK(last(c.l2_hit_bytes_per_s) > last(c.dram_read_bytes_per_s));
@@ -131,7 +132,7 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
   CHECK(*c.smem_bytes_per_s < 128 * per_clock);
   REQUIRE(c.atomic_f32_per_s);
   CHECK(*c.atomic_f32_per_s > 1e10);
-  CHECK(*c.atomic_f32_per_s < 5e12);
+  CHECK(*c.atomic_f32_per_s < 32 * per_clock);  // one warp's red instruction per SM per clock at most
 
   REQUIRE(c.cp_async_latency_ns);
   CHECK(*c.cp_async_latency_ns > 300);
@@ -147,9 +148,9 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
   }
   CHECK(c.barrier_ns->points().back().second >= 0.8 * c.barrier_ns->points().front().second);
   REQUIRE(c.kernel_overhead_us);
-  CHECK(*c.kernel_overhead_us > 0.3);
+  CHECK(*c.kernel_overhead_us > 0.1);
   CHECK(*c.kernel_overhead_us < 20);
   REQUIRE(c.wave_overhead_us);
-  CHECK(*c.wave_overhead_us > 0.05);
+  CHECK(*c.wave_overhead_us > 0.02);
   CHECK(*c.wave_overhead_us < 20);
 }
