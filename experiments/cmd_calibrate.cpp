@@ -28,7 +28,7 @@ namespace {
 namespace cal = kernels::calibrate;
 
 // How long each point runs: --quick takes the fewest timed runs the median allows and a
-// quarter of the work per run (a smoke run, seconds in all); the figures are then rougher.
+// quarter of the work per run (a smoke run); the figures are then rougher.
 struct Plan {
   int warmup = 3;
   int repeats = 31;
