@@ -5,7 +5,8 @@
 // work, and wait for it by commit group. The accumulator layout of warp w of the warpgroup is
 // that of mma.sync m16n8 tiles for rows 16w..16w+15: d[4·t + e] is row 16w + lane/4 + 8·(e/2),
 // column 8t + 2·(lane mod 4) + (e mod 2); an A operand in registers has the m16n8k16 A layout.
-// The asm blocks below repeat one pattern for each shape (N = 64, 128) and element type.
+// The asm blocks below repeat one pattern for each shape (N = 64, 128, 256) and element type
+// (N = 256 is used by the calibration benchmarks, kernels/calibrate/).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -62,7 +63,7 @@ template <typename T, int N>
 __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b_desc);
 
 // The accumulator operands of an m64nNk16 instruction, N/2 fp32 registers per thread: as PTX
-// register lists and as asm output operands (N = 128 extends N = 64's).
+// register lists and as asm output operands (N = 128 extends N = 64's, N = 256 N = 128's).
 #define FLASHIO_WGMMA_D64_REGS "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define FLASHIO_WGMMA_D128_REGS FLASHIO_WGMMA_D64_REGS ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define FLASHIO_WGMMA_D64_OUTS \
@@ -75,6 +76,16 @@ __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&
     "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
     "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
     "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define FLASHIO_WGMMA_D256_REGS FLASHIO_WGMMA_D128_REGS ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define FLASHIO_WGMMA_D256_OUTS FLASHIO_WGMMA_D128_OUTS, \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
 // The two instructions of shape N for element type T (TY in PTX: "f16", "bf16"). The inputs
 // follow the N/2 accumulators, so their operand numbers are given: SS ("%32, %33") and SCALE
@@ -103,14 +114,17 @@ __device__ __forceinline__ void wgmma_rs_tn<T, N>(float (&d)[N / 2], const uint3
 
 #define FLASHIO_WGMMA_FOR_TYPE(T, TY) \
   FLASHIO_WGMMA_FOR_SHAPE(T, TY, 64, "%32, %33", "%34", "{%32, %33, %34, %35}, %36") \
-  FLASHIO_WGMMA_FOR_SHAPE(T, TY, 128, "%64, %65", "%66", "{%64, %65, %66, %67}, %68")
+  FLASHIO_WGMMA_FOR_SHAPE(T, TY, 128, "%64, %65", "%66", "{%64, %65, %66, %67}, %68") \
+  FLASHIO_WGMMA_FOR_SHAPE(T, TY, 256, "%128, %129", "%130", "{%128, %129, %130, %131}, %132")
 
 FLASHIO_WGMMA_FOR_TYPE(__half, "f16")
 FLASHIO_WGMMA_FOR_TYPE(__nv_bfloat16, "bf16")
 #undef FLASHIO_WGMMA_FOR_TYPE
 #undef FLASHIO_WGMMA_FOR_SHAPE
+#undef FLASHIO_WGMMA_D256_OUTS
 #undef FLASHIO_WGMMA_D128_OUTS
 #undef FLASHIO_WGMMA_D64_OUTS
+#undef FLASHIO_WGMMA_D256_REGS
 #undef FLASHIO_WGMMA_D128_REGS
 #undef FLASHIO_WGMMA_D64_REGS
 
