@@ -65,6 +65,36 @@ Hardware h200() {
   h.smem_per_sm_bytes = 233472;
   h.l2_bytes = 62914560;
   h.hbm_bytes_per_s = 4.8e12;  // H200 datasheet: 4.8 TB/s HBM3e
+  // The time model's rates: `flashio calibrate` on the lent H200, 2026-12-01
+  // (experiments/results/h200_calibration.hw, 4 significant digits here; each microbenchmark's
+  // method is docs/calibration.md's section of the same name). Curves: x is bytes in flight per
+  // SM (DRAM, L2), warps per SM (mma.sync m16n8k16) or warpgroups per SM (wgmma m64nNk16),
+  // threads per block (barrier).
+  Calibration& c = h.calibration;
+  c.calibrated = "NVIDIA H200, 2026-12-01, flashio calibrate 0.1.0 (experiments/results/h200_calibration.hw)";
+  c.sm_clock_hz = 1.612e+09;
+  c.dram_read_bytes_per_s = RateCurve({{2048, 6.824e+11}, {4096, 1.326e+12}, {8192, 2.452e+12}, {16384, 3.855e+12}, {32768, 4.392e+12}, {65536, 4.429e+12}, {98304, 4.327e+12}, {131072, 4.399e+12}});
+  c.dram_write_bytes_per_s = RateCurve({{2048, 4.445e+12}, {4096, 4.434e+12}, {8192, 4.429e+12}, {16384, 4.392e+12}, {32768, 4.293e+12}, {65536, 4.349e+12}, {98304, 4.283e+12}, {131072, 4.33e+12}});
+  c.dram_copy_bytes_per_s = RateCurve({{2048, 1.134e+12}, {4096, 1.969e+12}, {8192, 3.115e+12}, {16384, 3.888e+12}, {32768, 3.993e+12}, {65536, 3.939e+12}, {98304, 3.87e+12}, {131072, 3.892e+12}});
+  c.l2_hit_bytes_per_s = RateCurve({{2048, 1.508e+12}, {4096, 2.991e+12}, {8192, 5.712e+12}, {16384, 8.762e+12}, {32768, 9.141e+12}, {65536, 9.243e+12}, {98304, 8.777e+12}, {131072, 9.056e+12}});
+  c.mma_sync_fp16_flops_per_s = RateCurve({{1, 1.153e+14}, {2, 2.312e+14}, {4, 4.63e+14}, {8, 6.174e+14}, {12, 6.41e+14}, {16, 6.42e+14}});
+  c.mma_sync_bf16_flops_per_s = RateCurve({{1, 1.156e+14}, {2, 2.313e+14}, {4, 4.631e+14}, {8, 6.192e+14}, {12, 6.427e+14}, {16, 6.401e+14}});
+  c.wgmma_n64_fp16_flops_per_s = RateCurve({{1, 9.396e+14}, {2, 9.624e+14}, {3, 7.883e+14}, {4, 7.897e+14}});
+  c.wgmma_n128_fp16_flops_per_s = RateCurve({{1, 7.587e+14}, {2, 8.186e+14}, {3, 8.148e+14}, {4, 8.157e+14}});
+  c.wgmma_n256_fp16_flops_per_s = RateCurve({{1, 7.893e+14}, {2, 8.342e+14}, {3, 8.309e+14}});
+  c.wgmma_n64_bf16_flops_per_s = RateCurve({{1, 8.025e+14}, {2, 8.34e+14}, {3, 8.516e+14}, {4, 8.538e+14}});
+  c.wgmma_n128_bf16_flops_per_s = RateCurve({{1, 8.302e+14}, {2, 8.838e+14}, {3, 8.792e+14}, {4, 8.884e+14}});
+  c.wgmma_n256_bf16_flops_per_s = RateCurve({{1, 8.592e+14}, {2, 8.88e+14}, {3, 9.055e+14}});
+  c.exp2_per_s = 4.169e+12;
+  c.fma_flops_per_s = 4.554e+13;
+  c.shuffle_per_s = 8.173e+12;
+  c.smem_bytes_per_s = 3.343e+13;
+  c.atomic_f32_per_s = 9.434e+11;
+  c.cp_async_latency_ns = 353.3;
+  c.tma_latency_ns = 377.1;
+  c.barrier_ns = RateCurve({{128, 15.73}, {256, 19.77}, {512, 28.13}});
+  c.kernel_overhead_us = 1.427;
+  c.wave_overhead_us = 0.1885;
   return h;
 }
 

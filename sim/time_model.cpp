@@ -213,6 +213,7 @@ std::vector<std::string> missing_calibration(const Config& config) {
   };
   need_curve(c.dram_read_bytes_per_s, "dram_read_bytes_per_s");
   need_curve(c.dram_write_bytes_per_s, "dram_write_bytes_per_s");
+  need_curve(c.dram_copy_bytes_per_s, "dram_copy_bytes_per_s");
   need_curve(c.l2_hit_bytes_per_s, "l2_hit_bytes_per_s");
   need_number(c.exp2_per_s, "exp2_per_s");
   need_number(c.fma_flops_per_s, "fma_flops_per_s");
@@ -303,8 +304,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       tensor_flops *= static_cast<double>(k.heads);
       const RateCurve& tensor_rate = **wgmma_curve(cal, dtype, kLibraryGemmN);
       kt.tensor_ms = tensor_flops / tensor_rate.points().back().second * 1e3;
-      kt.dram_ms = (dram_r / cal.dram_read_bytes_per_s->points().back().second +
-                    dram_w / cal.dram_write_bytes_per_s->points().back().second) * 1e3;
+      kt.dram_ms = std::max({dram_r / cal.dram_read_bytes_per_s->points().back().second,
+                             dram_w / cal.dram_write_bytes_per_s->points().back().second,
+                             (dram_r + dram_w) / cal.dram_copy_bytes_per_s->points().back().second}) * 1e3;
       kt.launch_ms = launch_s * 1e3;
       kt.time_ms = std::max(kt.tensor_ms, kt.dram_ms) + kt.launch_ms;
       kt.bound_by = kt.launch_ms > std::max(kt.tensor_ms, kt.dram_ms) ? Pipe::launch
@@ -320,27 +322,24 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     const double resident = static_cast<double>(f.blocks_per_sm);
     const int64_t warps_per_block = std::max<int64_t>(1, f.threads / 32);
     const double warps_per_sm = resident * static_cast<double>(warps_per_block);
-    // Tensor rate at the kernel's occupancy: warps per SM for mma.sync, warpgroups for wgmma.
-    double tensor_rate = 0;
+    // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
+    // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma.
+    double tensor_rate_sm = 0;
     bool has_tensor = false;
     for (const BlockWork& w : work) has_tensor = has_tensor || w.flops.tensor > 0;
     if (has_tensor) {
-      if (f.mma == MmaKind::wgmma)
-        tensor_rate = (*wgmma_curve(cal, dtype, f.wgmma_n))->at(warps_per_sm / 4.0);
-      else
-        tensor_rate = (dtype == DType::bf16 ? cal.mma_sync_bf16_flops_per_s : cal.mma_sync_fp16_flops_per_s)->at(warps_per_sm);
+      const RateCurve& curve = f.mma == MmaKind::wgmma ? **wgmma_curve(cal, dtype, f.wgmma_n)
+                               : dtype == DType::bf16  ? *cal.mma_sync_bf16_flops_per_s
+                                                       : *cal.mma_sync_fp16_flops_per_s;
+      const double per = f.mma == MmaKind::wgmma ? 4.0 : 1.0;  // warps per unit of the curve's x
+      tensor_rate_sm = curve.at(warps_per_sm / per);
     }
     const double barrier_s = cal.barrier_ns->at(static_cast<double>(f.threads)) * 1e-9;
     const double latency_s = *cal.cp_async_latency_ns * 1e-9;
-    // With two or more warps on each of the SM's four schedulers, one warp's exp and fp32 work
-    // issues while another's matrix instructions run; with one, a warp's steps follow each other.
-    const bool pipes_overlap = warps_per_sm / 4.0 >= 2.0;
-    // Streamed tiles in two or more stages, or other resident blocks, cover a block's loads
-    // with compute; one stage and one block leave them in series.
-    const bool memory_overlaps = f.stages >= 2 || f.blocks_per_sm >= 2;
 
     std::vector<double> block_s(work.size());
-    BlockTerms sum;  // over one head's blocks, for bound_by and the kernel's pipe times
+    BlockTerms sum;     // over one head's blocks: the SM's pipe times (the kernel's *_ms)
+    BlockTerms binding; // the same, counting only what bounds each block (bound_by)
     for (size_t b = 0; b < work.size(); ++b) {
       const BlockWork& w = work[b];
       // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
@@ -350,32 +349,52 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       Rates r;
       r.dram_read = cal.dram_read_bytes_per_s->at(in_flight) * per_sm;
       r.dram_write = cal.dram_write_bytes_per_s->at(in_flight) * per_sm;
+      const double dram_copy = cal.dram_copy_bytes_per_s->at(in_flight) * per_sm;
       r.l2 = cal.l2_hit_bytes_per_s->at(in_flight) * per_sm;
       r.atomics = cal.atomic_f32_per_s ? *cal.atomic_f32_per_s * per_sm : 0;
-      r.tensor = tensor_rate * per_sm;
       r.exp = *cal.exp2_per_s * per_sm;
       r.fp32 = *cal.fma_flops_per_s / 2.0 * per_sm;  // one fp32 operation per lane per FMA slot
+      // Throughput: the SM's pipes shared by its resident blocks, each block's work × resident
+      // over the SM's rate. DRAM: each stream's limit, reads, writes, and both together (the
+      // copy rate: a kernel that reads and writes shares the bus between them).
       BlockTerms t;
-      // The SM's pipes are shared by its resident blocks: each block gets 1 / resident of them.
-      t.dram = resident * (static_cast<double>(w.read_bytes) * read_share / r.dram_read +
-                           static_cast<double>(w.write_bytes + w.atomic_bytes) * write_share / r.dram_write);
+      const double dram_read = static_cast<double>(w.read_bytes) * read_share;
+      const double dram_write = static_cast<double>(w.write_bytes + w.atomic_bytes) * write_share;
+      t.dram = resident * std::max({dram_read / r.dram_read, dram_write / r.dram_write,
+                                    dram_read > 0 && dram_write > 0 ? (dram_read + dram_write) / dram_copy : 0.0});
       t.l2 = resident * static_cast<double>(w.read_bytes + w.write_bytes + w.atomic_bytes) / r.l2;
       t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
-      t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / r.tensor : 0;
+      t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / (tensor_rate_sm * per_sm) : 0;
       t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
       t.fp32 = resident * static_cast<double>(w.flops.other) / r.fp32;
       // Two barriers per tile step (tiles loaded; tiles consumed), and the load latency a block
-      // waits for: once when its stages stream ahead, at every step otherwise, hidden by the
-      // other resident blocks in turn.
+      // waits for: once when its stages stream ahead, at every step otherwise.
       t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;
       const double waits = f.stages >= 2 ? 1.0 : static_cast<double>(std::max<int64_t>(w.tile_steps, 1));
-      t.latency = waits * latency_s / resident;
+      t.latency = waits * latency_s;
+      // Phases in series: a block's warps pass the block-wide barriers of every tile step
+      // together, so its matrix, exp and fp32 phases follow each other; and the resident blocks,
+      // launched together with identical steps, stay in phase, so they share each pipe in turn
+      // rather than overlap on different ones (the terms above carry the sharing). Loads run
+      // beside compute when the kernel streams its tiles in two or more stages, before it
+      // otherwise (docs/time_model.md, "Overlap").
+      const double compute = t.tensor + t.exp + t.fp32;
       const double memory = std::max({t.dram, t.l2, t.atomics});
-      const double compute = pipes_overlap ? std::max({t.tensor, t.exp, t.fp32}) : t.tensor + t.exp + t.fp32;
-      t.total = (memory_overlaps ? std::max(memory, compute) : memory + compute) + t.sync + t.latency;
+      t.total = (f.stages >= 2 ? std::max(compute, memory) : compute + memory) + t.sync + t.latency;
       block_s[b] = t.total;
       sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor;
       sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
+      // What bounds the block: the largest of its terms (the memory terms only where they are
+      // not hidden behind compute).
+      const bool memory_counts = f.stages < 2 || memory > compute;
+      const std::pair<double, double BlockTerms::*> terms[] = {
+          {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
+          {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
+          {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.sync, &BlockTerms::sync},
+          {t.latency, &BlockTerms::latency}};
+      binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
+                  return a.first < b.first;
+                })->second) += t.total;
     }
 
     // The block scheduler: SMs × blocks_per_sm slots; each block, in launch order, starts on
@@ -407,9 +426,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     kt.tensor_ms = sum.tensor * scale, kt.exp_ms = sum.exp * scale, kt.fp32_ms = sum.fp32 * scale;
     kt.sync_ms = sum.sync * scale, kt.latency_ms = sum.latency * scale;
     const std::pair<double, Pipe> terms[] = {
-        {kt.dram_ms, Pipe::dram},   {kt.l2_ms, Pipe::l2},     {kt.atomics_ms, Pipe::atomics},
-        {kt.tensor_ms, Pipe::tensor}, {kt.exp_ms, Pipe::exp}, {kt.fp32_ms, Pipe::fp32},
-        {kt.sync_ms, Pipe::sync},   {kt.latency_ms, Pipe::latency}, {kt.launch_ms, Pipe::launch}};
+        {binding.dram, Pipe::dram},     {binding.l2, Pipe::l2},   {binding.atomics, Pipe::atomics},
+        {binding.tensor, Pipe::tensor}, {binding.exp, Pipe::exp}, {binding.fp32, Pipe::fp32},
+        {binding.sync, Pipe::sync},     {binding.latency, Pipe::latency},
+        {kt.launch_ms / scale, Pipe::launch}};
     kt.bound_by = std::max_element(std::begin(terms), std::end(terms))->second;
     pass.kernels.push_back(kt);
     pass.time_ms += kt.time_ms;

@@ -139,11 +139,16 @@ TEST_CASE("the default table shows totals, the comparison with standard, and how
   REQUIRE(r.status == 0);
   const auto& t = r.out;
   for (const char* text : {"standard", "flash1", "flash2", "io ÷ std", "speedup", "extra memory",
-                           "time ms", "FLOPs:", "io:", "time (h200): roofline"}) {
+                           "time ms", "FLOPs:", "io:", "time (h200): the time model"}) {
     INFO(text);
     CHECK(t.find(text) != std::string::npos);
   }
   CHECK(t.find("gemm_qk") == std::string::npos);  // per-kernel rows only with --kernels
+  // --time roofline keeps the paper's model, and the notes say so.
+  const auto roofline = run_in_process({"simulate", "--time", "roofline"});
+  REQUIRE(roofline.status == 0);
+  CHECK(roofline.out.find("time (h200): roofline") != std::string::npos);
+  CHECK(roofline.out != t);
   CHECK(run_in_process({"simulate", "--kernels"}).out.find("gemm_qk") != std::string::npos);
 }
 

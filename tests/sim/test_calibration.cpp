@@ -71,7 +71,7 @@ TEST_CASE("hardware_file_text reads back to the same hardware, calibration inclu
 }
 
 TEST_CASE("a malformed calibration figure is refused naming the file, the line and the key") {
-  const std::string base = hardware_file_text(hardware_preset("h200"));
+  const std::string base = hardware_file_text(hardware_preset("h100-sxm"));  // no calibration
   const auto refused = [&](const std::string& line, const std::string& says) {
     INFO(line);
     CHECK_THROWS_WITH(parse_hardware_text(base + line + "\n", "cal.hw"), Catch::Contains(says));

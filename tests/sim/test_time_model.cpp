@@ -31,6 +31,7 @@ Hardware flat_hardware() {
   Calibration& c = h.calibration;
   c.dram_read_bytes_per_s = RateCurve({{1, 3e12}});
   c.dram_write_bytes_per_s = RateCurve({{1, 2e12}});
+  c.dram_copy_bytes_per_s = RateCurve({{1, 2.5e12}});
   c.l2_hit_bytes_per_s = RateCurve({{1, 1e16}});
   c.mma_sync_fp16_flops_per_s = RateCurve({{1, 5e14}});
   c.mma_sync_bf16_flops_per_s = RateCurve({{1, 5e14}});
@@ -107,20 +108,56 @@ TEST_CASE("133 equal blocks on 132 SMs at one block per SM run two waves: twice 
   CHECK(t.time_ms == Approx(2 * one_wave).epsilon(1e-9));
 }
 
-TEST_CASE("one warp per scheduler: a block's exp and tensor work add up; with more warps they overlap") {
+TEST_CASE("the tensor and exp phases follow each other, in a block and across resident blocks (which stay in "
+          "phase): two blocks per SM take as long as two waves of one; loads in two stages hide behind compute") {
   Hardware hw = flat_hardware();
   Flops f;
   f.tensor = 5'000'000'000;  // 1.32 ms on the tensor pipe for 132 blocks...
   f.exp = 40'000'000;        // ...and 1.32 ms on the SFU
-  KernelSchedule k = kernel_of(132, 0, f);
-  k.threads_per_block = 128;  // 4 warps: one per scheduler
+  KernelSchedule k = kernel_of(264, 0, f);
+  k.threads_per_block = 128;
+  hw.max_threads_per_sm = 128;  // one block per SM: two waves of (tensor + exp)
+  const PassTime one = model_time(config_on(hw), {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(one.kernels[0].blocks_per_sm == 1);
+  CHECK(one.time_ms == Approx(2 * (1.32 + 1.32)).epsilon(1e-6));
+  hw.max_threads_per_sm = 256;  // two per SM: they share each pipe in turn
+  const PassTime two = model_time(config_on(hw), {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(two.kernels[0].blocks_per_sm == 2);
+  CHECK(two.kernels[0].waves == 1);
+  CHECK(two.time_ms == Approx(one.time_ms).epsilon(1e-6));
+  // A forward kernel of a kind not built streams in two stages: its DRAM reads (0.66 ms a wave,
+  // half its compute) hide behind compute.
+  KernelSchedule fwd = k;
+  fwd.kind = KernelKind::blocksparse_fwd;
+  fwd.emit_block = [f](int64_t, int64_t, ScheduleSink& s) {
+    s.transfer({Tensor::Q, Dir::read, 0, 0, 1, 0, 7'500'000});  // 15 MB a block: 0.66 ms a wave
+    s.compute(f);
+  };
   hw.max_threads_per_sm = 128;
-  const double serial = model_time(config_on(hw), {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms;
-  CHECK(serial == Approx(2 * 1.32).epsilon(1e-6));
-  k.threads_per_block = 256;  // 8 warps: two per scheduler
-  hw.max_threads_per_sm = 256;
-  const double overlapped = model_time(config_on(hw), {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms;
-  CHECK(overlapped == Approx(1.32).epsilon(1e-6));
+  const double bytes = 264.0 * 15'000'000;
+  const PassTime streamed = model_time(config_on(hw), {fwd}, std::vector<int64_t>{static_cast<int64_t>(bytes)},
+                                       std::vector<int64_t>{0});
+  CHECK(streamed.time_ms == Approx(one.time_ms).epsilon(1e-6));
+  CHECK(streamed.kernels[0].bound_by != Pipe::dram);
+  // The same bytes in a kernel of one stage (a backward kind): loads, then compute, in series.
+  KernelSchedule one_stage = fwd;
+  one_stage.kind = KernelKind::flash2_bwd_convert_dq;
+  const PassTime serial = model_time(config_on(hw), {one_stage}, std::vector<int64_t>{static_cast<int64_t>(bytes)},
+                                     std::vector<int64_t>{0});
+  CHECK(serial.time_ms == Approx(one.time_ms + 2 * 132 * 15e6 / 3e12 * 1e3).epsilon(1e-6));
+}
+
+TEST_CASE("a kernel that reads and writes DRAM is held to the copy bandwidth") {
+  const Config c = config_on(flat_hardware());
+  KernelSchedule k = kernel_of(132, 0, {});
+  k.emit_block = [](int64_t, int64_t, ScheduleSink& s) {
+    s.transfer({Tensor::Q, Dir::read, 0, 0, 1, 0, 500'000});
+    s.transfer({Tensor::O, Dir::write, 0, 0, 1, 0, 500'000});
+  };
+  const double bytes = 132.0 * 2'000'000;  // read + written
+  const PassTime t = model_time(c, {k}, std::vector<int64_t>{static_cast<int64_t>(bytes / 2)},
+                                std::vector<int64_t>{static_cast<int64_t>(bytes / 2)});
+  CHECK(t.time_ms == Approx(bytes / 2.5e12 * 1e3).epsilon(1e-6));
 }
 
 TEST_CASE("fixed costs: an empty kernel takes the launch overhead and one wave's overhead") {
