@@ -49,7 +49,7 @@ QString x_title(const WorkbenchParams& params) {
 BlockSizeView::BlockSizeView(QWidget* parent) : WorkbenchView(parent) {
   flops_ = new ChartPanel("FLOPs the schedule executes (tensor + exp + other)");
   bytes_ = new ChartPanel("Bytes moved: io (SRAM ↔ L2/HBM), dram (after the L2)");
-  time_ = new ChartPanel("Runtime: roofline estimate and measured");
+  time_ = new ChartPanel("Runtime: time model, roofline and measured");
   note_ = new QLabel();
   note_->setWordWrap(true);
   note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -129,12 +129,18 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
     }
     bytes_->add_series("io model " + qname, SeriesKind::line, color,
                        points_of(data.block_rows, model, name, &io_bytes));
-    time_->add_series("time model " + qname, SeriesKind::line, color,
+    // The rows' time is the calibrated time model's where the hardware has a calibration
+    // (sim/time_model.h), the roofline's otherwise; the roofline is drawn beside the model.
+    const bool calibrated = !data.block_roofline_rows.empty();
+    time_->add_series((calibrated ? "time model " : "time roofline ") + qname, SeriesKind::line, color,
                       points_of(data.block_rows, model, name, &time_of));
+    if (calibrated)
+      time_->add_series("time roofline " + qname, SeriesKind::dotted, color.lighter(140),
+                        points_of(data.block_roofline_rows, model, name, &time_of));
     if (inputs.cache_rows) {
       bytes_->add_series("dram L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
                          points_of(*inputs.cache_rows, cache, name, &dram_bytes));
-      time_->add_series("time L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
+      time_->add_series((calibrated ? "time model, L2 dram " : "time roofline, L2 dram ") + qname, SeriesKind::dashdot, color.lighter(125),
                         points_of(*inputs.cache_rows, cache, name, &time_of));
     }
     if (auto it = measured.find(algo); it != measured.end()) {

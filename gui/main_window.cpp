@@ -55,7 +55,9 @@ std::vector<PlotRow> compute_cache_rows(const WorkbenchData& data, const Progres
     sim::Config config = current_config(data.params, *algo);
     config.tiling = {*p->row.block_r, *p->row.block_c};
     try {
-      for (auto& row : sim::cache_rows(sim::replay_cache(config)))
+      // The L2 model's dram bytes, and the time the time model (or, without a calibration, the
+      // roofline) gives over them: source=cache rows.
+      for (auto& row : sim::rows_from_result(sim::simulate(config, sim::CountMethod::cache)))
         if (row.is_total()) {
           if (*algo == sim::Algo::standard && !standard_done) standard_done = row;
           out.push_back({p->x, std::move(row)});

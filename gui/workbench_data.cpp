@@ -16,6 +16,9 @@ struct Job {
   double x;
   sim::Config config;
   bool with_bounds;
+  // Where the same total row with the roofline's time goes, when the rows' time is the time
+  // model's (the runtime chart draws both); null for none.
+  std::vector<PlotRow>* roofline_into = nullptr;
 };
 
 // The total row of a configuration (and its bound rows), tagged with x. Returns the reason
@@ -25,6 +28,9 @@ std::string run_job(const Job& job) {
     const sim::SimResult result = sim::simulate(job.config, sim::CountMethod::formula);
     for (auto& row : sim::rows_from_result(result))
       if (row.is_total()) job.into->push_back({job.x, std::move(row)});
+    if (job.roofline_into && result.time_method == sim::TimeMethod::model)
+      for (auto& row : sim::rows_from_result(sim::simulate(job.config, sim::CountMethod::formula, sim::TimeMethod::roofline)))
+        if (row.is_total()) job.roofline_into->push_back({job.x, std::move(row)});
     if (job.with_bounds)
       for (auto& row : sim::bound_rows(job.config)) job.into->push_back({job.x, std::move(row)});
     return {};
@@ -122,7 +128,7 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
       }
       if (!sim::tiling_fits(config.problem, config.tiling, config.sram_bytes)) continue;
       limit = block;
-      jobs.push_back({&data.block_rows, static_cast<double>(block), config, true});
+      jobs.push_back({&data.block_rows, static_cast<double>(block), config, true, &data.block_roofline_rows});
     }
     data.block_fit_limit.emplace_back(algo, limit);
     for (const int64_t n : scaling_seqlens(params)) {

@@ -37,6 +37,9 @@ struct WorkbenchData {
   WorkbenchParams params;
   // Block-size view: source=model totals per algorithm and x, and source=bound rows.
   std::vector<PlotRow> block_rows;
+  // The same totals with the roofline's time (sim/roofline.h), where block_rows' time is the
+  // calibrated time model's: the runtime chart draws the two side by side.
+  std::vector<PlotRow> block_roofline_rows;
   // Largest swept block whose tiles fit in M, per algorithm (0: none fits).
   std::vector<std::pair<sim::Algo, int64_t>> block_fit_limit;
   // Scaling view: io against N (rule tiling at the current M) and against M (rule tiling).

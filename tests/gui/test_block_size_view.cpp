@@ -23,6 +23,8 @@ void check_series_equal_sim(MainWindow& window) {
     const auto io = test::points(view->bytes_chart()->series_named("io model " + name));
     const auto flops = test::points(view->flops_chart()->series_named("flops model " + name));
     const auto time = test::points(view->time_chart()->series_named("time model " + name));
+    // The roofline beside the model, its own legend entry (the h200 preset is calibrated).
+    const auto roofline = test::points(view->time_chart()->series_named("time roofline " + name));
     int expected = 0;
     for (const int64_t block : sweep_blocks(params)) {
       sim::Config config = current_config(params, algo);
@@ -37,7 +39,10 @@ void check_series_equal_sim(MainWindow& window) {
             static_cast<double>(r.total.io_read_bytes() + r.total.io_write_bytes()));
       CHECK(flops[expected].y() == static_cast<double>(r.total.flops.tensor + r.total.flops.exp +
                                                        r.total.flops.other));
+      CHECK(r.time_method == sim::TimeMethod::model);
       CHECK(time[expected].y() == r.time_ms);
+      REQUIRE(expected < roofline.size());
+      CHECK(roofline[expected].y() == sim::simulate(config, sim::CountMethod::formula, sim::TimeMethod::roofline).time_ms);
       ++expected;
     }
     CHECK(io.size() == expected);
