@@ -32,6 +32,7 @@ std::string to_string(Pipe p) {
     case Pipe::l2: return "l2";
     case Pipe::atomics: return "atomics";
     case Pipe::tensor: return "tensor";
+    case Pipe::smem: return "smem";
     case Pipe::exp: return "exp";
     case Pipe::fp32: return "fp32";
     case Pipe::sync: return "sync";
@@ -95,6 +96,9 @@ struct KernelFacts {
   MmaKind mma = MmaKind::mma_sync;
   int64_t blocks_per_sm = 1;
   int64_t wgmma_n = 0;  // the N of the kernel's wgmma instructions (its Bc)
+  // Rows of the block's own tile, which its warps split between them in every GEMM: Br for the
+  // forward kernels (Q rows), Bc for the backward (K, V rows).
+  int64_t block_rows = 0;
 };
 
 KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
@@ -113,7 +117,9 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync.
     f.stages = pass_of(k.kind) == Pass::fwd ? 2 : 1;
   }
-  const int64_t measured = measured_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind);
+  const Config pass = pass_config(config, pass_of(k.kind));
+  f.block_rows = pass_of(k.kind) == Pass::fwd ? pass.tiling.block_r : pass.tiling.block_c;
+  const int64_t measured = measured_blocks_per_sm(pass, k.kind);
   f.blocks_per_sm = measured > 0 ? measured : blocks_per_sm(shape, config.hw);
   return f;
 }
@@ -196,7 +202,7 @@ struct Rates {  // per SM, per second, at the kernel's occupancy
 };
 
 struct BlockTerms {
-  double dram = 0, l2 = 0, atomics = 0, tensor = 0, exp = 0, fp32 = 0, sync = 0, latency = 0;
+  double dram = 0, l2 = 0, atomics = 0, tensor = 0, smem = 0, exp = 0, fp32 = 0, sync = 0, latency = 0;
   double total = 0;
 };
 
@@ -238,6 +244,7 @@ std::vector<std::string> missing_calibration(const Config& config) {
         need_curve(c.mma_sync_bf16_flops_per_s, "mma_sync_bf16_flops_per_s");
       else
         need_curve(c.mma_sync_fp16_flops_per_s, "mma_sync_fp16_flops_per_s");
+      if (f.mma == MmaKind::mma_sync) need_number(c.smem_bytes_per_s, "smem_bytes_per_s");
     }
   }
   std::sort(missing.begin(), missing.end());
@@ -378,11 +385,21 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // rather than overlap on different ones (the terms above carry the sharing). Loads run
       // beside compute when the kernel streams its tiles in two or more stages, before it
       // otherwise (docs/time_model.md, "Overlap").
-      const double compute = t.tensor + t.exp + t.fp32;
+      // mma.sync takes its operands from registers, which ldmatrix fills from shared memory: in a
+      // GEMM whose rows the block's warps split, every warp reads all of the other operand, so a
+      // block reads warps × e / (2 · rows) bytes per tensor FLOP (2·M·N·K FLOPs, W·N·K·e bytes),
+      // at the calibrated ldmatrix bandwidth, in the same instruction stream as the mma. wgmma
+      // reads shared memory through its descriptors, inside the measured wgmma rate.
+      if (f.mma == MmaKind::mma_sync && w.flops.tensor > 0 && f.block_rows > 0 && cal.smem_bytes_per_s) {
+        const double smem_bytes = static_cast<double>(w.flops.tensor) * static_cast<double>(warps_per_block) *
+                                  static_cast<double>(element_bytes(dtype)) / (2.0 * static_cast<double>(f.block_rows));
+        t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
+      }
+      const double compute = t.tensor + t.smem + t.exp + t.fp32;
       const double memory = std::max({t.dram, t.l2, t.atomics});
       t.total = (f.stages >= 2 ? std::max(compute, memory) : compute + memory) + t.sync + t.latency;
       block_s[b] = t.total;
-      sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor;
+      sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
       sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
       // What bounds the block: the largest of its terms (the memory terms only where they are
       // not hidden behind compute).
@@ -390,6 +407,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       const std::pair<double, double BlockTerms::*> terms[] = {
           {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
           {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
+          {t.smem, &BlockTerms::smem},
           {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.sync, &BlockTerms::sync},
           {t.latency, &BlockTerms::latency}};
       binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
@@ -423,11 +441,11 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     // Pipe times of the whole kernel: one head's sums × heads, over the slots working at once.
     const double scale = static_cast<double>(k.heads) / static_cast<double>(std::min(slots, grid)) * 1e3;
     kt.dram_ms = sum.dram * scale, kt.l2_ms = sum.l2 * scale, kt.atomics_ms = sum.atomics * scale;
-    kt.tensor_ms = sum.tensor * scale, kt.exp_ms = sum.exp * scale, kt.fp32_ms = sum.fp32 * scale;
+    kt.tensor_ms = sum.tensor * scale, kt.smem_ms = sum.smem * scale, kt.exp_ms = sum.exp * scale, kt.fp32_ms = sum.fp32 * scale;
     kt.sync_ms = sum.sync * scale, kt.latency_ms = sum.latency * scale;
     const std::pair<double, Pipe> terms[] = {
         {binding.dram, Pipe::dram},     {binding.l2, Pipe::l2},   {binding.atomics, Pipe::atomics},
-        {binding.tensor, Pipe::tensor}, {binding.exp, Pipe::exp}, {binding.fp32, Pipe::fp32},
+        {binding.tensor, Pipe::tensor}, {binding.smem, Pipe::smem}, {binding.exp, Pipe::exp}, {binding.fp32, Pipe::fp32},
         {binding.sync, Pipe::sync},     {binding.latency, Pipe::latency},
         {kt.launch_ms / scale, Pipe::launch}};
     kt.bound_by = std::max_element(std::begin(terms), std::end(terms))->second;
