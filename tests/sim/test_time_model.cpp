@@ -35,6 +35,7 @@ Hardware flat_hardware() {
   c.l2_hit_bytes_per_s = RateCurve({{1, 1e16}});
   c.mma_sync_fp16_flops_per_s = RateCurve({{1, 5e14}});
   c.mma_sync_bf16_flops_per_s = RateCurve({{1, 5e14}});
+  c.smem_bytes_per_s = 1e30;  // ldmatrix traffic vanishes unless a test gives it a rate
   c.exp2_per_s = 4e12;
   c.fma_flops_per_s = 6e13;
   c.atomic_f32_per_s = 1e12;
@@ -95,6 +96,15 @@ TEST_CASE("pure tensor work: its FLOPs over the calibrated tensor rate") {
   const PassTime t = model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
   CHECK(t.time_ms == Approx(132.0 * 3'000'000'007 / 5e14 * 1e3).epsilon(1e-6));
   CHECK(t.kernels[0].bound_by == Pipe::tensor);
+  // mma.sync's operands through shared memory: 32 warps over the config's Bc = 64 rows read
+  // 32 · 2 B / (2 · 64) = 0.5 B per FLOP, in series with the mma.
+  Hardware hw = flat_hardware();
+  hw.calibration.smem_bytes_per_s = 3e13;
+  const Config with_smem = config_on(hw);
+  REQUIRE(with_smem.tiling.block_c == 64);
+  const PassTime s = model_time(with_smem, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(s.time_ms == Approx(132.0 * 3'000'000'007 * (1 / 5e14 + 0.5 / 3e13) * 1e3).epsilon(1e-6));
+  CHECK(s.kernels[0].bound_by == Pipe::smem);
 }
 
 TEST_CASE("133 equal blocks on 132 SMs at one block per SM run two waves: twice one block's time") {
