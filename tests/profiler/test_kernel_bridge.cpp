@@ -78,6 +78,27 @@ TEST_CASE("bridge: --tiling kernel runs the catalog's default tiling of each pas
   CHECK(fs::Tiling{g.bwd_block_r, g.bwd_block_c} == fs::Tiling{0, 0});
 }
 
+TEST_CASE("bridge: --tiling best runs the time model's best built tiling of each pass; a backward alone "
+          "runs its untimed forward at the catalog's default") {
+  fs::Problem p;
+  p.seqlen = 3000, p.headdim = 64, p.pass = fs::Pass::fwdbwd;
+  const fs::Hardware hw = fs::hardware_preset("h200");
+  const fs::Config best = fs::make_config(fs::Algo::flash1, p, hw, std::nullopt, {fs::TilingSource::best});
+  const fk::AttentionConfig k = fp::kernel_config(best);
+  const fs::Tiling fwd = best.tiling, bwd = best.bwd_tiling.value_or(best.tiling);
+  CHECK(fs::find_built(fs::Algo::flash1, fs::Pass::fwd, 64, fs::DType::fp16, fwd));
+  CHECK(fs::find_built(fs::Algo::flash1, fs::Pass::bwd, 64, fs::DType::fp16, bwd));
+  CHECK(fs::Tiling{k.block_r, k.block_c} == fwd);
+  if (!(bwd == fwd)) CHECK(fs::Tiling{k.bwd_block_r, k.bwd_block_c} == bwd);
+  p.pass = fs::Pass::bwd;
+  const fs::Config bwd_only = fs::make_config(fs::Algo::flash1, p, hw, std::nullopt, {fs::TilingSource::best});
+  const fk::AttentionConfig b = fp::kernel_config(bwd_only);
+  const fs::Tiling default_fwd = fs::default_built(fs::Algo::flash1, fs::Pass::fwd, 64, fs::DType::fp16)->tiling;
+  CHECK(fs::Tiling{b.block_r, b.block_c} == default_fwd);
+  const fs::Tiling timed = b.bwd_block_r ? fs::Tiling{b.bwd_block_r, b.bwd_block_c} : fs::Tiling{b.block_r, b.block_c};
+  CHECK(timed == bwd_only.tiling);
+}
+
 TEST_CASE("bridge: what the kernels do not build is refused with one line naming the field") {
   CHECK_THROWS_WITH(fp::to_kernels(fs::DType::fp32), Catch::Matchers::StartsWith("dtype") &&
                                                          Catch::Matchers::Contains("fp16, bf16"));
