@@ -57,7 +57,7 @@ TEST_CASE("given block sizes restrict the candidates (the built tilings stay)") 
   CHECK(given == 1);
 }
 
-TEST_CASE("--tiling best: each pass runs the fastest built tiling of its own ranking") {
+TEST_CASE("the best tiling (--tiling best): each pass runs the fastest built tiling of its own ranking") {
   Problem p;
   p.batch = 2, p.heads = 5, p.seqlen = 2000, p.headdim = 128, p.pass = Pass::fwdbwd;
   const Config c = make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::best});
