@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <limits>
 #include <string>
 
 #include "sim/checked.h"
@@ -40,92 +39,80 @@ L2Cache::L2Cache(const L2Geometry& g) : geometry_(g) {
                            std::to_string(g.capacity_bytes) + " B, " + std::to_string(g.ways) +
                            " ways)");
   sets_ = g.capacity_bytes / set_bytes;
+  ways_ = g.ways;
   line_shift_ = std::countr_zero(static_cast<uint64_t>(g.line_bytes));
   sector_shift_ = std::countr_zero(static_cast<uint64_t>(g.sector_bytes));
   sectors_per_line_ = static_cast<int>(g.line_bytes / g.sector_bytes);
-  ways_.assign(static_cast<size_t>(sets_ * g.ways), Way{});
+  // 8 bytes of line address and two bytes of masks per way, rounded up to whole words.
+  const auto ways = static_cast<size_t>(g.ways);
+  set_words_ = ways + (2 * ways + 7) / 8;
+  prefetch_bytes_ = std::min<size_t>(set_words_ * 8, 256);
+  ways_data_.assign(static_cast<size_t>(sets_) * set_words_, 0);
 }
 
-uint64_t L2Cache::set_of(uint64_t line) const {
-  // Consecutive lines go to consecutive sets (a contiguous range spreads evenly, as on the
-  // hardware), and each run of `sets` lines is rotated by a hash of its index, so that tensors
-  // whose bases or row strides are multiples of the set span do not all land in the same sets.
-  // (NVIDIA hashes addresses over its L2 slices; the hash is unpublished.)
-  const uint64_t sets = static_cast<uint64_t>(sets_);
-  uint64_t chunk = line / sets;
-  chunk *= 0x9E3779B97F4A7C15ull;
-  chunk ^= chunk >> 31;
-  return (line + chunk) % sets;
-}
-
-void L2Cache::access_line(uint64_t line, uint8_t mask, Access kind) {
-  Way* set = &ways_[set_of(line) * static_cast<uint64_t>(geometry_.ways)];
-  const int ways = static_cast<int>(geometry_.ways);
-  Way* way = nullptr;
-  for (int w = 0; w < ways; ++w) {
-    if (set[w].valid != 0 && set[w].line == line) {
-      way = &set[w];
-      break;
-    }
-  }
-  if (way == nullptr) {
-    // Victim: a free way if there is one, else the least recently used.
-    Way* victim = &set[0];
-    for (int w = 0; w < ways; ++w) {
-      if (set[w].valid == 0) {
-        victim = &set[w];
-        break;
-      }
-      if (set[w].stamp < victim->stamp) victim = &set[w];
-    }
-    if (victim->valid != 0) {
-      stats_.dram_write_bytes += std::popcount(victim->dirty) * geometry_.sector_bytes;
+void L2Cache::access_slot(uint64_t set, int64_t slot, uint64_t line, uint8_t mask, Access kind) {
+  uint64_t* tags = tags_of(set);
+  uint8_t* valid = valid_of(set);
+  uint8_t* dirty = valid + ways_;
+  uint8_t v = 0, d = 0;
+  if (slot < ways_) {
+    v = valid[slot];
+    d = dirty[slot];
+  } else {
+    ++stats_.line_allocations;
+    slot = ways_ - 1;  // a free way if there is one (free ways are last), else the LRU line
+    if (valid[slot] != 0) {
+      stats_.dram_write_bytes += sectors_in(dirty[slot]) * geometry_.sector_bytes;
       ++stats_.line_evictions;
     }
-    *victim = Way{line, 0, 0, 0};
-    ++stats_.line_allocations;
-    way = victim;
+    if (mask == 0) {
+      // A tag allocated with no sector holds nothing: its way stays (or becomes) free, last.
+      valid[slot] = 0;
+      dirty[slot] = 0;
+      return;
+    }
   }
-  const int requested = std::popcount(mask);
+  // Move the ways before `slot` one place back and put the line in front (most recent).
+  for (int64_t w = slot; w > 0; --w) {
+    tags[w] = tags[w - 1];
+    valid[w] = valid[w - 1];
+    dirty[w] = dirty[w - 1];
+  }
+  const int requested = sectors_in(mask);
   if (kind == Access::copy) {
-    way->valid |= mask;  // clean; the home partition counted the hit or the DRAM read
+    v |= mask;  // clean; the home partition counted the hit or the DRAM read
   } else if (kind == Access::write) {
     // Write-allocate without fetch: whole sectors are overwritten, nothing is read.
     stats_.sector_writes += requested;
-    way->valid |= mask;
-    way->dirty |= mask;
+    v |= mask;
+    d |= mask;
   } else {
-    const uint8_t missing = static_cast<uint8_t>(mask & ~way->valid);
-    const int misses = std::popcount(missing);
+    const int misses = sectors_in(static_cast<uint8_t>(mask & ~v));
     stats_.sector_misses += misses;
     stats_.sector_hits += requested - misses;
     stats_.dram_read_bytes += misses * geometry_.sector_bytes;
-    way->valid |= mask;
+    v |= mask;
     if (kind == Access::atomic) {  // read-modify-write in the L2's atomic units
       stats_.sector_writes += requested;
-      way->dirty |= mask;
+      d |= mask;
     }
   }
-  if (clock_ == std::numeric_limits<uint32_t>::max()) renumber_stamps();
-  way->stamp = ++clock_;
+  tags[0] = line;
+  valid[0] = v;
+  dirty[0] = d;
 }
 
-void L2Cache::renumber_stamps() {
-  // Keeps the LRU order inside every set while restarting the clock (after 4·10⁹ accesses).
-  const auto ways = static_cast<size_t>(geometry_.ways);
-  std::vector<Way*> order(ways);
-  for (int64_t s = 0; s < sets_; ++s) {
-    Way* set = &ways_[static_cast<size_t>(s) * ways];
-    for (size_t w = 0; w < ways; ++w) order[w] = &set[w];
-    std::sort(order.begin(), order.end(), [](const Way* a, const Way* b) { return a->stamp < b->stamp; });
-    for (size_t w = 0; w < ways; ++w) order[w]->stamp = static_cast<uint32_t>(w + 1);
-  }
-  clock_ = static_cast<uint32_t>(ways + 1);
+void L2Cache::access_line(uint64_t line, uint8_t mask, Access kind) {
+  const uint64_t set = l2_set_of(line, static_cast<uint64_t>(sets_));
+  access_slot(set, find_slot(set, line), line, mask, kind);
 }
 
 void L2Cache::access(uint64_t address, uint64_t bytes, Access kind) {
-  for_each_line(address, bytes, line_shift_, sector_shift_,
-                [&](uint64_t line, uint8_t mask) { access_line(line, mask, kind); });
+  L2SetWalker walker(static_cast<uint64_t>(sets_));
+  for_each_line(address, bytes, line_shift_, sector_shift_, [&](uint64_t line, uint8_t mask) {
+    const uint64_t set = walker.set_of(line);
+    access_slot(set, find_slot(set, line), line, mask, kind);
+  });
 }
 
 void L2Cache::access_rows(uint64_t address, uint64_t row_bytes, uint64_t rows,
@@ -138,16 +125,18 @@ void L2Cache::access_rows(uint64_t address, uint64_t row_bytes, uint64_t rows,
 }
 
 void L2Cache::write_back_all() {
-  for (auto& w : ways_) {
-    stats_.dram_write_bytes += std::popcount(w.dirty) * geometry_.sector_bytes;
-    w.dirty = 0;
+  for (int64_t s = 0; s < sets_; ++s) {
+    uint8_t* dirty = valid_of(static_cast<uint64_t>(s)) + ways_;
+    for (int64_t w = 0; w < ways_; ++w) {
+      stats_.dram_write_bytes += sectors_in(dirty[w]) * geometry_.sector_bytes;
+      dirty[w] = 0;
+    }
   }
 }
 
 void L2Cache::flush_and_invalidate() {
   write_back_all();
-  std::fill(ways_.begin(), ways_.end(), Way{});
-  clock_ = 0;
+  std::fill(ways_data_.begin(), ways_data_.end(), 0);
 }
 
 L2Stats L2Cache::take_stats() {
@@ -156,28 +145,22 @@ L2Stats L2Cache::take_stats() {
   return s;
 }
 
-const L2Cache::Way* L2Cache::find(uint64_t line) const {
-  const Way* set = &ways_[set_of(line) * static_cast<uint64_t>(geometry_.ways)];
-  for (int64_t w = 0; w < geometry_.ways; ++w)
-    if (set[w].valid != 0 && set[w].line == line) return &set[w];
-  return nullptr;
-}
-
 uint8_t L2Cache::valid_sectors(uint64_t line) const {
-  const Way* w = find(line);
-  return w != nullptr ? w->valid : 0;
+  const uint64_t set = l2_set_of(line, static_cast<uint64_t>(sets_));
+  return valid_at(set, find_slot(set, line));
 }
 
 bool L2Cache::holds(uint64_t address) const {
-  const Way* w = find(address >> line_shift_);
   const int sector = static_cast<int>((address >> sector_shift_) & (sectors_per_line_ - 1));
-  return w != nullptr && (w->valid >> sector & 1) != 0;
+  return (valid_sectors(address >> line_shift_) >> sector & 1) != 0;
 }
 
 bool L2Cache::holds_dirty(uint64_t address) const {
-  const Way* w = find(address >> line_shift_);
+  const uint64_t line = address >> line_shift_;
+  const uint64_t set = l2_set_of(line, static_cast<uint64_t>(sets_));
+  const int64_t slot = find_slot(set, line);
   const int sector = static_cast<int>((address >> sector_shift_) & (sectors_per_line_ - 1));
-  return w != nullptr && (w->dirty >> sector & 1) != 0;
+  return slot < ways_ && (valid_of(set)[ways_ + slot] >> sector & 1) != 0;
 }
 
 }  // namespace flashio::sim

@@ -15,6 +15,7 @@
 // - atomic reductions (flash2's dQ accumulator) are read-modify-write in the L2: a sector not
 //   present is first read from DRAM, then it is dirty.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -68,6 +69,58 @@ void for_each_line(uint64_t address, uint64_t bytes, int line_shift, int sector_
   }
 }
 
+// Sectors set in a mask of at most 8 (a popcount without the library call a baseline x86-64
+// build makes of std::popcount).
+inline int sectors_in(uint8_t mask) {
+  unsigned x = mask;
+  x = x - ((x >> 1) & 0x55u);
+  x = (x & 0x33u) + ((x >> 2) & 0x33u);
+  return static_cast<int>((x + (x >> 4)) & 0x0Fu);
+}
+
+// The set a line maps to (docs/l2_model.md, "set index"): consecutive lines go to consecutive
+// sets, and each span of `sets` lines is rotated by a hash of its index, so that tensors whose
+// bases or row strides are multiples of the set span do not all land in the same sets (NVIDIA
+// hashes addresses over its L2 slices; the hash is unpublished). The sum wraps at 2^64.
+inline uint64_t l2_set_of(uint64_t line, uint64_t sets) {
+  uint64_t chunk = line / sets;
+  chunk *= 0x9E3779B97F4A7C15ull;
+  chunk ^= chunk >> 31;
+  return (line + chunk) % sets;
+}
+
+// l2_set_of for the lines of a run, one after another, without two divisions per line: from a
+// line to the next one in the same span of `sets` lines the sum above grows by one, so the set
+// grows by one modulo `sets` (or becomes 0 where the 64-bit sum wraps). Any other step starts
+// again from l2_set_of.
+class L2SetWalker {
+ public:
+  explicit L2SetWalker(uint64_t sets) : sets_(sets) {}
+  uint64_t set_of(uint64_t line) {
+    if (started_ && line == line_ + 1 && line != 0 && offset_ + 1 < sets_) {
+      line_ = line;
+      ++offset_;
+      ++sum_;
+      set_ = sum_ == 0 ? 0 : (set_ + 1 == sets_ ? 0 : set_ + 1);
+    } else if (!started_ || line != line_) {
+      started_ = true;
+      line_ = line;
+      const uint64_t chunk = line / sets_;
+      offset_ = line - chunk * sets_;
+      uint64_t h = chunk * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 31;
+      sum_ = line + h;
+      set_ = sum_ % sets_;
+    }
+    return set_;
+  }
+
+ private:
+  uint64_t sets_;
+  bool started_ = false;
+  uint64_t line_ = 0, offset_ = 0, sum_ = 0, set_ = 0;
+};
+
 class L2Cache {
  public:
   // Throws InvalidInput unless line_bytes is a multiple of sector_bytes with at most 8 sectors,
@@ -78,6 +131,7 @@ class L2Cache {
   // looked up once with the mask of the sectors it touches.
   void access(uint64_t address, uint64_t bytes, Access kind);
   // `rows` runs of `row_bytes` bytes, `stride_bytes` apart (a tile of a row-major tensor).
+  // A tile of whole rows (row_bytes == stride_bytes) is one contiguous run.
   void access_rows(uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes,
                    Access kind);
 
@@ -104,22 +158,43 @@ class L2Cache {
   bool holds(uint64_t address) const;
   bool holds_dirty(uint64_t address) const;
 
+  // The way-level steps of access_line with the set computed by the caller (PartitionedL2
+  // computes a line's set once for both of its partitions, which have the same geometry):
+  // find_slot gives the line's place in its set's recency list (0 = most recent), or ways
+  // when it is absent; access_slot then performs access_line's work at that place.
+  int64_t find_slot(uint64_t set, uint64_t line) const {
+    const uint64_t* tags = tags_of(set);
+    const uint8_t* valid = valid_of(set);
+    for (int64_t w = 0; w < ways_; ++w)
+      if (tags[w] == line) return valid[w] != 0 ? w : ways_;  // free ways only follow valid ones
+    return ways_;
+  }
+  uint8_t valid_at(uint64_t set, int64_t slot) const { return slot < ways_ ? valid_of(set)[slot] : 0; }
+  void access_slot(uint64_t set, int64_t slot, uint64_t line, uint8_t mask, Access kind);
+  // Asks the CPU to bring a set's ways into its caches ahead of their use.
+  void prefetch_set(uint64_t set) const {
+    const char* p = reinterpret_cast<const char*>(tags_of(set));
+    for (size_t b = 0; b < prefetch_bytes_; b += 64) __builtin_prefetch(p + b, 1, 3);
+  }
+
  private:
-  struct Way {
-    uint64_t line = 0;    // line address (byte address / line_bytes)
-    uint32_t stamp = 0;   // last use; larger is more recent
-    uint8_t valid = 0;    // sector mask; 0 means the way is free
-    uint8_t dirty = 0;    // sector mask, a subset of valid
-  };
-  uint64_t set_of(uint64_t line) const;
-  const Way* find(uint64_t line) const;
-  void renumber_stamps();
+  // Each set is one block of set_words_ 64-bit words: `ways` line addresses, then `ways` valid
+  // sector masks, then `ways` dirty masks (a subset of valid), in recency order: way 0 is the
+  // most recently used, and the ways that hold a line come before the free ones (valid 0).
+  // This is true LRU as the model defines it (docs/l2_model.md): a hit moves the line to the
+  // front, a miss takes a free way or else evicts the last, least recently used, line.
+  uint64_t* tags_of(uint64_t set) { return ways_data_.data() + set * set_words_; }
+  const uint64_t* tags_of(uint64_t set) const { return ways_data_.data() + set * set_words_; }
+  uint8_t* valid_of(uint64_t set) { return reinterpret_cast<uint8_t*>(tags_of(set) + ways_); }
+  const uint8_t* valid_of(uint64_t set) const { return reinterpret_cast<const uint8_t*>(tags_of(set) + ways_); }
 
   L2Geometry geometry_;
   int64_t sets_ = 0;
+  int64_t ways_ = 0;
   int line_shift_ = 0, sector_shift_ = 0, sectors_per_line_ = 0;
-  uint32_t clock_ = 0;
-  std::vector<Way> ways_;  // sets_ × ways, set-major
+  size_t set_words_ = 0;
+  size_t prefetch_bytes_ = 0;
+  std::vector<uint64_t> ways_data_;  // sets_ × set_words_
   L2Stats stats_;
 };
 

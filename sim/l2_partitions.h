@@ -45,8 +45,18 @@ class PartitionedL2 {
   bool holds(int64_t p, uint64_t address) const { return parts_.at(static_cast<size_t>(p)).holds(address); }
 
  private:
-  int64_t home_of_line(uint64_t line) const;
+  int64_t home_of_line(uint64_t line) const {
+    if (parts_.size() == 1) return 0;
+    // A multiplicative hash of the line address: consecutive lines alternate irregularly, so a
+    // tile's lines are spread over the partitions evenly.
+    const uint64_t h = (line * 0x9E3779B97F4A7C15ull) >> 40;
+    return static_cast<int64_t>(home_mask_ != 0 ? h & home_mask_ : h % parts_.size());
+  }
+  // `rows` runs of `row_bytes`, `stride_bytes` apart, line by line in order, each line served
+  // as docs/l2_model.md's partition rules say.
+  void run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes, Access kind);
   std::vector<L2Cache> parts_;
+  uint64_t home_mask_ = 0;  // partitions − 1 when a power of two above 1 (h % p == h & (p − 1))
 };
 
 }  // namespace flashio::sim
