@@ -15,9 +15,13 @@
 // - atomic reductions (flash2's dQ accumulator) are read-modify-write in the L2: a sector not
 //   present is first read from DRAM, then it is dirty.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "sim/l2_sets.h"
 
 namespace flashio::sim {
 
@@ -69,14 +73,15 @@ void for_each_line(uint64_t address, uint64_t bytes, int line_shift, int sector_
   }
 }
 
-// Sectors set in a mask of at most 8 (a popcount without the library call a baseline x86-64
-// build makes of std::popcount).
-inline int sectors_in(uint8_t mask) {
-  unsigned x = mask;
-  x = x - ((x >> 1) & 0x55u);
-  x = (x & 0x33u) + ((x >> 2) & 0x33u);
-  return static_cast<int>((x + (x >> 4)) & 0x0Fu);
-}
+// Sectors set in a mask of at most 8 (a table: a baseline x86-64 build turns std::popcount
+// into a library call).
+inline constexpr auto kSectorsIn = [] {
+  std::array<uint8_t, 256> t{};
+  for (unsigned m = 0; m < 256; ++m)
+    for (unsigned x = m; x != 0; x &= x - 1) ++t[m];
+  return t;
+}();
+inline int sectors_in(uint8_t mask) { return kSectorsIn[mask]; }
 
 // The set a line maps to (docs/l2_model.md, "set index"): consecutive lines go to consecutive
 // sets, and each span of `sets` lines is rotated by a hash of its index, so that tensors whose
@@ -89,30 +94,43 @@ inline uint64_t l2_set_of(uint64_t line, uint64_t sets) {
   return (line + chunk) % sets;
 }
 
-// l2_set_of for the lines of a run, one after another, without two divisions per line: from a
-// line to the next one in the same span of `sets` lines the sum above grows by one, so the set
-// grows by one modulo `sets` (or becomes 0 where the 64-bit sum wraps). Any other step starts
-// again from l2_set_of.
+// l2_set_of for the lines of a run, one after another, without dividing at every line: from a
+// line to a later one in the same span of `sets` lines the sum above grows by their distance
+// (less than `sets`), so the set grows by it modulo `sets`, unless the 64-bit sum wraps. Any
+// other step starts again from the division.
 class L2SetWalker {
  public:
   explicit L2SetWalker(uint64_t sets) : sets_(sets) {}
   uint64_t set_of(uint64_t line) {
-    if (started_ && line == line_ + 1 && line != 0 && offset_ + 1 < sets_) {
+    if (started_ && line >= line_ && line - line_ < sets_ - offset_) {
+      const uint64_t delta = line - line_;
+      const uint64_t sum = sum_ + delta;
+      if (sum < sum_) {
+        set_ = sum % sets_;  // the sum wrapped at 2^64
+      } else {
+        set_ += delta;  // both below sets_
+        if (set_ >= sets_) set_ -= sets_;
+      }
       line_ = line;
-      ++offset_;
-      ++sum_;
-      set_ = sum_ == 0 ? 0 : (set_ + 1 == sets_ ? 0 : set_ + 1);
-    } else if (!started_ || line != line_) {
-      started_ = true;
-      line_ = line;
-      const uint64_t chunk = line / sets_;
-      offset_ = line - chunk * sets_;
-      uint64_t h = chunk * 0x9E3779B97F4A7C15ull;
-      h ^= h >> 31;
-      sum_ = line + h;
-      set_ = sum_ % sets_;
+      offset_ += delta;
+      sum_ = sum;
+      return set_;
     }
+    started_ = true;
+    line_ = line;
+    const uint64_t chunk = line / sets_;
+    offset_ = line - chunk * sets_;
+    uint64_t h = chunk * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    sum_ = line + h;
+    set_ = sum_ % sets_;
     return set_;
+  }
+  // How many lines from the last one asked (it included) have the sets set, set + 1, ...: up
+  // to the end of the set range, of the span of `sets` lines, or of the 64-bit sum.
+  uint64_t straight() const {
+    const uint64_t to_sum_end = sum_ == 0 ? ~uint64_t{0} : 0 - sum_;
+    return std::min({sets_ - set_, sets_ - offset_, to_sum_end});
   }
 
  private:
@@ -158,43 +176,78 @@ class L2Cache {
   bool holds(uint64_t address) const;
   bool holds_dirty(uint64_t address) const;
 
-  // The way-level steps of access_line with the set computed by the caller (PartitionedL2
-  // computes a line's set once for both of its partitions, which have the same geometry):
-  // find_slot gives the line's place in its set's recency list (0 = most recent), or ways
-  // when it is absent; access_slot then performs access_line's work at that place.
-  int64_t find_slot(uint64_t set, uint64_t line) const {
-    const uint64_t* tags = tags_of(set);
-    const uint8_t* valid = valid_of(set);
-    for (int64_t w = 0; w < ways_; ++w)
-      if (tags[w] == line) return valid[w] != 0 ? w : ways_;  // free ways only follow valid ones
-    return ways_;
+  // The way-level steps of access_line, for the replay's loop (PartitionedL2), which computes
+  // a line's set once for both of its partitions (they have the same geometry) and keeps the
+  // statistics of a whole run in local variables: find the way that holds the line
+  // (L2Sets::View::find, ways when none does), then access_way does access_line's work with
+  // that answer, counting into `stats`.
+  const L2Sets& sets_data() const { return sets_data_; }
+  // Calls f(view) with the sets' view: the 16-way one (L2SetsView<true>) when there are 16 ways.
+  template <typename F>
+  decltype(auto) with_view(F&& f) const {
+    if (sets_data_.ways() == 16) return f(sets_data_.view16());
+    return f(sets_data_.view());
   }
-  uint8_t valid_at(uint64_t set, int64_t slot) const { return slot < ways_ ? valid_of(set)[slot] : 0; }
-  void access_slot(uint64_t set, int64_t slot, uint64_t line, uint8_t mask, Access kind);
-  // Asks the CPU to bring a set's ways into its caches ahead of their use.
-  void prefetch_set(uint64_t set) const {
-    const char* p = reinterpret_cast<const char*>(tags_of(set));
-    for (size_t b = 0; b < prefetch_bytes_; b += 64) __builtin_prefetch(p + b, 1, 3);
+  template <Access kKind, typename View>
+  static void access_way(const View& sets, uint8_t* block, int64_t way, uint64_t line, uint8_t mask,
+                         int64_t sector_bytes, L2Stats& stats) {
+    if (way == sets.ways()) {
+      ++stats.line_allocations;
+      way = sets.victim(block);  // a free way while there is one, else the LRU line
+      if (sets.valid(block, way) != 0) {
+        stats.dram_write_bytes += sectors_in(sets.dirty(block, way)) * sector_bytes;
+        ++stats.line_evictions;
+      }
+      if (mask == 0) {
+        // A tag allocated with no sector holds nothing: its way is free, and stays ranked last.
+        sets.set_masks(block, way, 0, 0);
+        return;
+      }
+      sets.set_line(block, way, line);
+      sets.set_masks(block, way, 0, 0);
+    }
+    sets.touch(block, way);
+    uint8_t v = sets.valid(block, way), d = sets.dirty(block, way);
+    const int requested = sectors_in(mask);
+    if constexpr (kKind == Access::copy) {
+      v |= mask;  // clean; the home partition counted the hit or the DRAM read
+    } else if constexpr (kKind == Access::write) {
+      // Write-allocate without fetch: whole sectors are overwritten, nothing is read.
+      stats.sector_writes += requested;
+      v |= mask;
+      d |= mask;
+    } else {
+      const int misses = sectors_in(static_cast<uint8_t>(mask & ~v));
+      stats.sector_misses += misses;
+      stats.sector_hits += requested - misses;
+      stats.dram_read_bytes += misses * sector_bytes;
+      v |= mask;
+      if constexpr (kKind == Access::atomic) {  // read-modify-write in the L2's atomic units
+        stats.sector_writes += requested;
+        d |= mask;
+      }
+    }
+    sets.set_masks(block, way, v, d);
   }
+  // access_way for a kind known only at run time.
+  template <typename View>
+  static void access_way(const View& sets, uint8_t* block, int64_t way, uint64_t line, uint8_t mask, Access kind,
+                         int64_t sector_bytes, L2Stats& stats) {
+    switch (kind) {
+      case Access::read: return access_way<Access::read>(sets, block, way, line, mask, sector_bytes, stats);
+      case Access::write: return access_way<Access::write>(sets, block, way, line, mask, sector_bytes, stats);
+      case Access::atomic: return access_way<Access::atomic>(sets, block, way, line, mask, sector_bytes, stats);
+      case Access::copy: return access_way<Access::copy>(sets, block, way, line, mask, sector_bytes, stats);
+    }
+  }
+  // Adds statistics counted outside (by the replay's loop) to this partition's.
+  void add_stats(const L2Stats& s) { stats_ += s; }
 
  private:
-  // Each set is one block of set_words_ 64-bit words: `ways` line addresses, then `ways` valid
-  // sector masks, then `ways` dirty masks (a subset of valid), in recency order: way 0 is the
-  // most recently used, and the ways that hold a line come before the free ones (valid 0).
-  // This is true LRU as the model defines it (docs/l2_model.md): a hit moves the line to the
-  // front, a miss takes a free way or else evicts the last, least recently used, line.
-  uint64_t* tags_of(uint64_t set) { return ways_data_.data() + set * set_words_; }
-  const uint64_t* tags_of(uint64_t set) const { return ways_data_.data() + set * set_words_; }
-  uint8_t* valid_of(uint64_t set) { return reinterpret_cast<uint8_t*>(tags_of(set) + ways_); }
-  const uint8_t* valid_of(uint64_t set) const { return reinterpret_cast<const uint8_t*>(tags_of(set) + ways_); }
-
   L2Geometry geometry_;
   int64_t sets_ = 0;
-  int64_t ways_ = 0;
   int line_shift_ = 0, sector_shift_ = 0, sectors_per_line_ = 0;
-  size_t set_words_ = 0;
-  size_t prefetch_bytes_ = 0;
-  std::vector<uint64_t> ways_data_;  // sets_ × set_words_
+  L2Sets sets_data_;  // the ways, in LRU order (sim/l2_sets.h)
   L2Stats stats_;
 };
 

@@ -1,6 +1,8 @@
 #include "sim/l2_partitions.h"
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "sim/checked.h"
 #include "sim/errors.h"
@@ -38,108 +40,126 @@ int64_t PartitionedL2::home_of(uint64_t address) const {
   return home_of_line(address >> parts_.front().line_shift());
 }
 
-namespace {
+template <int kParts, Access kKind, typename View>
+void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows,
+                              uint64_t stride_bytes) {
+  // The partitions' storage and figures in locals (kParts of them, or all when kParts is 0):
+  // the loop's stores into the sets then cannot change them, as far as the compiler knows.
+  constexpr size_t kFixed = kParts > 0 ? static_cast<size_t>(kParts) : 1;
+  View fixed[kFixed];
+  std::vector<View> dynamic;
+  View* views = fixed;
+  if constexpr (kParts == 0) {
+    dynamic.resize(parts_.size());
+    views = dynamic.data();
+  }
+  for (size_t p = 0; p < parts_.size(); ++p) {
+    const L2Sets& sets = parts_[p].sets_data();
+    if constexpr (std::is_same_v<View, L2SetsView<true>>)
+      views[p] = sets.view16();
+    else
+      views[p] = sets.view();
+  }
+  const uint64_t parts = parts_.size(), mask_of_home = home_mask_;
+  const auto home_of = [&](uint64_t line) -> size_t {
+    if constexpr (kParts == 1) return 0;
+    const uint64_t h = (line * 0x9E3779B97F4A7C15ull) >> 40;  // home_of_line's hash
+    if constexpr (kParts == 2) return static_cast<size_t>(h & 1);
+    return static_cast<size_t>(mask_of_home != 0 ? h & mask_of_home : h % parts);
+  };
+  const size_t near_index = static_cast<size_t>(partition_of_sm(sm));
+  const View near = views[near_index];
+  const L2Cache& first = parts_.front();
+  const int64_t sector_bytes = first.geometry().sector_bytes;
+  const int line_shift = first.line_shift(), sector_shift = first.sector_shift();
+  const uint64_t sets = static_cast<uint64_t>(first.sets());
+  const uint8_t full = static_cast<uint8_t>((1u << (1 << (line_shift - sector_shift))) - 1);
+  // The sets kAhead lines on are prefetched: their ways arrive from memory while these lines
+  // are served (the sets span megabytes). The guess (the set kAhead on, in the same span of
+  // sets) only decides what is prefetched, never what the model does.
+  constexpr uint64_t kAhead = 8;
+  const bool prefetch = sets > kAhead;
+  L2SetWalker walker(sets);
+  L2Stats stats;
 
-// The lines of `rows` runs of `row_bytes`, `stride_bytes` apart, in order, each with the mask
-// of the sectors its run touches in it (for_each_line's masks, run after run).
-class RunLines {
- public:
-  RunLines(uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes, int line_shift,
-           int sector_shift)
-      : next_row_(address), row_bytes_(row_bytes), rows_left_(row_bytes == 0 ? 0 : rows), stride_(stride_bytes),
-        line_shift_(line_shift), sector_shift_(sector_shift),
-        full_(static_cast<uint8_t>((1u << (1 << (line_shift - sector_shift))) - 1)) {}
-
-  bool next(uint64_t& line, uint8_t& mask) {
-    if (left_ == 0) {
-      if (rows_left_ == 0) return false;
-      start_row();
+  // One line, whose set is `set`, as docs/l2_model.md's partition rules say.
+  const auto serve = [&](uint64_t line, uint64_t set, uint8_t mask) {
+    if (prefetch) {
+      const uint64_t ahead = set + kAhead < sets ? set + kAhead : set + kAhead - sets;
+      const size_t ahead_home = home_of(line + kAhead);
+      views[ahead_home].prefetch(ahead);
+      if (kKind == Access::read && ahead_home != near_index) near.prefetch(ahead);
     }
-    line = line_;
-    mask = full_;
-    if (line_ == first_ || left_ == 1) mask = edge_mask(line_);
-    ++line_;
-    --left_;
-    return true;
-  }
+    const size_t home_index = home_of(line);
+    const View& home = views[home_index];
+    uint8_t* home_block = home.block(set);
+    if (kKind != Access::read || home_index == near_index) {
+      L2Cache::access_way<kKind>(home, home_block, home.find(home_block, line), line, mask, sector_bytes, stats);
+      return;
+    }
+    // A read from the far side: the near copy first; on a miss the home partition serves it
+    // and the near one keeps a clean copy. The partitions share the set index.
+    uint8_t* near_block = near.block(set);
+    const int64_t way = near.find(near_block, line);
+    if (way < near.ways() && (near.valid(near_block, way) & mask) == mask) {
+      L2Cache::access_way<Access::read>(near, near_block, way, line, mask, sector_bytes, stats);  // a near hit
+    } else {
+      L2Cache::access_way<Access::read>(home, home_block, home.find(home_block, line), line, mask, sector_bytes, stats);
+      L2Cache::access_way<Access::copy>(near, near_block, way, line, mask, sector_bytes, stats);
+    }
+  };
 
- private:
-  void start_row() {
-    begin_ = next_row_;
-    end_ = begin_ + row_bytes_;
-    next_row_ += stride_;
-    --rows_left_;
-    first_ = begin_ >> line_shift_;
-    line_ = first_;
-    left_ = ((end_ - 1) >> line_shift_) - first_ + 1;
-  }
-  // The sectors [begin_, end_) touches in `line` (for_each_line's arithmetic).
-  uint8_t edge_mask(uint64_t line) const {
-    const uint64_t line_begin = line << line_shift_;
-    const uint64_t line_end = line_begin + (uint64_t(1) << line_shift_);
-    const uint64_t lo = (begin_ > line_begin ? begin_ : line_begin) - line_begin;
-    const uint64_t hi = (end_ < line_end ? end_ : line_end) - line_begin;  // exclusive
-    const int s0 = static_cast<int>(lo >> sector_shift_);
-    const int s1 = static_cast<int>((hi - 1) >> sector_shift_);
+  // The sectors of [begin, end) in `line` (for_each_line's masks).
+  const auto edge_mask = [&](uint64_t line, uint64_t begin, uint64_t end) {
+    const uint64_t line_begin = line << line_shift;
+    const uint64_t line_end = line_begin + (uint64_t(1) << line_shift);
+    const uint64_t lo = (begin > line_begin ? begin : line_begin) - line_begin;
+    const uint64_t hi = (end < line_end ? end : line_end) - line_begin;  // exclusive
+    const int s0 = static_cast<int>(lo >> sector_shift);
+    const int s1 = static_cast<int>((hi - 1) >> sector_shift);
     return static_cast<uint8_t>(((1u << (s1 + 1)) - 1) & ~((1u << s0) - 1));
-  }
-  uint64_t next_row_, row_bytes_, rows_left_, stride_;
-  int line_shift_, sector_shift_;
-  uint8_t full_;
-  uint64_t begin_ = 0, end_ = 0, first_ = 0, line_ = 0, left_ = 0;
-};
+  };
 
-}  // namespace
+  for (uint64_t r = 0; r < rows; ++r) {
+    // One row, [begin, end), lines first_line .. last_line, each with the sectors it touches.
+    const uint64_t begin = address + r * stride_bytes, end = begin + row_bytes;
+    const uint64_t first_line = begin >> line_shift, last_line = (end - 1) >> line_shift;
+    serve(first_line, walker.set_of(first_line), edge_mask(first_line, begin, end));
+    if (last_line == first_line) continue;
+    // The lines between, whole, in straight stretches of consecutive sets.
+    for (uint64_t line = first_line + 1; line < last_line;) {
+      const uint64_t set = walker.set_of(line);
+      const uint64_t n = std::min(walker.straight(), last_line - line);
+      for (uint64_t i = 0; i < n; ++i) serve(line + i, set + i, full);
+      line += n;
+    }
+    serve(last_line, walker.set_of(last_line), edge_mask(last_line, begin, end));
+  }
+  stats_ += stats;
+}
+
+template <int kParts, typename View>
+void PartitionedL2::run_kind(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes,
+                             Access kind) {
+  switch (kind) {
+    case Access::read: return run_lines<kParts, Access::read, View>(sm, address, row_bytes, rows, stride_bytes);
+    case Access::write: return run_lines<kParts, Access::write, View>(sm, address, row_bytes, rows, stride_bytes);
+    case Access::atomic: return run_lines<kParts, Access::atomic, View>(sm, address, row_bytes, rows, stride_bytes);
+    case Access::copy: return run_lines<kParts, Access::copy, View>(sm, address, row_bytes, rows, stride_bytes);
+  }
+}
 
 void PartitionedL2::run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes,
                         Access kind) {
-  const size_t near_index = static_cast<size_t>(partition_of_sm(sm));
-  L2Cache& near = parts_[near_index];
-  RunLines lines(address, row_bytes, rows, stride_bytes, near.line_shift(), near.sector_shift());
-  L2SetWalker walker(static_cast<uint64_t>(near.sets()));
-  // Lines are looked up kAhead behind the one whose sets are prefetched: the ways of the next
-  // lines arrive from memory while this one is served (the sets span megabytes).
-  constexpr unsigned kAhead = 16, kRing = 32;
-  struct Pending {
-    uint64_t line, set;
-    uint8_t mask;
-    uint32_t home;
-  };
-  Pending ring[kRing];
-  unsigned produced = 0, consumed = 0;
-  const auto produce = [&] {
-    uint64_t line;
-    uint8_t mask;
-    if (!lines.next(line, mask)) return false;
-    Pending& p = ring[produced++ % kRing];
-    p.line = line;
-    p.mask = mask;
-    p.set = walker.set_of(line);
-    p.home = static_cast<uint32_t>(home_of_line(line));
-    parts_[p.home].prefetch_set(p.set);
-    if (kind == Access::read && p.home != near_index) near.prefetch_set(p.set);
-    return true;
-  };
-  while (produced < kAhead && produce()) {
-  }
-  while (consumed != produced) {
-    const Pending p = ring[consumed++ % kRing];
-    produce();
-    L2Cache& home = parts_[p.home];
-    if (kind != Access::read || p.home == near_index) {
-      home.access_slot(p.set, home.find_slot(p.set, p.line), p.line, p.mask, kind);
-      continue;
-    }
-    // A read from the far side: the near copy first; on a miss the home partition serves it
-    // and the near one keeps a clean copy. The two partitions share the set index.
-    const int64_t slot = near.find_slot(p.set, p.line);
-    if ((near.valid_at(p.set, slot) & p.mask) == p.mask) {
-      near.access_slot(p.set, slot, p.line, p.mask, Access::read);  // a hit on the near copy
-    } else {
-      home.access_slot(p.set, home.find_slot(p.set, p.line), p.line, p.mask, Access::read);
-      near.access_slot(p.set, slot, p.line, p.mask, Access::copy);
-    }
-  }
+  if (row_bytes == 0 || rows == 0) return;
+  // The presets' L2 (two partitions of 16-way sets) gets the loop with everything fixed at
+  // compile time; any other geometry the same loop with its figures read at run time.
+  if (parts_.size() == 2 && parts_.front().geometry().ways == 16)
+    run_kind<2, L2SetsView<true>>(sm, address, row_bytes, rows, stride_bytes, kind);
+  else if (parts_.size() == 1)
+    run_kind<1, L2SetsView<false>>(sm, address, row_bytes, rows, stride_bytes, kind);
+  else
+    run_kind<0, L2SetsView<false>>(sm, address, row_bytes, rows, stride_bytes, kind);
 }
 
 void PartitionedL2::access(int64_t sm, uint64_t address, uint64_t bytes, Access kind) {
@@ -164,7 +184,8 @@ void PartitionedL2::flush_and_invalidate() {
 }
 
 L2Stats PartitionedL2::take_stats() {
-  L2Stats s;
+  L2Stats s = stats_;
+  stats_ = L2Stats{};
   for (auto& p : parts_) s += p.take_stats();
   return s;
 }

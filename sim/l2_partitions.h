@@ -55,7 +55,12 @@ class PartitionedL2 {
   // `rows` runs of `row_bytes`, `stride_bytes` apart, line by line in order, each line served
   // as docs/l2_model.md's partition rules say.
   void run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes, Access kind);
+  template <int kParts, typename View>  // kParts: 1, 2, or 0 for any number
+  void run_kind(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes, Access kind);
+  template <int kParts, Access kKind, typename View>
+  void run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes);
   std::vector<L2Cache> parts_;
+  L2Stats stats_;  // what the replay's loop counted (its partitions' own: write-backs at flushes)
   uint64_t home_mask_ = 0;  // partitions − 1 when a power of two above 1 (h % p == h & (p − 1))
 };
 

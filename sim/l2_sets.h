@@ -1,0 +1,237 @@
+// L2Sets: the ways of the L2 model's sets (sim/l2_cache.h) in a packed form the replay can
+// search quickly. Per set and way: the line address, the valid and dirty sector masks, and a
+// recency rank (0 = most recently used, ways − 1 = least). The ranks are a permutation of
+// 0 .. ways − 1, and a way that holds no line (valid mask 0) always ranks behind every way that
+// does, so the victim of a miss is simply the way ranked last: a free way while there is one,
+// else the least recently used line. That is the model's true LRU (docs/l2_model.md,
+// "replacement"), with no clock to renumber and nothing moved on a hit.
+//
+// Layout: one block per set, [valid × ways][dirty × ways][rank × ways] then the line addresses
+// split in halves, [low 32 bits × ways][high 32 bits × ways]: a lookup compares the low halves
+// of all ways at once and checks the high half only where a low half matched. Blocks of 8 ways
+// or more are padded to whole 64-byte CPU cache lines. Ranks are bytes up to 256 ways, 32-bit
+// words above. The 16-way set, the one every preset has, has its layout fixed at compile time
+// (192 bytes: three CPU cache lines) and is searched with SSE2 where the compiler targets it
+// (every x86-64 build); other counts use the same layout rules with plain loops.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace flashio::sim {
+
+// Where a set's fields lie in its block, for `ways` ways.
+struct L2SetLayout {
+  int64_t ways = 0;
+  bool wide_ranks = false;  // 32-bit ranks (more than 256 ways)
+  size_t lo_offset = 0, hi_offset = 0, set_bytes = 0;
+
+  static constexpr L2SetLayout of(int64_t ways) {
+    L2SetLayout l;
+    const auto w = static_cast<size_t>(ways);
+    l.ways = ways;
+    l.wide_ranks = ways > 256;
+    l.lo_offset = (2 * w + (l.wide_ranks ? 4 : 1) * w + 15) / 16 * 16;
+    l.hi_offset = l.lo_offset + 4 * w;
+    l.set_bytes = (l.hi_offset + 4 * w + 7) / 8 * 8;
+    if (ways >= 8) l.set_bytes = (l.set_bytes + 63) / 64 * 64;
+    return l;
+  }
+};
+
+// The sets' storage and layout as plain values. The replay copies it into locals, so that the
+// compiler knows storing a mask does not move the sets. k16: the 16-way layout, whose offsets
+// are constants.
+template <bool k16>
+struct L2SetsView {
+  static constexpr L2SetLayout kLayout16 = L2SetLayout::of(16);
+  static_assert(kLayout16.set_bytes == 192 && kLayout16.lo_offset == 48 && kLayout16.hi_offset == 112);
+
+  uint8_t* base = nullptr;
+  L2SetLayout layout;
+
+  int64_t ways() const {
+    if constexpr (k16) return 16;
+    return layout.ways;
+  }
+  size_t set_bytes() const {
+    if constexpr (k16) return kLayout16.set_bytes;
+    return layout.set_bytes;
+  }
+  size_t lo_offset() const {
+    if constexpr (k16) return kLayout16.lo_offset;
+    return layout.lo_offset;
+  }
+  size_t hi_offset() const {
+    if constexpr (k16) return kLayout16.hi_offset;
+    return layout.hi_offset;
+  }
+  bool wide_ranks() const {
+    if constexpr (k16) return false;
+    return layout.wide_ranks;
+  }
+
+  uint8_t* block(uint64_t set) const { return base + set * set_bytes(); }
+
+  // The operations below take a set's block (block(set)).
+
+  // The way that holds `line`, or ways() when none does.
+  int64_t find(const uint8_t* b, uint64_t line) const {
+    const uint32_t* lo = reinterpret_cast<const uint32_t*>(b + lo_offset());
+    const uint32_t* hi = reinterpret_cast<const uint32_t*>(b + hi_offset());
+    const auto line_lo = static_cast<uint32_t>(line);
+    const auto line_hi = static_cast<uint32_t>(line >> 32);
+#if defined(__SSE2__)
+    if constexpr (k16) {
+      const __m128i key = _mm_set1_epi32(static_cast<int>(line_lo));
+      unsigned match = 0;
+      for (int i = 0; i < 4; ++i) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lo) + i);
+        match |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, key)))) << (4 * i);
+      }
+      // A free way can keep an old line address; it never matches.
+      for (; match != 0; match &= match - 1) {
+        const int w = __builtin_ctz(match);
+        if (hi[w] == line_hi && b[w] != 0) return w;
+      }
+      return 16;
+    }
+#endif
+    for (int64_t w = 0; w < ways(); ++w)
+      if (lo[w] == line_lo && hi[w] == line_hi && b[w] != 0) return w;
+    return ways();
+  }
+
+  // The way a miss takes: the one ranked last (free, or the least recently used).
+  int64_t victim(const uint8_t* b) const {
+#if defined(__SSE2__)
+    if constexpr (k16) {
+      const __m128i ranks = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 32));
+      return __builtin_ctz(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(ranks, _mm_set1_epi8(15)))));
+    }
+#endif
+    const auto last = static_cast<uint32_t>(ways() - 1);
+    for (int64_t w = 0; w < ways(); ++w)
+      if (rank(b, w) == last) return w;
+    return 0;  // not reached: the ranks are a permutation
+  }
+
+  // Makes `way` the most recently used: every way ranked before it moves back one place.
+  void touch(uint8_t* b, int64_t way) const {
+    if (!wide_ranks()) {
+      uint8_t* ranks = b + 2 * ways();
+      const uint8_t r = ranks[way];
+#if defined(__SSE2__)
+      if constexpr (k16) {
+        // Ranks are below 16, so the signed byte compare is exact.
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
+        const __m128i before = _mm_cmplt_epi8(x, _mm_set1_epi8(static_cast<char>(r)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(ranks), _mm_sub_epi8(x, before));
+        ranks[way] = 0;
+        return;
+      }
+#endif
+      for (int64_t w = 0; w < ways(); ++w) ranks[w] = static_cast<uint8_t>(ranks[w] + (ranks[w] < r));
+      ranks[way] = 0;
+      return;
+    }
+    const uint32_t r = rank(b, way);
+    for (int64_t w = 0; w < ways(); ++w)
+      if (const uint32_t x = rank(b, w); x < r) set_rank(b, w, x + 1);
+    set_rank(b, way, 0);
+  }
+
+  uint8_t valid(const uint8_t* b, int64_t way) const { return b[way]; }
+  uint8_t dirty(const uint8_t* b, int64_t way) const { return b[ways() + way]; }
+  void set_masks(uint8_t* b, int64_t way, uint8_t valid, uint8_t dirty) const {
+    b[way] = valid;
+    b[ways() + way] = dirty;
+  }
+  void set_line(uint8_t* b, int64_t way, uint64_t line) const {
+    reinterpret_cast<uint32_t*>(b + lo_offset())[way] = static_cast<uint32_t>(line);
+    reinterpret_cast<uint32_t*>(b + hi_offset())[way] = static_cast<uint32_t>(line >> 32);
+  }
+
+  // Asks the CPU to bring a set's block into its caches ahead of its use (no effect on the
+  // model).
+  void prefetch(uint64_t set) const {
+    const uint8_t* b = block(set);
+    const size_t bytes = std::min<size_t>(set_bytes(), 256);
+    for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(b + o, 1, 3);
+  }
+
+  uint32_t rank(const uint8_t* b, int64_t way) const {
+    if (!wide_ranks()) return b[2 * ways() + way];
+    uint32_t r;
+    std::memcpy(&r, b + 2 * ways() + 4 * way, 4);
+    return r;
+  }
+  void set_rank(uint8_t* b, int64_t way, uint32_t r) const {
+    if (!wide_ranks())
+      b[2 * ways() + way] = static_cast<uint8_t>(r);
+    else
+      std::memcpy(b + 2 * ways() + 4 * way, &r, 4);
+  }
+};
+
+class L2Sets {
+ public:
+  L2Sets(int64_t sets, int64_t ways) : sets_(sets) {
+    view_.layout = L2SetLayout::of(ways);
+    storage_.resize((static_cast<size_t>(sets) * view_.layout.set_bytes + 63) / 8 + 8);
+    view_.base = aligned_base();
+    clear();
+  }
+  L2Sets(const L2Sets& o) : sets_(o.sets_), storage_(o.storage_.size()), view_(o.view_) {
+    view_.base = aligned_base();
+    std::memcpy(view_.base, o.view_.base, static_cast<size_t>(sets_) * view_.set_bytes());
+  }
+  L2Sets(L2Sets&& o) noexcept = default;  // the vector's buffer, and so the view, moves with it
+  L2Sets& operator=(const L2Sets&) = delete;
+  L2Sets& operator=(L2Sets&&) = delete;
+
+  int64_t sets() const { return sets_; }
+  int64_t ways() const { return view_.ways(); }
+  // Valid while this L2Sets lives (its storage does not move). view16 only when ways() == 16.
+  const L2SetsView<false>& view() const { return view_; }
+  L2SetsView<true> view16() const { return L2SetsView<true>{view_.base, view_.layout}; }
+
+  // Every way free, ranked in way order.
+  void clear() {
+    std::memset(view_.base, 0, static_cast<size_t>(sets_) * view_.set_bytes());
+    for (int64_t s = 0; s < sets_; ++s) {
+      uint8_t* b = view_.block(static_cast<uint64_t>(s));
+      for (int64_t w = 0; w < view_.ways(); ++w) view_.set_rank(b, w, static_cast<uint32_t>(w));
+    }
+  }
+  // Calls f(dirty mask) for every way, then clears the dirty masks.
+  template <typename F>
+  void take_dirty(F&& f) {
+    for (int64_t s = 0; s < sets_; ++s) {
+      uint8_t* dirty = view_.block(static_cast<uint64_t>(s)) + view_.ways();
+      for (int64_t w = 0; w < view_.ways(); ++w) {
+        f(dirty[w]);
+        dirty[w] = 0;
+      }
+    }
+  }
+
+ private:
+  uint8_t* aligned_base() {
+    // Blocks start on a 64-byte boundary (the vector's data is only 8-byte aligned).
+    auto* p = reinterpret_cast<uint8_t*>(storage_.data());
+    return p + (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64;
+  }
+
+  int64_t sets_;
+  std::vector<uint64_t> storage_;
+  L2SetsView<false> view_;
+};
+
+}  // namespace flashio::sim
