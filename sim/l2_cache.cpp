@@ -51,20 +51,26 @@ L2Cache::L2Cache(const L2Geometry& g)
 
 void L2Cache::access_line(uint64_t line, uint8_t mask, Access kind) {
   const uint64_t set = l2_set_of(line, static_cast<uint64_t>(sets_));
+  LineCounts counts;
   with_view([&](const auto& v) {
     uint8_t* b = v.block(set);
-    access_way(v, b, v.find(b, line), line, mask, kind, geometry_.sector_bytes, stats_);
+    access_way(v, b, v.find(b, line), line, mask, kind, counts);
   });
+  add_counts(stats_, kind, sectors_in(mask), counts, geometry_.sector_bytes);
 }
 
 void L2Cache::access(uint64_t address, uint64_t bytes, Access kind) {
   L2SetWalker walker(static_cast<uint64_t>(sets_));
+  LineCounts counts;
+  int64_t requested = 0;
   with_view([&](const auto& v) {
     for_each_line(address, bytes, line_shift_, sector_shift_, [&](uint64_t line, uint8_t mask) {
       uint8_t* b = v.block(walker.set_of(line));
-      access_way(v, b, v.find(b, line), line, mask, kind, geometry_.sector_bytes, stats_);
+      access_way(v, b, v.find(b, line), line, mask, kind, counts);
+      requested += sectors_in(mask);
     });
   });
+  add_counts(stats_, kind, requested, counts, geometry_.sector_bytes);
 }
 
 void L2Cache::access_rows(uint64_t address, uint64_t row_bytes, uint64_t rows,

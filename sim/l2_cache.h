@@ -188,56 +188,73 @@ class L2Cache {
     if (sets_data_.ways() == 16) return f(sets_data_.view16());
     return f(sets_data_.view());
   }
+  // What access_way counts line by line; the rest of L2Stats follows from the sectors
+  // requested (add_counts).
+  struct LineCounts {
+    int64_t misses = 0;         // requested sectors not valid (reads and atomics)
+    int64_t allocations = 0;    // tags allocated
+    int64_t evictions = 0;      // valid lines pushed out
+    int64_t evicted_dirty = 0;  // dirty sectors of those lines (written back)
+  };
   template <Access kKind, typename View>
   static void access_way(const View& sets, uint8_t* block, int64_t way, uint64_t line, uint8_t mask,
-                         int64_t sector_bytes, L2Stats& stats) {
+                         LineCounts& counts) {
+    uint8_t v = 0, d = 0;
     if (way == sets.ways()) {
-      ++stats.line_allocations;
+      ++counts.allocations;
       way = sets.victim(block);  // a free way while there is one, else the LRU line
-      if (sets.valid(block, way) != 0) {
-        stats.dram_write_bytes += sectors_in(sets.dirty(block, way)) * sector_bytes;
-        ++stats.line_evictions;
-      }
+      // A free way's dirty mask is 0, so only a valid line's sectors are written back.
+      counts.evictions += sets.valid(block, way) != 0;
+      counts.evicted_dirty += sectors_in(sets.dirty(block, way));
       if (mask == 0) {
         // A tag allocated with no sector holds nothing: its way is free, and stays ranked last.
         sets.set_masks(block, way, 0, 0);
         return;
       }
       sets.set_line(block, way, line);
-      sets.set_masks(block, way, 0, 0);
+    } else {
+      v = sets.valid(block, way);
+      d = sets.dirty(block, way);
     }
     sets.touch(block, way);
-    uint8_t v = sets.valid(block, way), d = sets.dirty(block, way);
-    const int requested = sectors_in(mask);
     if constexpr (kKind == Access::copy) {
       v |= mask;  // clean; the home partition counted the hit or the DRAM read
     } else if constexpr (kKind == Access::write) {
       // Write-allocate without fetch: whole sectors are overwritten, nothing is read.
-      stats.sector_writes += requested;
       v |= mask;
       d |= mask;
     } else {
-      const int misses = sectors_in(static_cast<uint8_t>(mask & ~v));
-      stats.sector_misses += misses;
-      stats.sector_hits += requested - misses;
-      stats.dram_read_bytes += misses * sector_bytes;
+      counts.misses += sectors_in(static_cast<uint8_t>(mask & ~v));
       v |= mask;
-      if constexpr (kKind == Access::atomic) {  // read-modify-write in the L2's atomic units
-        stats.sector_writes += requested;
-        d |= mask;
-      }
+      if constexpr (kKind == Access::atomic) d |= mask;  // read-modify-write in the L2's atomic units
     }
     sets.set_masks(block, way, v, d);
+  }
+  // Adds to `stats` what accesses of kind `kind` that requested `requested` sectors in all and
+  // counted `counts` did: hits are the requested sectors that did not miss (reads, atomics),
+  // stores and atomics write every sector they request, misses read DRAM, evicted dirty
+  // sectors write it.
+  static void add_counts(L2Stats& stats, Access kind, int64_t requested, const LineCounts& counts,
+                         int64_t sector_bytes) {
+    if (kind == Access::read || kind == Access::atomic) {
+      stats.sector_misses += counts.misses;
+      stats.sector_hits += requested - counts.misses;
+      stats.dram_read_bytes += counts.misses * sector_bytes;
+    }
+    if (kind == Access::write || kind == Access::atomic) stats.sector_writes += requested;
+    stats.line_allocations += counts.allocations;
+    stats.line_evictions += counts.evictions;
+    stats.dram_write_bytes += counts.evicted_dirty * sector_bytes;
   }
   // access_way for a kind known only at run time.
   template <typename View>
   static void access_way(const View& sets, uint8_t* block, int64_t way, uint64_t line, uint8_t mask, Access kind,
-                         int64_t sector_bytes, L2Stats& stats) {
+                         LineCounts& counts) {
     switch (kind) {
-      case Access::read: return access_way<Access::read>(sets, block, way, line, mask, sector_bytes, stats);
-      case Access::write: return access_way<Access::write>(sets, block, way, line, mask, sector_bytes, stats);
-      case Access::atomic: return access_way<Access::atomic>(sets, block, way, line, mask, sector_bytes, stats);
-      case Access::copy: return access_way<Access::copy>(sets, block, way, line, mask, sector_bytes, stats);
+      case Access::read: return access_way<Access::read>(sets, block, way, line, mask, counts);
+      case Access::write: return access_way<Access::write>(sets, block, way, line, mask, counts);
+      case Access::atomic: return access_way<Access::atomic>(sets, block, way, line, mask, counts);
+      case Access::copy: return access_way<Access::copy>(sets, block, way, line, mask, counts);
     }
   }
   // Adds statistics counted outside (by the replay's loop) to this partition's.

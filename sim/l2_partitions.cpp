@@ -43,23 +43,27 @@ int64_t PartitionedL2::home_of(uint64_t address) const {
 template <int kParts, Access kKind, typename View>
 void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows,
                               uint64_t stride_bytes) {
-  // The partitions' storage and figures in locals (kParts of them, or all when kParts is 0):
-  // the loop's stores into the sets then cannot change them, as far as the compiler knows.
+  // The partitions' storage in locals (kParts of them, or all when kParts is 0), all with the
+  // same layout: the loop's stores into the sets then cannot move them, as far as the compiler
+  // knows.
   constexpr size_t kFixed = kParts > 0 ? static_cast<size_t>(kParts) : 1;
-  View fixed[kFixed];
-  std::vector<View> dynamic;
-  View* views = fixed;
+  uint8_t* fixed[kFixed];
+  std::vector<uint8_t*> dynamic;
+  uint8_t** bases = fixed;
   if constexpr (kParts == 0) {
     dynamic.resize(parts_.size());
-    views = dynamic.data();
+    bases = dynamic.data();
   }
+  View sets_view;
   for (size_t p = 0; p < parts_.size(); ++p) {
     const L2Sets& sets = parts_[p].sets_data();
     if constexpr (std::is_same_v<View, L2SetsView<true>>)
-      views[p] = sets.view16();
+      sets_view = sets.view16();
     else
-      views[p] = sets.view();
+      sets_view = sets.view();
+    bases[p] = sets_view.base;
   }
+  const View layout = sets_view;  // only its layout is used: blocks come from bases
   const uint64_t parts = parts_.size(), mask_of_home = home_mask_;
   const auto home_of = [&](uint64_t line) -> size_t {
     if constexpr (kParts == 1) return 0;
@@ -68,45 +72,40 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
     return static_cast<size_t>(mask_of_home != 0 ? h & mask_of_home : h % parts);
   };
   const size_t near_index = static_cast<size_t>(partition_of_sm(sm));
-  const View near = views[near_index];
+  uint8_t* const near_base = bases[near_index];
   const L2Cache& first = parts_.front();
-  const int64_t sector_bytes = first.geometry().sector_bytes;
   const int line_shift = first.line_shift(), sector_shift = first.sector_shift();
-  const uint64_t sets = static_cast<uint64_t>(first.sets());
   const uint8_t full = static_cast<uint8_t>((1u << (1 << (line_shift - sector_shift))) - 1);
-  // The sets kAhead lines on are prefetched: their ways arrive from memory while these lines
-  // are served (the sets span megabytes). The guess (the set kAhead on, in the same span of
-  // sets) only decides what is prefetched, never what the model does.
-  constexpr uint64_t kAhead = 8;
-  const bool prefetch = sets > kAhead;
-  L2SetWalker walker(sets);
-  L2Stats stats;
+  L2SetWalker walker(static_cast<uint64_t>(first.sets()));
+  L2Cache::LineCounts counts;
+  int64_t requested = 0;
 
   // One line, whose set is `set`, as docs/l2_model.md's partition rules say.
   const auto serve = [&](uint64_t line, uint64_t set, uint8_t mask) {
-    if (prefetch) {
-      const uint64_t ahead = set + kAhead < sets ? set + kAhead : set + kAhead - sets;
-      const size_t ahead_home = home_of(line + kAhead);
-      views[ahead_home].prefetch(ahead);
-      if (kKind == Access::read && ahead_home != near_index) near.prefetch(ahead);
-    }
-    const size_t home_index = home_of(line);
-    const View& home = views[home_index];
-    uint8_t* home_block = home.block(set);
-    if (kKind != Access::read || home_index == near_index) {
-      L2Cache::access_way<kKind>(home, home_block, home.find(home_block, line), line, mask, sector_bytes, stats);
+    const size_t offset = set * layout.set_bytes();
+    if constexpr (kKind != Access::read) {
+      uint8_t* block = bases[home_of(line)] + offset;  // stores and atomics go home
+      L2Cache::access_way<kKind>(layout, block, layout.find(block, line), line, mask, counts);
       return;
     }
-    // A read from the far side: the near copy first; on a miss the home partition serves it
-    // and the near one keeps a clean copy. The partitions share the set index.
-    uint8_t* near_block = near.block(set);
-    const int64_t way = near.find(near_block, line);
-    if (way < near.ways() && (near.valid(near_block, way) & mask) == mask) {
-      L2Cache::access_way<Access::read>(near, near_block, way, line, mask, sector_bytes, stats);  // a near hit
-    } else {
-      L2Cache::access_way<Access::read>(home, home_block, home.find(home_block, line), line, mask, sector_bytes, stats);
-      L2Cache::access_way<Access::copy>(near, near_block, way, line, mask, sector_bytes, stats);
+    // A read looks in the near partition first (the home one when it is near): where all its
+    // sectors are there, it is a hit on that copy.
+    uint8_t* near_block = near_base + offset;
+    const int64_t way = layout.find(near_block, line);
+    if (way < layout.ways() && (layout.valid(near_block, way) & mask) == mask) {
+      L2Cache::access_way<Access::read>(layout, near_block, way, line, mask, counts);
+      return;
     }
+    const size_t home_index = home_of(line);
+    if (home_index == near_index) {
+      L2Cache::access_way<Access::read>(layout, near_block, way, line, mask, counts);
+      return;
+    }
+    // From the far side: the home partition serves it, and the near one keeps a clean copy.
+    // The partitions share the set index.
+    uint8_t* home_block = bases[home_index] + offset;
+    L2Cache::access_way<Access::read>(layout, home_block, layout.find(home_block, line), line, mask, counts);
+    L2Cache::access_way<Access::copy>(layout, near_block, way, line, mask, counts);
   };
 
   // The sectors of [begin, end) in `line` (for_each_line's masks).
@@ -124,18 +123,23 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
     // One row, [begin, end), lines first_line .. last_line, each with the sectors it touches.
     const uint64_t begin = address + r * stride_bytes, end = begin + row_bytes;
     const uint64_t first_line = begin >> line_shift, last_line = (end - 1) >> line_shift;
-    serve(first_line, walker.set_of(first_line), edge_mask(first_line, begin, end));
+    const uint8_t first_mask = edge_mask(first_line, begin, end);
+    serve(first_line, walker.set_of(first_line), first_mask);
+    requested += sectors_in(first_mask);
     if (last_line == first_line) continue;
     // The lines between, whole, in straight stretches of consecutive sets.
+    requested += static_cast<int64_t>(last_line - first_line - 1) * sectors_in(full);
     for (uint64_t line = first_line + 1; line < last_line;) {
       const uint64_t set = walker.set_of(line);
       const uint64_t n = std::min(walker.straight(), last_line - line);
       for (uint64_t i = 0; i < n; ++i) serve(line + i, set + i, full);
       line += n;
     }
-    serve(last_line, walker.set_of(last_line), edge_mask(last_line, begin, end));
+    const uint8_t last_mask = edge_mask(last_line, begin, end);
+    serve(last_line, walker.set_of(last_line), last_mask);
+    requested += sectors_in(last_mask);
   }
-  stats_ += stats;
+  L2Cache::add_counts(stats_, kKind, requested, counts, first.geometry().sector_bytes);
 }
 
 template <int kParts, typename View>

@@ -158,14 +158,6 @@ struct L2SetsView {
     reinterpret_cast<uint32_t*>(b + hi_offset())[way] = static_cast<uint32_t>(line >> 32);
   }
 
-  // Asks the CPU to bring a set's block into its caches ahead of its use (no effect on the
-  // model).
-  void prefetch(uint64_t set) const {
-    const uint8_t* b = block(set);
-    const size_t bytes = std::min<size_t>(set_bytes(), 256);
-    for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(b + o, 1, 3);
-  }
-
   uint32_t rank(const uint8_t* b, int64_t way) const {
     if (!wide_ranks()) return b[2 * ways() + way];
     uint32_t r;
