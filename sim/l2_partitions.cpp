@@ -33,6 +33,7 @@ PartitionedL2::PartitionedL2(const L2Geometry& whole, int64_t partitions) {
   const L2Geometry g = part_geometry(whole, partitions);
   parts_.reserve(static_cast<size_t>(partitions));
   for (int64_t p = 0; p < partitions; ++p) parts_.emplace_back(g);
+  repeats_ = L2Repeats(static_cast<uint64_t>(parts_.front().sets()));
   if (partitions > 1 && (partitions & (partitions - 1)) == 0) home_mask_ = static_cast<uint64_t>(partitions - 1);
 }
 
@@ -80,8 +81,13 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
   L2Cache::LineCounts counts;
   int64_t requested = 0;
 
+  // Remembered runs with a mark in a set this run looks up with another line are forgotten
+  // (sim/l2_repeats.h).
+  const uint8_t* const marks = repeats_.marks();
+
   // One line, whose set is `set`, as docs/l2_model.md's partition rules say.
   const auto serve = [&](uint64_t line, uint64_t set, uint8_t mask) {
+    if (marks[set] != 0) repeats_.looked_up(set, line);
     const size_t offset = set * layout.set_bytes();
     if constexpr (kKind != Access::read) {
       uint8_t* block = bases[home_of(line)] + offset;  // stores and atomics go home
@@ -119,12 +125,28 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
     return static_cast<uint8_t>(((1u << (s1 + 1)) - 1) & ~((1u << s0) - 1));
   };
 
+  // The stretches of lines in consecutive sets that a contiguous run looks up, for L2Repeats.
+  stretches_.clear();
+  const auto note = [&](uint64_t line, uint64_t set, uint64_t count) {
+    if (rows != 1) return;  // a strided run is not remembered
+    if (!stretches_.empty()) {
+      L2Stretch& last = stretches_.back();
+      if (last.line + last.count == line && last.set + last.count == set) {
+        last.count += count;
+        return;
+      }
+    }
+    stretches_.push_back(L2Stretch{line, set, count});
+  };
+
   for (uint64_t r = 0; r < rows; ++r) {
     // One row, [begin, end), lines first_line .. last_line, each with the sectors it touches.
     const uint64_t begin = address + r * stride_bytes, end = begin + row_bytes;
     const uint64_t first_line = begin >> line_shift, last_line = (end - 1) >> line_shift;
     const uint8_t first_mask = edge_mask(first_line, begin, end);
-    serve(first_line, walker.set_of(first_line), first_mask);
+    const uint64_t first_set = walker.set_of(first_line);
+    serve(first_line, first_set, first_mask);
+    note(first_line, first_set, 1);
     requested += sectors_in(first_mask);
     if (last_line == first_line) continue;
     // The lines between, whole, in straight stretches of consecutive sets.
@@ -133,13 +155,17 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
       const uint64_t set = walker.set_of(line);
       const uint64_t n = std::min(walker.straight(), last_line - line);
       for (uint64_t i = 0; i < n; ++i) serve(line + i, set + i, full);
+      note(line, set, n);
       line += n;
     }
     const uint8_t last_mask = edge_mask(last_line, begin, end);
-    serve(last_line, walker.set_of(last_line), last_mask);
+    const uint64_t last_set = walker.set_of(last_line);
+    serve(last_line, last_set, last_mask);
+    note(last_line, last_set, 1);
     requested += sectors_in(last_mask);
   }
   L2Cache::add_counts(stats_, kKind, requested, counts, first.geometry().sector_bytes);
+  requested_ = requested;
 }
 
 template <int kParts, typename View>
@@ -156,6 +182,17 @@ void PartitionedL2::run_kind(int64_t sm, uint64_t address, uint64_t row_bytes, u
 void PartitionedL2::run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes,
                         Access kind) {
   if (row_bytes == 0 || rows == 0) return;
+  // A contiguous read, store or atomic whose repeat changes nothing but the counts
+  // (sim/l2_repeats.h) is served from them.
+  const bool contiguous = rows == 1 && kind != Access::copy;
+  const int64_t side = kind == Access::read ? partition_of_sm(sm) : -1;
+  if (contiguous) {
+    if (const int64_t requested = repeats_.find(address, row_bytes, side); requested >= 0) {
+      if (kind != Access::write) stats_.sector_hits += requested;
+      if (kind != Access::read) stats_.sector_writes += requested;
+      return;
+    }
+  }
   // The presets' L2 (two partitions of 16-way sets) gets the loop with everything fixed at
   // compile time; any other geometry the same loop with its figures read at run time.
   if (parts_.size() == 2 && parts_.front().geometry().ways == 16)
@@ -164,6 +201,7 @@ void PartitionedL2::run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64
     run_kind<1, L2SetsView<false>>(sm, address, row_bytes, rows, stride_bytes, kind);
   else
     run_kind<0, L2SetsView<false>>(sm, address, row_bytes, rows, stride_bytes, kind);
+  if (contiguous) repeats_.served(address, row_bytes, side, requested_, stretches_.data(), stretches_.size());
 }
 
 void PartitionedL2::access(int64_t sm, uint64_t address, uint64_t bytes, Access kind) {
@@ -180,10 +218,12 @@ void PartitionedL2::access_rows(int64_t sm, uint64_t address, uint64_t row_bytes
 }
 
 void PartitionedL2::write_back_all() {
+  repeats_.clear();  // dirty masks cleared: a store's repeat would write again
   for (auto& p : parts_) p.write_back_all();
 }
 
 void PartitionedL2::flush_and_invalidate() {
+  repeats_.clear();
   for (auto& p : parts_) p.flush_and_invalidate();
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/l2_cache.h"
+#include "sim/l2_repeats.h"
 
 namespace flashio::sim {
 
@@ -61,7 +62,10 @@ class PartitionedL2 {
   void run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, uint64_t rows, uint64_t stride_bytes);
   std::vector<L2Cache> parts_;
   L2Stats stats_;  // what the replay's loop counted (its partitions' own: write-backs at flushes)
-  uint64_t home_mask_ = 0;  // partitions − 1 when a power of two above 1 (h % p == h & (p − 1))
+  uint64_t home_mask_ = 0;
+  L2Repeats repeats_{0};              // runs whose repeat is served from counts (sim/l2_repeats.h)
+  std::vector<L2Stretch> stretches_;  // the last run's stretches of consecutive sets
+  int64_t requested_ = 0;             // the sectors the last run requested  // partitions − 1 when a power of two above 1 (h % p == h & (p − 1))
 };
 
 }  // namespace flashio::sim

@@ -318,3 +318,77 @@ TEST_CASE("PartitionedL2 gives the reference partitions' statistics and contents
     }
   }
 }
+
+TEST_CASE("PartitionedL2 gives the reference's statistics and contents on streams that repeat "
+          "a few tiles from every side (the runs it serves from counts), with overlapping and "
+          "unaligned tiles, strided tiles and other traffic between", "[l2][reference]") {
+  std::mt19937_64 rng(4242);
+  for (int64_t partitions : {1, 2, 3}) {
+    for (L2Geometry g : {L2Geometry{97 * 16 * 128, 128, 32, 16}, L2Geometry{64 * 16 * 128, 128, 32, 16},
+                         L2Geometry{5 * 3 * 128, 128, 32, 3}, L2Geometry{40 * 4 * 64, 64, 16, 4},
+                         L2Geometry{7 * 1 * 64, 64, 16, 1}}) {
+      g.capacity_bytes *= partitions;
+      INFO("partitions " << partitions << " capacity " << g.capacity_bytes << " ways " << g.ways);
+      PartitionedL2 fast(g, partitions);
+      ReferencePartitions ref(g, partitions);
+      const uint64_t line = static_cast<uint64_t>(g.line_bytes);
+      const uint64_t base = 2 * 1024 * 1024;
+      // Tiles: whole lines, unaligned ends, one inside another, two that share lines, and one
+      // of more lines than a partition has sets (its lines share sets).
+      const uint64_t sets = static_cast<uint64_t>(g.capacity_bytes / partitions / g.ways / g.line_bytes);
+      struct Tile {
+        uint64_t address, bytes;
+      };
+      std::vector<Tile> tiles = {{base, 16 * line},
+                                 {base + 16 * line, 16 * line},
+                                 {base + 4 * line, 4 * line},
+                                 {base + 8 * line + 40, 9 * line + 3},
+                                 {base + 100 * line, 2 * line},
+                                 {base + 3 * 1024 * 1024 + 7, 33 * line},
+                                 {base + 5 * 1024 * 1024, 256},
+                                 {base + 7 * 1024 * 1024, (sets + 5) * line}};
+      for (int op = 0; op < 10000; ++op) {
+        const Access kind = random_kind(rng);
+        const int64_t sm = static_cast<int64_t>(rng() % 5);
+        const unsigned what = static_cast<unsigned>(rng() % 100);
+        if (what < 85) {
+          // The same tile several times in a row from various sides, as resident blocks do.
+          const Tile& t = tiles[rng() % tiles.size()];
+          const int times = 1 + static_cast<int>(rng() % 4);
+          for (int k = 0; k < times; ++k) {
+            const int64_t s = k == 0 ? sm : static_cast<int64_t>(rng() % 5);
+            if (rng() % 2 == 0) {
+              fast.access(s, t.address, t.bytes, kind);
+              ref.access(s, t.address, t.bytes, kind);
+            } else {  // the same bytes as a tile of whole rows
+              fast.access_rows(s, t.address, t.bytes, 1, t.bytes, kind);
+              ref.access_rows(s, t.address, t.bytes, 1, t.bytes, kind);
+            }
+          }
+        } else if (what < 97) {
+          const uint64_t address = base + rng() % static_cast<uint64_t>(3 * g.capacity_bytes);
+          const uint64_t row_bytes = 1 + rng() % (2 * line), rows = 1 + rng() % 6;
+          const uint64_t stride = rng() % 2 == 0 ? row_bytes : 1 + rng() % (4 * line);
+          fast.access_rows(sm, address, row_bytes, rows, stride, kind);
+          ref.access_rows(sm, address, row_bytes, rows, stride, kind);
+        } else if (what < 99) {
+          fast.write_back_all();
+          for (auto& p : ref.parts) p.write_back_all();
+        } else {
+          fast.flush_and_invalidate();
+          for (auto& p : ref.parts) p.flush_and_invalidate();
+        }
+        if (op % 500 == 499) {
+          check_equal(fast.take_stats(), ref.take_stats());
+          for (const Tile& t : tiles)
+            for (uint64_t a = t.address; a < t.address + std::min<uint64_t>(t.bytes, 64 * line); a += 32)
+              for (int64_t p = 0; p < partitions; ++p)
+                REQUIRE(fast.holds(p, a) == ref.parts[static_cast<size_t>(p)].holds(a, false));
+        }
+      }
+      fast.flush_and_invalidate();
+      for (auto& p : ref.parts) p.flush_and_invalidate();
+      check_equal(fast.take_stats(), ref.take_stats());
+    }
+  }
+}
