@@ -127,10 +127,12 @@ class L2SetWalker {
     return set_;
   }
   // How many lines from the last one asked (it included) have the sets set, set + 1, ...: up
-  // to the end of the set range, of the span of `sets` lines, or of the 64-bit sum.
+  // to the end of the set range, of the span of `sets` lines, of the 64-bit sum, or of the
+  // line addresses.
   uint64_t straight() const {
     const uint64_t to_sum_end = sum_ == 0 ? ~uint64_t{0} : 0 - sum_;
-    return std::min({sets_ - set_, sets_ - offset_, to_sum_end});
+    const uint64_t to_line_end = line_ == 0 ? ~uint64_t{0} : 0 - line_;
+    return std::min({sets_ - set_, sets_ - offset_, to_sum_end, to_line_end});
   }
 
  private:
