@@ -214,11 +214,12 @@ class L2Cache {
         return;
       }
       sets.set_line(block, way, line);
+      sets.touch_last(block);  // the victim is the way ranked last
     } else {
       v = sets.valid(block, way);
       d = sets.dirty(block, way);
+      sets.touch(block, way);
     }
-    sets.touch(block, way);
     if constexpr (kKind == Access::copy) {
       v |= mask;  // clean; the home partition counted the hit or the DRAM read
     } else if constexpr (kKind == Access::write) {

@@ -7,12 +7,13 @@
 // "replacement"), with no clock to renumber and nothing moved on a hit.
 //
 // Layout: one block per set, [valid × ways][dirty × ways][rank × ways] then the line addresses
-// split in halves, [low 32 bits × ways][high 32 bits × ways]: a lookup compares the low halves
-// of all ways at once and checks the high half only where a low half matched. Blocks of 8 ways
-// or more are padded to whole 64-byte CPU cache lines. Ranks are bytes up to 256 ways, 32-bit
-// words above. The 16-way set, the one every preset has, has its layout fixed at compile time
-// (192 bytes: three CPU cache lines) and is searched with SSE2 where the compiler targets it
-// (every x86-64 build); other counts use the same layout rules with plain loops.
+// split in 32-bit halves, [low × ways][high × ways]. Blocks of 8 ways or more are padded to whole
+// 64-byte CPU cache lines. Ranks are bytes up to 256 ways, 32-bit words above. The 16-way set,
+// the one every preset has, has its layout fixed at compile time (192 bytes: three CPU cache
+// lines) and is searched with SSE2 where the compiler targets it (every x86-64 build): its
+// padding holds a one-byte fingerprint of each way's line, compared for all 16 ways at once,
+// and only a way whose fingerprint matches has its address compared. Other counts use plain
+// loops over the addresses. Both give the same answers: the fingerprint only narrows the search.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -31,6 +32,7 @@ struct L2SetLayout {
   int64_t ways = 0;
   bool wide_ranks = false;  // 32-bit ranks (more than 256 ways)
   size_t lo_offset = 0, hi_offset = 0, set_bytes = 0;
+  size_t fingerprint_offset = 0;  // 16 ways: a byte per way in the block's padding; 0: none
 
   static constexpr L2SetLayout of(int64_t ways) {
     L2SetLayout l;
@@ -41,6 +43,7 @@ struct L2SetLayout {
     l.hi_offset = l.lo_offset + 4 * w;
     l.set_bytes = (l.hi_offset + 4 * w + 7) / 8 * 8;
     if (ways >= 8) l.set_bytes = (l.set_bytes + 63) / 64 * 64;
+    if (ways == 16) l.fingerprint_offset = l.hi_offset + 4 * w;  // bytes 176 .. 191
     return l;
   }
 };
@@ -51,7 +54,8 @@ struct L2SetLayout {
 template <bool k16>
 struct L2SetsView {
   static constexpr L2SetLayout kLayout16 = L2SetLayout::of(16);
-  static_assert(kLayout16.set_bytes == 192 && kLayout16.lo_offset == 48 && kLayout16.hi_offset == 112);
+  static_assert(kLayout16.set_bytes == 192 && kLayout16.lo_offset == 48 && kLayout16.hi_offset == 112 &&
+                kLayout16.fingerprint_offset == 176);
 
   uint8_t* base = nullptr;
   L2SetLayout layout;
@@ -89,16 +93,14 @@ struct L2SetsView {
     const auto line_hi = static_cast<uint32_t>(line >> 32);
 #if defined(__SSE2__)
     if constexpr (k16) {
-      const __m128i key = _mm_set1_epi32(static_cast<int>(line_lo));
-      unsigned match = 0;
-      for (int i = 0; i < 4; ++i) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lo) + i);
-        match |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, key)))) << (4 * i);
-      }
-      // A free way can keep an old line address; it never matches.
-      for (; match != 0; match &= match - 1) {
+      // The ways whose fingerprint matches, then their full line address (and valid mask: a
+      // free way can keep an old address).
+      const __m128i prints = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + kLayout16.fingerprint_offset));
+      const __m128i key = _mm_set1_epi8(static_cast<char>(fingerprint(line)));
+      for (unsigned match = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key))); match != 0;
+           match &= match - 1) {
         const int w = __builtin_ctz(match);
-        if (hi[w] == line_hi && b[w] != 0) return w;
+        if (lo[w] == line_lo && hi[w] == line_hi && b[w] != 0) return w;
       }
       return 16;
     }
@@ -147,6 +149,23 @@ struct L2SetsView {
     set_rank(b, way, 0);
   }
 
+  // touch(victim(b)) in one step: the last-ranked way becomes the most recent, so every other
+  // way moves back one place (ranks + 1, the last one's wrapping to 0).
+  void touch_last(uint8_t* b) const {
+#if defined(__SSE2__)
+    if constexpr (k16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 32));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(b + 32), _mm_and_si128(_mm_add_epi8(x, _mm_set1_epi8(1)), _mm_set1_epi8(15)));
+      return;
+    }
+#endif
+    const auto last = static_cast<uint32_t>(ways() - 1);
+    for (int64_t w = 0; w < ways(); ++w) {
+      const uint32_t x = rank(b, w);
+      set_rank(b, w, x == last ? 0 : x + 1);
+    }
+  }
+
   uint8_t valid(const uint8_t* b, int64_t way) const { return b[way]; }
   uint8_t dirty(const uint8_t* b, int64_t way) const { return b[ways() + way]; }
   void set_masks(uint8_t* b, int64_t way, uint8_t valid, uint8_t dirty) const {
@@ -156,7 +175,11 @@ struct L2SetsView {
   void set_line(uint8_t* b, int64_t way, uint64_t line) const {
     reinterpret_cast<uint32_t*>(b + lo_offset())[way] = static_cast<uint32_t>(line);
     reinterpret_cast<uint32_t*>(b + hi_offset())[way] = static_cast<uint32_t>(line >> 32);
+    if (k16 || layout.fingerprint_offset != 0) b[(k16 ? kLayout16 : layout).fingerprint_offset + way] = fingerprint(line);
   }
+  // A byte that two lines in one set share only by chance (1 in 256): the top byte of a
+  // multiplicative hash.
+  static uint8_t fingerprint(uint64_t line) { return static_cast<uint8_t>((line * 0xD6E8FEB86659FD93ull) >> 56); }
 
   uint32_t rank(const uint8_t* b, int64_t way) const {
     if (!wide_ranks()) return b[2 * ways() + way];
