@@ -6,14 +6,16 @@
 // else the least recently used line. That is the model's true LRU (docs/l2_model.md,
 // "replacement"), with no clock to renumber and nothing moved on a hit.
 //
-// Layout: one block per set, [valid × ways][dirty × ways][rank × ways] then the line addresses
-// split in 32-bit halves, [low × ways][high × ways]. Blocks of 8 ways or more are padded to whole
-// 64-byte CPU cache lines. Ranks are bytes up to 256 ways, 32-bit words above. The 16-way set,
-// the one every preset has, has its layout fixed at compile time (192 bytes: three CPU cache
-// lines) and is searched with SSE2 where the compiler targets it (every x86-64 build): its
-// padding holds a one-byte fingerprint of each way's line, compared for all 16 ways at once,
-// and only a way whose fingerprint matches has its address compared. Other counts use plain
-// loops over the addresses. Both give the same answers: the fingerprint only narrows the search.
+// Layout: one block per set, [valid × ways][dirty × ways][rank × ways], then for 16 ways a
+// one-byte fingerprint of each way's line, then the line addresses (8 bytes each, aligned).
+// Blocks of 8 ways or more are padded to whole 64-byte CPU cache lines. Ranks are bytes up to
+// 256 ways, 32-bit words above. The 16-way set, the one every preset has, has its layout fixed
+// at compile time: its masks, ranks and fingerprints fill the first CPU cache line of the 192-byte
+// block and its addresses the other two, and it is searched with SSE2 where the compiler targets
+// it (every x86-64 build): the 16 fingerprints are compared at once and only a way whose
+// fingerprint matches has its address compared, so a lookup reads the first line and, for a
+// match, one of the others. Other counts compare the addresses in a plain loop. Both give the
+// same answers: the fingerprint only narrows the search.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -30,20 +32,23 @@ namespace flashio::sim {
 // Where a set's fields lie in its block, for `ways` ways.
 struct L2SetLayout {
   int64_t ways = 0;
-  bool wide_ranks = false;  // 32-bit ranks (more than 256 ways)
-  size_t lo_offset = 0, hi_offset = 0, set_bytes = 0;
-  size_t fingerprint_offset = 0;  // 16 ways: a byte per way in the block's padding; 0: none
+  bool wide_ranks = false;        // 32-bit ranks (more than 256 ways)
+  size_t fingerprint_offset = 0;  // 16 ways only; 0: no fingerprints
+  size_t tags_offset = 0, set_bytes = 0;
 
   static constexpr L2SetLayout of(int64_t ways) {
     L2SetLayout l;
     const auto w = static_cast<size_t>(ways);
     l.ways = ways;
     l.wide_ranks = ways > 256;
-    l.lo_offset = (2 * w + (l.wide_ranks ? 4 : 1) * w + 15) / 16 * 16;
-    l.hi_offset = l.lo_offset + 4 * w;
-    l.set_bytes = (l.hi_offset + 4 * w + 7) / 8 * 8;
+    size_t end = 2 * w + (l.wide_ranks ? 4 : 1) * w;
+    if (ways == 16) {
+      l.fingerprint_offset = end;
+      end += w;
+    }
+    l.tags_offset = (end + 7) / 8 * 8;
+    l.set_bytes = l.tags_offset + 8 * w;
     if (ways >= 8) l.set_bytes = (l.set_bytes + 63) / 64 * 64;
-    if (ways == 16) l.fingerprint_offset = l.hi_offset + 4 * w;  // bytes 176 .. 191
     return l;
   }
 };
@@ -54,8 +59,7 @@ struct L2SetLayout {
 template <bool k16>
 struct L2SetsView {
   static constexpr L2SetLayout kLayout16 = L2SetLayout::of(16);
-  static_assert(kLayout16.set_bytes == 192 && kLayout16.lo_offset == 48 && kLayout16.hi_offset == 112 &&
-                kLayout16.fingerprint_offset == 176);
+  static_assert(kLayout16.fingerprint_offset == 48 && kLayout16.tags_offset == 64 && kLayout16.set_bytes == 192);
 
   uint8_t* base = nullptr;
   L2SetLayout layout;
@@ -68,13 +72,9 @@ struct L2SetsView {
     if constexpr (k16) return kLayout16.set_bytes;
     return layout.set_bytes;
   }
-  size_t lo_offset() const {
-    if constexpr (k16) return kLayout16.lo_offset;
-    return layout.lo_offset;
-  }
-  size_t hi_offset() const {
-    if constexpr (k16) return kLayout16.hi_offset;
-    return layout.hi_offset;
+  const L2SetLayout& fields() const {
+    if constexpr (k16) return kLayout16;
+    return layout;
   }
   bool wide_ranks() const {
     if constexpr (k16) return false;
@@ -87,26 +87,23 @@ struct L2SetsView {
 
   // The way that holds `line`, or ways() when none does.
   int64_t find(const uint8_t* b, uint64_t line) const {
-    const uint32_t* lo = reinterpret_cast<const uint32_t*>(b + lo_offset());
-    const uint32_t* hi = reinterpret_cast<const uint32_t*>(b + hi_offset());
-    const auto line_lo = static_cast<uint32_t>(line);
-    const auto line_hi = static_cast<uint32_t>(line >> 32);
+    const uint64_t* tags = reinterpret_cast<const uint64_t*>(b + fields().tags_offset);
 #if defined(__SSE2__)
     if constexpr (k16) {
-      // The ways whose fingerprint matches, then their full line address (and valid mask: a
-      // free way can keep an old address).
+      // The ways whose fingerprint matches, then their line address (and valid mask: a free
+      // way can keep an old address).
       const __m128i prints = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + kLayout16.fingerprint_offset));
       const __m128i key = _mm_set1_epi8(static_cast<char>(fingerprint(line)));
       for (unsigned match = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key))); match != 0;
            match &= match - 1) {
         const int w = __builtin_ctz(match);
-        if (lo[w] == line_lo && hi[w] == line_hi && b[w] != 0) return w;
+        if (tags[w] == line && b[w] != 0) return w;
       }
       return 16;
     }
 #endif
     for (int64_t w = 0; w < ways(); ++w)
-      if (lo[w] == line_lo && hi[w] == line_hi && b[w] != 0) return w;
+      if (tags[w] == line && b[w] != 0) return w;
     return ways();
   }
 
@@ -173,9 +170,8 @@ struct L2SetsView {
     b[ways() + way] = dirty;
   }
   void set_line(uint8_t* b, int64_t way, uint64_t line) const {
-    reinterpret_cast<uint32_t*>(b + lo_offset())[way] = static_cast<uint32_t>(line);
-    reinterpret_cast<uint32_t*>(b + hi_offset())[way] = static_cast<uint32_t>(line >> 32);
-    if (k16 || layout.fingerprint_offset != 0) b[(k16 ? kLayout16 : layout).fingerprint_offset + way] = fingerprint(line);
+    reinterpret_cast<uint64_t*>(b + fields().tags_offset)[way] = line;
+    if (fields().fingerprint_offset != 0) b[fields().fingerprint_offset + way] = fingerprint(line);
   }
   // A byte that two lines in one set share only by chance (1 in 256): the top byte of a
   // multiplicative hash.
