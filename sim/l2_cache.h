@@ -116,14 +116,7 @@ class L2SetWalker {
       sum_ = sum;
       return set_;
     }
-    started_ = true;
-    line_ = line;
-    const uint64_t chunk = line / sets_;
-    offset_ = line - chunk * sets_;
-    uint64_t h = chunk * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31;
-    sum_ = line + h;
-    set_ = sum_ % sets_;
+    start(line);
     return set_;
   }
   // How many lines from the last one asked (it included) have the sets set, set + 1, ...: up
@@ -136,6 +129,18 @@ class L2SetWalker {
   }
 
  private:
+  // set_of by division (a line in another span of sets, or behind the last one).
+  [[gnu::noinline]] void start(uint64_t line) {
+    started_ = true;
+    line_ = line;
+    const uint64_t chunk = line / sets_;
+    offset_ = line - chunk * sets_;
+    uint64_t h = chunk * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    sum_ = line + h;
+    set_ = sum_ % sets_;
+  }
+
   uint64_t sets_;
   bool started_ = false;
   uint64_t line_ = 0, offset_ = 0, sum_ = 0, set_ = 0;

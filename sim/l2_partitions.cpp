@@ -139,11 +139,14 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
     stretches_.push_back(L2Stretch{line, set, count});
   };
 
+  // Rows of whole lines (line-aligned start, length and stride) touch every sector of each.
+  const uint64_t line_bytes = uint64_t{1} << line_shift;
+  const bool whole_lines = ((address | row_bytes | (rows > 1 ? stride_bytes : 0)) & (line_bytes - 1)) == 0;
   for (uint64_t r = 0; r < rows; ++r) {
     // One row, [begin, end), lines first_line .. last_line, each with the sectors it touches.
     const uint64_t begin = address + r * stride_bytes, end = begin + row_bytes;
     const uint64_t first_line = begin >> line_shift, last_line = (end - 1) >> line_shift;
-    const uint8_t first_mask = edge_mask(first_line, begin, end);
+    const uint8_t first_mask = whole_lines ? full : edge_mask(first_line, begin, end);
     const uint64_t first_set = walker.set_of(first_line);
     serve(first_line, first_set, first_mask);
     note(first_line, first_set, 1);
@@ -158,7 +161,7 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
       note(line, set, n);
       line += n;
     }
-    const uint8_t last_mask = edge_mask(last_line, begin, end);
+    const uint8_t last_mask = whole_lines ? full : edge_mask(last_line, begin, end);
     const uint64_t last_set = walker.set_of(last_line);
     serve(last_line, last_set, last_mask);
     note(last_line, last_set, 1);

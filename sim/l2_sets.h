@@ -174,8 +174,8 @@ struct L2SetsView {
     if (fields().fingerprint_offset != 0) b[fields().fingerprint_offset + way] = fingerprint(line);
   }
   // A byte that two lines in one set share only by chance (1 in 256): the top byte of a
-  // multiplicative hash.
-  static uint8_t fingerprint(uint64_t line) { return static_cast<uint8_t>((line * 0xD6E8FEB86659FD93ull) >> 56); }
+  // multiplicative hash (the one PartitionedL2 homes lines with, so the replay multiplies once).
+  static uint8_t fingerprint(uint64_t line) { return static_cast<uint8_t>((line * 0x9E3779B97F4A7C15ull) >> 56); }
 
   uint32_t rank(const uint8_t* b, int64_t way) const {
     if (!wide_ranks()) return b[2 * ways() + way];
