@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 #include <string>
 
 #include "sim/checked.h"
@@ -42,14 +43,22 @@ int64_t checked_sets(const L2Geometry& g) {
 }
 }  // namespace
 
-L2Cache::L2Cache(const L2Geometry& g)
-    : geometry_(g), sets_(checked_sets(g)), sets_data_(sets_, g.ways) {
+L2Cache::L2Cache(const L2Geometry& g, uint64_t line_limit)
+    : geometry_(g), sets_(checked_sets(g)), line_limit_(line_limit),
+      sets_data_(sets_, g.ways, line_limit <= kNarrowLineLimit) {
   line_shift_ = std::countr_zero(static_cast<uint64_t>(g.line_bytes));
   sector_shift_ = std::countr_zero(static_cast<uint64_t>(g.sector_bytes));
   sectors_per_line_ = static_cast<int>(g.line_bytes / g.sector_bytes);
 }
 
+void L2Cache::check_line(uint64_t line) const {
+  if (line >= line_limit_)
+    throw std::logic_error("L2 model: line address " + std::to_string(line) + " at or beyond the promised limit " +
+                           std::to_string(line_limit_));
+}
+
 void L2Cache::access_line(uint64_t line, uint8_t mask, Access kind) {
+  check_line(line);
   const uint64_t set = l2_set_of(line, static_cast<uint64_t>(sets_));
   LineCounts counts;
   with_view([&](const auto& v) {
@@ -60,6 +69,8 @@ void L2Cache::access_line(uint64_t line, uint8_t mask, Access kind) {
 }
 
 void L2Cache::access(uint64_t address, uint64_t bytes, Access kind) {
+  if (bytes == 0) return;
+  check_line((address + bytes - 1) >> line_shift_);  // the last line is the largest
   L2SetWalker walker(static_cast<uint64_t>(sets_));
   LineCounts counts;
   int64_t requested = 0;

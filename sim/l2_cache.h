@@ -149,8 +149,14 @@ class L2SetWalker {
 class L2Cache {
  public:
   // Throws InvalidInput unless line_bytes is a multiple of sector_bytes with at most 8 sectors,
-  // both powers of two, and capacity a positive multiple of line_bytes × ways.
-  explicit L2Cache(const L2Geometry& geometry);
+  // both powers of two, and capacity a positive multiple of line_bytes × ways. line_limit: the
+  // caller's promise that every line address it passes is below it; at 2^32 or less the sets
+  // keep addresses in 32 bits (sim/l2_sets.h), and a line at or beyond it throws
+  // std::logic_error (a broken promise is a bug).
+  explicit L2Cache(const L2Geometry& geometry, uint64_t line_limit = kNoLineLimit);
+  static constexpr uint64_t kNoLineLimit = ~uint64_t{0};
+  static constexpr uint64_t kNarrowLineLimit = uint64_t{1} << 32;
+  uint64_t line_limit() const { return line_limit_; }
 
   // One access of `bytes` contiguous bytes at byte address `address`: every line it touches is
   // looked up once with the mask of the sectors it touches.
@@ -189,12 +195,15 @@ class L2Cache {
   // (L2Sets::View::find, ways when none does), then access_way does access_line's work with
   // that answer, counting into `stats`.
   const L2Sets& sets_data() const { return sets_data_; }
-  // Calls f(view) with the sets' view: the 16-way one (L2SetsView<true>) when there are 16 ways.
+  // Calls f(view) with the sets' view: a fixed 16-way one when there are 16 ways.
   template <typename F>
   decltype(auto) with_view(F&& f) const {
-    if (sets_data_.ways() == 16) return f(sets_data_.view16());
+    if (sets_data_.ways() == 16 && sets_data_.narrow_tags()) return f(sets_data_.view_as<L2Shape::ways16_narrow>());
+    if (sets_data_.ways() == 16) return f(sets_data_.view_as<L2Shape::ways16_wide>());
     return f(sets_data_.view());
   }
+  // Throws std::logic_error for a line at or beyond the promised limit.
+  void check_line(uint64_t line) const;
   // What access_way counts line by line; the rest of L2Stats follows from the sectors
   // requested (add_counts).
   struct LineCounts {
@@ -272,6 +281,7 @@ class L2Cache {
   L2Geometry geometry_;
   int64_t sets_ = 0;
   int line_shift_ = 0, sector_shift_ = 0, sectors_per_line_ = 0;
+  uint64_t line_limit_ = kNoLineLimit;
   L2Sets sets_data_;  // the ways, in LRU order (sim/l2_sets.h)
   L2Stats stats_;
 };

@@ -29,10 +29,10 @@ L2Geometry part_geometry(L2Geometry g, int64_t partitions) {
 }
 }  // namespace
 
-PartitionedL2::PartitionedL2(const L2Geometry& whole, int64_t partitions) {
+PartitionedL2::PartitionedL2(const L2Geometry& whole, int64_t partitions, uint64_t line_limit) {
   const L2Geometry g = part_geometry(whole, partitions);
   parts_.reserve(static_cast<size_t>(partitions));
-  for (int64_t p = 0; p < partitions; ++p) parts_.emplace_back(g);
+  for (int64_t p = 0; p < partitions; ++p) parts_.emplace_back(g, line_limit);
   repeats_ = L2Repeats(static_cast<uint64_t>(parts_.front().sets()));
   if (partitions > 1 && (partitions & (partitions - 1)) == 0) home_mask_ = static_cast<uint64_t>(partitions - 1);
 }
@@ -58,10 +58,10 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
   View sets_view;
   for (size_t p = 0; p < parts_.size(); ++p) {
     const L2Sets& sets = parts_[p].sets_data();
-    if constexpr (std::is_same_v<View, L2SetsView<true>>)
-      sets_view = sets.view16();
-    else
+    if constexpr (std::is_same_v<View, L2SetsView<L2Shape::any>>)
       sets_view = sets.view();
+    else
+      sets_view = sets.template view_as<View::kShape>();
     bases[p] = sets_view.base;
   }
   const View layout = sets_view;  // only its layout is used: blocks come from bases
@@ -198,12 +198,16 @@ void PartitionedL2::run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64
   }
   // The presets' L2 (two partitions of 16-way sets) gets the loop with everything fixed at
   // compile time; any other geometry the same loop with its figures read at run time.
-  if (parts_.size() == 2 && parts_.front().geometry().ways == 16)
-    run_kind<2, L2SetsView<true>>(sm, address, row_bytes, rows, stride_bytes, kind);
+  const L2Cache& first = parts_.front();
+  first.check_line((address + (rows - 1) * stride_bytes + row_bytes - 1) >> first.line_shift());  // the last line
+  if (parts_.size() == 2 && first.geometry().ways == 16 && first.sets_data().narrow_tags())
+    run_kind<2, L2SetsView<L2Shape::ways16_narrow>>(sm, address, row_bytes, rows, stride_bytes, kind);
+  else if (parts_.size() == 2 && first.geometry().ways == 16)
+    run_kind<2, L2SetsView<L2Shape::ways16_wide>>(sm, address, row_bytes, rows, stride_bytes, kind);
   else if (parts_.size() == 1)
-    run_kind<1, L2SetsView<false>>(sm, address, row_bytes, rows, stride_bytes, kind);
+    run_kind<1, L2SetsView<L2Shape::any>>(sm, address, row_bytes, rows, stride_bytes, kind);
   else
-    run_kind<0, L2SetsView<false>>(sm, address, row_bytes, rows, stride_bytes, kind);
+    run_kind<0, L2SetsView<L2Shape::any>>(sm, address, row_bytes, rows, stride_bytes, kind);
   if (contiguous) repeats_.served(address, row_bytes, side, requested_, stretches_.data(), stretches_.size());
 }
 

@@ -26,7 +26,8 @@ namespace flashio::sim {
 class PartitionedL2 {
  public:
   // Throws InvalidInput for a geometry L2Cache refuses once divided, or partitions < 1.
-  PartitionedL2(const L2Geometry& whole, int64_t partitions);
+  // line_limit: as L2Cache's (every line address passed is below it).
+  PartitionedL2(const L2Geometry& whole, int64_t partitions, uint64_t line_limit = L2Cache::kNoLineLimit);
 
   int64_t partitions() const { return static_cast<int64_t>(parts_.size()); }
   // The partition an SM reads through.

@@ -29,37 +29,47 @@
 
 namespace flashio::sim {
 
-// Where a set's fields lie in its block, for `ways` ways.
+// Where a set's fields lie in its block, for `ways` ways. narrow_tags: line addresses kept in
+// 32 bits, for an L2 that is promised lines below 2^32 only (the replay's tensors lie far below
+// 2^32 lines of 128 bytes, 512 GiB; a larger layout keeps 64 bits).
 struct L2SetLayout {
   int64_t ways = 0;
   bool wide_ranks = false;        // 32-bit ranks (more than 256 ways)
+  bool narrow_tags = false;       // 32-bit line addresses
   size_t fingerprint_offset = 0;  // 16 ways only; 0: no fingerprints
   size_t tags_offset = 0, set_bytes = 0;
 
-  static constexpr L2SetLayout of(int64_t ways) {
+  static constexpr L2SetLayout of(int64_t ways, bool narrow_tags) {
     L2SetLayout l;
     const auto w = static_cast<size_t>(ways);
     l.ways = ways;
     l.wide_ranks = ways > 256;
+    l.narrow_tags = narrow_tags;
     size_t end = 2 * w + (l.wide_ranks ? 4 : 1) * w;
     if (ways == 16) {
       l.fingerprint_offset = end;
       end += w;
     }
     l.tags_offset = (end + 7) / 8 * 8;
-    l.set_bytes = l.tags_offset + 8 * w;
+    l.set_bytes = l.tags_offset + (narrow_tags ? 4 : 8) * w;
     if (ways >= 8) l.set_bytes = (l.set_bytes + 63) / 64 * 64;
     return l;
   }
 };
 
+// The shapes of set the replay's loop is compiled for: any (the layout read at run time), or
+// 16 ways with 32-bit or 64-bit line addresses, whose offsets are constants.
+enum class L2Shape { any, ways16_narrow, ways16_wide };
+
 // The sets' storage and layout as plain values. The replay copies it into locals, so that the
-// compiler knows storing a mask does not move the sets. k16: the 16-way layout, whose offsets
-// are constants.
-template <bool k16>
+// compiler knows storing a mask does not move the sets.
+template <L2Shape kShapeOf>
 struct L2SetsView {
-  static constexpr L2SetLayout kLayout16 = L2SetLayout::of(16);
-  static_assert(kLayout16.fingerprint_offset == 48 && kLayout16.tags_offset == 64 && kLayout16.set_bytes == 192);
+  static constexpr L2Shape kShape = kShapeOf;
+  static constexpr bool k16 = kShape != L2Shape::any;
+  static constexpr L2SetLayout kLayout16 = L2SetLayout::of(16, kShape == L2Shape::ways16_narrow);
+  static_assert(kLayout16.fingerprint_offset == 48 && kLayout16.tags_offset == 64 &&
+                kLayout16.set_bytes == (kLayout16.narrow_tags ? 128 : 192));
 
   uint8_t* base = nullptr;
   L2SetLayout layout;
@@ -80,6 +90,12 @@ struct L2SetsView {
     if constexpr (k16) return false;
     return layout.wide_ranks;
   }
+  // The line address of `way` (the narrow layout's 32 bits are the whole address).
+  uint64_t tag(const uint8_t* b, int64_t way) const {
+    const uint8_t* t = b + fields().tags_offset;
+    if (fields().narrow_tags) return reinterpret_cast<const uint32_t*>(t)[way];
+    return reinterpret_cast<const uint64_t*>(t)[way];
+  }
 
   uint8_t* block(uint64_t set) const { return base + set * set_bytes(); }
 
@@ -87,7 +103,6 @@ struct L2SetsView {
 
   // The way that holds `line`, or ways() when none does.
   int64_t find(const uint8_t* b, uint64_t line) const {
-    const uint64_t* tags = reinterpret_cast<const uint64_t*>(b + fields().tags_offset);
 #if defined(__SSE2__)
     if constexpr (k16) {
       // The ways whose fingerprint matches, then their line address (and valid mask: a free
@@ -97,13 +112,13 @@ struct L2SetsView {
       for (unsigned match = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key))); match != 0;
            match &= match - 1) {
         const int w = __builtin_ctz(match);
-        if (tags[w] == line && b[w] != 0) return w;
+        if (tag(b, w) == line && b[w] != 0) return w;
       }
       return 16;
     }
 #endif
     for (int64_t w = 0; w < ways(); ++w)
-      if (tags[w] == line && b[w] != 0) return w;
+      if (tag(b, w) == line && b[w] != 0) return w;
     return ways();
   }
 
@@ -169,8 +184,13 @@ struct L2SetsView {
     b[way] = valid;
     b[ways() + way] = dirty;
   }
+  // `line` must be below 2^32 in the narrow layout (the L2's promise, checked by its callers).
   void set_line(uint8_t* b, int64_t way, uint64_t line) const {
-    reinterpret_cast<uint64_t*>(b + fields().tags_offset)[way] = line;
+    uint8_t* t = b + fields().tags_offset;
+    if (fields().narrow_tags)
+      reinterpret_cast<uint32_t*>(t)[way] = static_cast<uint32_t>(line);
+    else
+      reinterpret_cast<uint64_t*>(t)[way] = line;
     if (fields().fingerprint_offset != 0) b[fields().fingerprint_offset + way] = fingerprint(line);
   }
   // A byte that two lines in one set share only by chance (1 in 256): the top byte of a
@@ -193,8 +213,9 @@ struct L2SetsView {
 
 class L2Sets {
  public:
-  L2Sets(int64_t sets, int64_t ways) : sets_(sets) {
-    view_.layout = L2SetLayout::of(ways);
+  // narrow_tags: every line the sets will hold is below 2^32 (L2SetLayout).
+  L2Sets(int64_t sets, int64_t ways, bool narrow_tags = false) : sets_(sets) {
+    view_.layout = L2SetLayout::of(ways, narrow_tags);
     storage_.resize((static_cast<size_t>(sets) * view_.layout.set_bytes + 63) / 8 + 8);
     view_.base = aligned_base();
     clear();
@@ -209,9 +230,14 @@ class L2Sets {
 
   int64_t sets() const { return sets_; }
   int64_t ways() const { return view_.ways(); }
-  // Valid while this L2Sets lives (its storage does not move). view16 only when ways() == 16.
-  const L2SetsView<false>& view() const { return view_; }
-  L2SetsView<true> view16() const { return L2SetsView<true>{view_.base, view_.layout}; }
+  bool narrow_tags() const { return view_.layout.narrow_tags; }
+  // Valid while this L2Sets lives (its storage does not move). A fixed shape only where it is
+  // this one's (16 ways, and the tags' width).
+  const L2SetsView<L2Shape::any>& view() const { return view_; }
+  template <L2Shape kShape>
+  L2SetsView<kShape> view_as() const {
+    return L2SetsView<kShape>{view_.base, view_.layout};
+  }
 
   // Every way free, ranked in way order.
   void clear() {
@@ -242,7 +268,7 @@ class L2Sets {
 
   int64_t sets_;
   std::vector<uint64_t> storage_;
-  L2SetsView<false> view_;
+  L2SetsView<L2Shape::any> view_;
 };
 
 }  // namespace flashio::sim

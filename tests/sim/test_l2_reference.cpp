@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/l2_cache.h"
@@ -212,10 +213,11 @@ TEST_CASE("L2Cache gives the reference LRU's statistics and contents on random s
           "unaligned ranges, strided tiles, flushes and write-backs, for awkward geometries",
           "[l2][reference]") {
   std::mt19937_64 rng(20261201);
-  for (const L2Geometry& g : kGeometries) {
+  for (const L2Geometry& g : kGeometries)
+  for (uint64_t line_limit : {L2Cache::kNoLineLimit, L2Cache::kNarrowLineLimit}) {
     INFO("capacity " << g.capacity_bytes << " line " << g.line_bytes << " sector " << g.sector_bytes
-                     << " ways " << g.ways);
-    L2Cache fast(g);
+                     << " ways " << g.ways << " line limit " << line_limit);
+    L2Cache fast(g, line_limit);
     ReferenceCache ref(g);
     // Addresses over 3 times the capacity (so lines are evicted), from a base that is not
     // aligned to anything.
@@ -269,15 +271,17 @@ TEST_CASE("L2Cache gives the reference LRU's statistics and contents on random s
 }
 
 TEST_CASE("PartitionedL2 gives the reference partitions' statistics and contents on random "
-          "streams from SMs on every side, for 1, 2 and 3 partitions", "[l2][reference]") {
+          "streams from SMs on every side, for 1, 2 and 3 partitions, 32-bit and 64-bit line "
+          "addresses", "[l2][reference]") {
   std::mt19937_64 rng(97);
-  for (int64_t partitions : {1, 2, 3}) {
+  for (int64_t partitions : {1, 2, 3})
+  for (uint64_t line_limit : {L2Cache::kNoLineLimit, L2Cache::kNarrowLineLimit}) {
     for (L2Geometry g : kGeometries) {
       g.capacity_bytes *= partitions;  // each partition as large as the geometry above
       if (partitions == 3) g.capacity_bytes += g.line_bytes;  // rounded down to whole sets
       INFO("partitions " << partitions << " capacity " << g.capacity_bytes << " line " << g.line_bytes
-                         << " sector " << g.sector_bytes << " ways " << g.ways);
-      PartitionedL2 fast(g, partitions);
+                         << " sector " << g.sector_bytes << " ways " << g.ways << " line limit " << line_limit);
+      PartitionedL2 fast(g, partitions, line_limit);
       ReferencePartitions ref(g, partitions);
       const uint64_t span = static_cast<uint64_t>(2 * g.capacity_bytes);
       const uint64_t base = 2 * 1024 * 1024 + 3 * static_cast<uint64_t>(g.sector_bytes);
@@ -329,7 +333,7 @@ TEST_CASE("PartitionedL2 gives the reference's statistics and contents on stream
                          L2Geometry{7 * 1 * 64, 64, 16, 1}}) {
       g.capacity_bytes *= partitions;
       INFO("partitions " << partitions << " capacity " << g.capacity_bytes << " ways " << g.ways);
-      PartitionedL2 fast(g, partitions);
+      PartitionedL2 fast(g, partitions, partitions == 3 ? L2Cache::kNoLineLimit : L2Cache::kNarrowLineLimit);
       ReferencePartitions ref(g, partitions);
       const uint64_t line = static_cast<uint64_t>(g.line_bytes);
       const uint64_t base = 2 * 1024 * 1024;
@@ -391,4 +395,15 @@ TEST_CASE("PartitionedL2 gives the reference's statistics and contents on stream
       check_equal(fast.take_stats(), ref.take_stats());
     }
   }
+}
+
+TEST_CASE("an L2 promised lines below a limit refuses a line at or beyond it (a bug, not an input)",
+          "[l2]") {
+  L2Cache c(L2Geometry{4 * 128, 128, 32, 4}, 1000);
+  c.access(999 * 128, 128, Access::read);
+  CHECK_THROWS_AS(c.access(999 * 128, 129, Access::read), std::logic_error);
+  CHECK_THROWS_AS(c.access_line(1000, 1, Access::write), std::logic_error);
+  PartitionedL2 p(L2Geometry{2 * 4 * 128, 128, 32, 4}, 2, 1000);
+  p.access_rows(0, 0, 64, 10, 100 * 128, Access::read);  // last row's line: 900
+  CHECK_THROWS_AS(p.access_rows(0, 0, 64, 11, 100 * 128, Access::read), std::logic_error);
 }

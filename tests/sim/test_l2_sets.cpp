@@ -33,7 +33,7 @@ TEST_CASE("L2Sets' ranks give the LRU order of a recency list: find, victim (fre
     const int64_t sets = 5;
     L2Sets fast(sets, ways);
     std::vector<ListSet> ref(static_cast<size_t>(sets));
-    const L2SetsView<false>& v = fast.view();
+    const L2SetsView<L2Shape::any>& v = fast.view();
     for (int op = 0; op < 20000; ++op) {
       const auto set = static_cast<uint64_t>(rng() % sets);
       // Lines from a pool about twice the set's ways, some with high halves that differ only
@@ -76,31 +76,46 @@ TEST_CASE("L2Sets' ranks give the LRU order of a recency list: find, victim (fre
   }
 }
 
-TEST_CASE("the 16-way L2Sets view (constant layout, SSE2 where built) answers as the general "
-          "view on the same sets", "[l2][sets]") {
+TEST_CASE("the fixed 16-way L2Sets views (constant layout, SSE2 where built; 32-bit and 64-bit line "
+          "addresses) answer as the general view on the same sets", "[l2][sets]") {
   std::mt19937_64 rng(16);
-  L2Sets sets(3, 16);
-  const L2SetsView<false>& general = sets.view();
-  const L2SetsView<true> fixed = sets.view16();
-  for (int op = 0; op < 20000; ++op) {
-    const auto set = static_cast<uint64_t>(rng() % 3);
-    const uint64_t line = (rng() % 40) << (rng() % 2 == 0 ? 0 : 33);
-    uint8_t* b = general.block(set);
-    REQUIRE(fixed.block(set) == b);
-    const int64_t way = general.find(b, line);
-    REQUIRE(fixed.find(b, line) == way);
-    REQUIRE(fixed.victim(b) == general.victim(b));
-    if (way < 16) {
-      if (op % 2 == 0)
-        fixed.touch(b, way);
-      else
-        general.touch(b, way);
-    } else {
-      const int64_t victim = fixed.victim(b);
-      fixed.set_line(b, victim, line);
-      fixed.set_masks(b, victim, static_cast<uint8_t>(1 + rng() % 15), 0);
-      general.touch(b, victim);
-    }
+  for (bool narrow : {false, true}) {
+    INFO("narrow " << narrow);
+    L2Sets sets(3, 16, narrow);
+    const L2SetsView<L2Shape::any>& general = sets.view();
+    const auto check = [&](const auto& fixed) {
+      for (int op = 0; op < 20000; ++op) {
+        const auto set = static_cast<uint64_t>(rng() % 3);
+        // Lines below 2^32 for the narrow layout; for the wide one also lines that differ only
+        // above bit 32.
+        const uint64_t line = (rng() % 40) << (!narrow && rng() % 2 == 0 ? 33 : 0);
+        uint8_t* b = general.block(set);
+        REQUIRE(fixed.block(set) == b);
+        const int64_t way = general.find(b, line);
+        REQUIRE(fixed.find(b, line) == way);
+        REQUIRE(fixed.victim(b) == general.victim(b));
+        if (way < 16) {
+          if (op % 2 == 0)
+            fixed.touch(b, way);
+          else
+            general.touch(b, way);
+        } else if (op % 3 == 0) {
+          const int64_t victim = general.victim(b);
+          general.set_line(b, victim, line);  // the general view keeps the fingerprints too
+          general.set_masks(b, victim, static_cast<uint8_t>(1 + rng() % 15), 0);
+          fixed.touch_last(b);
+        } else {
+          const int64_t victim = fixed.victim(b);
+          fixed.set_line(b, victim, line);
+          fixed.set_masks(b, victim, static_cast<uint8_t>(1 + rng() % 15), 0);
+          general.touch(b, victim);
+        }
+      }
+    };
+    if (narrow)
+      check(sets.view_as<L2Shape::ways16_narrow>());
+    else
+      check(sets.view_as<L2Shape::ways16_wide>());
   }
 }
 
