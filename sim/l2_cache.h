@@ -156,7 +156,6 @@ class L2Cache {
   explicit L2Cache(const L2Geometry& geometry, uint64_t line_limit = kNoLineLimit);
   static constexpr uint64_t kNoLineLimit = ~uint64_t{0};
   static constexpr uint64_t kNarrowLineLimit = uint64_t{1} << 32;
-  uint64_t line_limit() const { return line_limit_; }
 
   // One access of `bytes` contiguous bytes at byte address `address`: every line it touches is
   // looked up once with the mask of the sectors it touches.
@@ -189,12 +188,12 @@ class L2Cache {
   bool holds(uint64_t address) const;
   bool holds_dirty(uint64_t address) const;
 
-  // The way-level steps of access_line, for the replay's loop (PartitionedL2), which computes
-  // a line's set once for both of its partitions (they have the same geometry) and keeps the
-  // statistics of a whole run in local variables: find the way that holds the line
-  // (L2Sets::View::find, ways when none does), then access_way does access_line's work with
-  // that answer, counting into `stats`.
-  const L2Sets& sets_data() const { return sets_data_; }
+  // The way-level steps of access_line, for PartitionedL2's loop: it computes a line's set once
+  // for all its partitions (they have the same geometry), finds the line's way
+  // (L2SetsView::find; ways when absent) and calls access_way, which does access_line's work
+  // there and counts what follows from the line's state (LineCounts); the loop turns the counts
+  // of a whole run into statistics (add_counts). The sets, for the loop (it writes through them).
+  L2Sets& sets_data() { return sets_data_; }
   // Calls f(view) with the sets' view: a fixed 16-way one when there are 16 ways.
   template <typename F>
   decltype(auto) with_view(F&& f) const {
@@ -274,9 +273,6 @@ class L2Cache {
       case Access::copy: return access_way<Access::copy>(sets, block, way, line, mask, counts);
     }
   }
-  // Adds statistics counted outside (by the replay's loop) to this partition's.
-  void add_stats(const L2Stats& s) { stats_ += s; }
-
  private:
   L2Geometry geometry_;
   int64_t sets_ = 0;

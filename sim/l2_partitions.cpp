@@ -57,7 +57,7 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
   }
   View sets_view;
   for (size_t p = 0; p < parts_.size(); ++p) {
-    const L2Sets& sets = parts_[p].sets_data();
+    L2Sets& sets = parts_[p].sets_data();
     if constexpr (std::is_same_v<View, L2SetsView<L2Shape::any>>)
       sets_view = sets.view();
     else
@@ -196,10 +196,10 @@ void PartitionedL2::run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64
       return;
     }
   }
+  L2Cache& first = parts_.front();
+  first.check_line((address + (rows - 1) * stride_bytes + row_bytes - 1) >> first.line_shift());  // the last line
   // The presets' L2 (two partitions of 16-way sets) gets the loop with everything fixed at
   // compile time; any other geometry the same loop with its figures read at run time.
-  const L2Cache& first = parts_.front();
-  first.check_line((address + (rows - 1) * stride_bytes + row_bytes - 1) >> first.line_shift());  // the last line
   if (parts_.size() == 2 && first.geometry().ways == 16 && first.sets_data().narrow_tags())
     run_kind<2, L2SetsView<L2Shape::ways16_narrow>>(sm, address, row_bytes, rows, stride_bytes, kind);
   else if (parts_.size() == 2 && first.geometry().ways == 16)

@@ -13,6 +13,15 @@
 // - a read from another side looks in the near partition first; on a miss it is served by the
 //   home partition (a hit there, or a DRAM read) and a clean copy is kept in the near one.
 // With one partition it is exactly one L2Cache.
+//
+// How it is computed (the same counts, line for line, as looking every line up through
+// L2Cache::access_line; tests/sim/test_l2_reference.cpp checks it against a plain reference): a
+// run's lines are walked in stretches of consecutive sets (L2SetWalker), each line's set is
+// computed once for all partitions, the loop is compiled for the access kind and for the
+// presets' two 16-way partitions, it counts only what depends on the sets' state (misses,
+// allocations, evictions) and derives hits and writes from the sectors requested, and a
+// contiguous run repeated while no other line touched its sets is served from its counts
+// (sim/l2_repeats.h says why that is exact).
 #pragma once
 #include <cstddef>
 #include <cstdint>
