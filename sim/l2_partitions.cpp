@@ -126,17 +126,18 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
   };
 
   // The stretches of lines in consecutive sets that a contiguous run looks up, for L2Repeats.
-  stretches_.clear();
+  stretch_count_ = 0;
   const auto note = [&](uint64_t line, uint64_t set, uint64_t count) {
     if (rows != 1) return;  // a strided run is not remembered
-    if (!stretches_.empty()) {
-      L2Stretch& last = stretches_.back();
+    if (stretch_count_ > 0) {
+      L2Stretch& last = stretches_[stretch_count_ - 1];
       if (last.line + last.count == line && last.set + last.count == set) {
         last.count += count;
         return;
       }
     }
-    stretches_.push_back(L2Stretch{line, set, count});
+    if (stretch_count_ < stretches_.size()) stretches_[stretch_count_] = L2Stretch{line, set, count};
+    ++stretch_count_;  // past the array: more than L2Repeats keeps, so not remembered
   };
 
   // Rows of whole lines (line-aligned start, length and stride) touch every sector of each.
@@ -208,7 +209,8 @@ void PartitionedL2::run(int64_t sm, uint64_t address, uint64_t row_bytes, uint64
     run_kind<1, L2SetsView<L2Shape::any>>(sm, address, row_bytes, rows, stride_bytes, kind);
   else
     run_kind<0, L2SetsView<L2Shape::any>>(sm, address, row_bytes, rows, stride_bytes, kind);
-  if (contiguous) repeats_.served(address, row_bytes, side, requested_, stretches_.data(), stretches_.size());
+  if (contiguous && stretch_count_ <= stretches_.size())
+    repeats_.served(address, row_bytes, side, requested_, stretches_.data(), stretch_count_);
 }
 
 void PartitionedL2::access(int64_t sm, uint64_t address, uint64_t bytes, Access kind) {

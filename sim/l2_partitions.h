@@ -23,6 +23,7 @@
 // contiguous run repeated while no other line touched its sets is served from its counts
 // (sim/l2_repeats.h says why that is exact).
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -74,7 +75,10 @@ class PartitionedL2 {
   L2Stats stats_;  // what the replay's loop counted (its partitions' own: write-backs at flushes)
   uint64_t home_mask_ = 0;
   L2Repeats repeats_{0};              // runs whose repeat is served from counts (sim/l2_repeats.h)
-  std::vector<L2Stretch> stretches_;  // the last run's stretches of consecutive sets
+  // The last contiguous run's stretches of consecutive sets, up to one more than L2Repeats keeps
+  // (a run of more is not remembered).
+  std::array<L2Stretch, L2Repeats::kStretches + 1> stretches_{};
+  size_t stretch_count_ = 0;
   int64_t requested_ = 0;             // the sectors the last run requested  // partitions − 1 when a power of two above 1 (h % p == h & (p − 1))
 };
 
