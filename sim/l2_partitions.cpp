@@ -95,23 +95,23 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
       return;
     }
     // A read looks in the near partition first (the home one when it is near): where all its
-    // sectors are there, it is a hit on that copy.
+    // sectors are there, it is a hit on that copy. Otherwise a line homed near is read there;
+    // one homed on the far side is read at home, and the near partition keeps a clean copy
+    // (the partitions share the set index).
     uint8_t* near_block = near_base + offset;
-    const int64_t way = layout.find(near_block, line);
-    if (way < layout.ways() && (layout.valid(near_block, way) & mask) == mask) {
-      L2Cache::access_way<Access::read>(layout, near_block, way, line, mask, counts);
-      return;
+    const int64_t near_way = layout.find(near_block, line);
+    uint8_t* read_block = near_block;
+    int64_t read_way = near_way;
+    bool far = false;
+    if (near_way == layout.ways() || (layout.valid(near_block, near_way) & mask) != mask) {
+      if (const size_t home_index = home_of(line); home_index != near_index) {
+        far = true;
+        read_block = bases[home_index] + offset;
+        read_way = layout.find(read_block, line);
+      }
     }
-    const size_t home_index = home_of(line);
-    if (home_index == near_index) {
-      L2Cache::access_way<Access::read>(layout, near_block, way, line, mask, counts);
-      return;
-    }
-    // From the far side: the home partition serves it, and the near one keeps a clean copy.
-    // The partitions share the set index.
-    uint8_t* home_block = bases[home_index] + offset;
-    L2Cache::access_way<Access::read>(layout, home_block, layout.find(home_block, line), line, mask, counts);
-    L2Cache::access_way<Access::copy>(layout, near_block, way, line, mask, counts);
+    L2Cache::access_way<Access::read>(layout, read_block, read_way, line, mask, counts);
+    if (far) L2Cache::access_way<Access::copy>(layout, near_block, near_way, line, mask, counts);
   };
 
   // The sectors of [begin, end) in `line` (for_each_line's masks).
@@ -144,29 +144,27 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
   const uint64_t line_bytes = uint64_t{1} << line_shift;
   const bool whole_lines = ((address | row_bytes | (rows > 1 ? stride_bytes : 0)) & (line_bytes - 1)) == 0;
   for (uint64_t r = 0; r < rows; ++r) {
-    // One row, [begin, end), lines first_line .. last_line, each with the sectors it touches.
+    // One row, [begin, end), lines first_line .. last_line, each with the sectors it touches
+    // (all of them but in the first and the last line), in straight stretches of consecutive
+    // sets.
     const uint64_t begin = address + r * stride_bytes, end = begin + row_bytes;
     const uint64_t first_line = begin >> line_shift, last_line = (end - 1) >> line_shift;
     const uint8_t first_mask = whole_lines ? full : edge_mask(first_line, begin, end);
-    const uint64_t first_set = walker.set_of(first_line);
-    serve(first_line, first_set, first_mask);
-    note(first_line, first_set, 1);
+    const uint8_t last_mask = whole_lines ? full : edge_mask(last_line, begin, end);
     requested += sectors_in(first_mask);
-    if (last_line == first_line) continue;
-    // The lines between, whole, in straight stretches of consecutive sets.
-    requested += static_cast<int64_t>(last_line - first_line - 1) * sectors_in(full);
-    for (uint64_t line = first_line + 1; line < last_line;) {
+    if (last_line != first_line)
+      requested += sectors_in(last_mask) + static_cast<int64_t>(last_line - first_line - 1) * sectors_in(full);
+    for (uint64_t line = first_line;;) {
       const uint64_t set = walker.set_of(line);
-      const uint64_t n = std::min(walker.straight(), last_line - line);
-      for (uint64_t i = 0; i < n; ++i) serve(line + i, set + i, full);
+      const uint64_t n = std::min(walker.straight(), last_line - line + 1);
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t l = line + i;
+        serve(l, set + i, l == first_line ? first_mask : (l == last_line ? last_mask : full));
+      }
       note(line, set, n);
+      if (last_line - line < n) break;  // the row's last line served (no overflow past 2^64)
       line += n;
     }
-    const uint8_t last_mask = whole_lines ? full : edge_mask(last_line, begin, end);
-    const uint64_t last_set = walker.set_of(last_line);
-    serve(last_line, last_set, last_mask);
-    note(last_line, last_set, 1);
-    requested += sectors_in(last_mask);
   }
   L2Cache::add_counts(stats_, kKind, requested, counts, first.geometry().sector_bytes);
   requested_ = requested;
