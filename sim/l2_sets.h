@@ -108,7 +108,7 @@ struct L2SetsView {
       // The ways whose fingerprint matches, then their line address (and valid mask: a free
       // way can keep an old address).
       const __m128i prints = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + kLayout16.fingerprint_offset));
-      const __m128i key = _mm_set1_epi8(static_cast<char>(fingerprint(line)));
+      const __m128i key = bytes_of(fingerprint(line));
       for (unsigned match = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key))); match != 0;
            match &= match - 1) {
         const int w = __builtin_ctz(match);
@@ -121,6 +121,13 @@ struct L2SetsView {
       if (tag(b, w) == line && b[w] != 0) return w;
     return ways();
   }
+
+#if defined(__SSE2__)
+  // 16 copies of a byte (a multiplication and one shuffle: SSE2 has no byte broadcast).
+  static __m128i bytes_of(uint8_t x) {
+    return _mm_shuffle_epi32(_mm_cvtsi32_si128(static_cast<int>(x * 0x01010101u)), 0);
+  }
+#endif
 
   // The way a miss takes: the one ranked last (free, or the least recently used).
   int64_t victim(const uint8_t* b) const {
@@ -145,7 +152,7 @@ struct L2SetsView {
       if constexpr (k16) {
         // Ranks are below 16, so the signed byte compare is exact.
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
-        const __m128i before = _mm_cmplt_epi8(x, _mm_set1_epi8(static_cast<char>(r)));
+        const __m128i before = _mm_cmplt_epi8(x, bytes_of(r));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(ranks), _mm_sub_epi8(x, before));
         ranks[way] = 0;
         return;
