@@ -7,15 +7,16 @@
 // "replacement"), with no clock to renumber and nothing moved on a hit.
 //
 // Layout: one block per set, [valid × ways][dirty × ways][rank × ways], then for 16 ways a
-// one-byte fingerprint of each way's line, then the line addresses (8 bytes each, aligned).
+// one-byte fingerprint of each way's line, then the line addresses, aligned: 4 bytes each where
+// the owner promises lines below 2^32 (L2SetLayout::narrow_tags; the replay does), else 8.
 // Blocks of 8 ways or more are padded to whole 64-byte CPU cache lines. Ranks are bytes up to
 // 256 ways, 32-bit words above. The 16-way set, the one every preset has, has its layout fixed
-// at compile time: its masks, ranks and fingerprints fill the first CPU cache line of the 192-byte
-// block and its addresses the other two, and it is searched with SSE2 where the compiler targets
-// it (every x86-64 build): the 16 fingerprints are compared at once and only a way whose
-// fingerprint matches has its address compared, so a lookup reads the first line and, for a
-// match, one of the others. Other counts compare the addresses in a plain loop. Both give the
-// same answers: the fingerprint only narrows the search.
+// at compile time: its masks, ranks and fingerprints fill the first CPU cache line of the block
+// (128 bytes with 4-byte addresses, 192 with 8) and its addresses the rest, and it is searched
+// with SSE2 where the compiler targets it (every x86-64 build): the 16 fingerprints are
+// compared at once and only a way whose fingerprint matches has its address compared, so a
+// lookup reads the first line and, for a match, one more. Other counts compare the addresses in
+// a plain loop. Both give the same answers: the fingerprint only narrows the search.
 #pragma once
 #include <algorithm>
 #include <cstddef>
