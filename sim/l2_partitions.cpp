@@ -128,7 +128,8 @@ void PartitionedL2::run_lines(int64_t sm, uint64_t address, uint64_t row_bytes, 
   // The stretches of lines in consecutive sets that a contiguous run looks up, for L2Repeats.
   stretch_count_ = 0;
   const auto note = [&](uint64_t line, uint64_t set, uint64_t count) {
-    if (rows != 1) return;  // a strided run is not remembered
+    if (rows != 1) return;                            // a strided run is not remembered
+    if (stretch_count_ > stretches_.size()) return;  // nor one of more stretches than kept
     if (stretch_count_ > 0) {
       L2Stretch& last = stretches_[stretch_count_ - 1];
       if (last.line + last.count == line && last.set + last.count == set) {
