@@ -140,6 +140,7 @@ TensorAddresses::TensorAddresses(const Problem& problem) {
                            static_cast<uint64_t>(shape_[i].element_bytes);
     next += (bytes + kAllocationAlignBytes - 1) / kAllocationAlignBytes * kAllocationAlignBytes;
   }
+  end_ = next;
 }
 
 uint64_t TensorAddresses::address(Tensor t, int64_t bh, int64_t row, int64_t col) const {
@@ -163,9 +164,14 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   check_replay(kernels, problem, hw, options);
   // A capacity that is not a whole number of sets per partition (a hardware file's odd figure)
   // is rounded down to one: the model needs equal sets (PartitionedL2).
-  PartitionedL2 cache(geometry_of(hw, options), hw.l2_partitions);
-  const int64_t sms = std::max<int64_t>(hw.sm_count, 1);
   const TensorAddresses addresses(problem);
+  // Every replayed line lies below the layout's end (check_replay bounded it below 2^63 bytes):
+  // the L2 model keeps 32-bit line addresses when that end is below 2^32 lines (sim/l2_sets.h).
+  const L2Geometry geometry = geometry_of(hw, options);
+  const uint64_t line_limit = geometry.line_bytes > 0 ? addresses.end() / static_cast<uint64_t>(geometry.line_bytes) + 1
+                                                      : L2Cache::kNoLineLimit;
+  PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
+  const int64_t sms = std::max<int64_t>(hw.sm_count, 1);
   CacheResult result;
   for (size_t k = 0; k < kernels.size(); ++k) {
     const KernelSchedule& kernel = kernels[k];

@@ -94,8 +94,11 @@ class TensorAddresses {
   TensorAddresses(const Problem& problem);
   uint64_t address(Tensor t, int64_t bh, int64_t row, int64_t col) const;
   const TensorShape& shape(Tensor t) const { return shape_[static_cast<int>(t)]; }
+  // The end of the last tensor's range: every element's address lies below it.
+  uint64_t end() const { return end_; }
 
  private:
+  uint64_t end_ = 0;
   uint64_t base_[kTensorCount] = {};
   TensorShape shape_[kTensorCount] = {};
 };
