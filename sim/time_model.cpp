@@ -186,8 +186,12 @@ constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 21;
 std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k) {
   const int64_t blocks = k.blocks_per_head;
   std::vector<BlockWork> work(static_cast<size_t>(blocks));
-  const bool exact = saturating_mul(blocks, std::max<int64_t>(k.transfers_per_block, 1)) <= kMaxWalkedTransfers;
-  const int64_t stride = exact ? 1 : std::max<int64_t>(1, blocks / kSampledBlocks);
+  const int64_t per_block = std::max<int64_t>(k.transfers_per_block, 1);
+  const bool exact = saturating_mul(blocks, per_block) <= kMaxWalkedTransfers;
+  // Sampled: at most kSampledBlocks blocks, and no more than kMaxWalkedTransfers transfers in
+  // all (at the tile grid's limit one block emits millions).
+  const int64_t sampled = std::max<int64_t>(1, std::min(kSampledBlocks, kMaxWalkedTransfers / per_block));
+  const int64_t stride = exact ? 1 : std::max<int64_t>(1, (blocks + sampled - 1) / sampled);
   for (int64_t b = 0; b < blocks; b += stride) {
     BlockWorkSink sink(problem, work[static_cast<size_t>(b)]);
     k.emit_block(0, b, sink);
