@@ -20,8 +20,9 @@ inline std::unique_ptr<MainWindow> make_window(bool cache = false) {
   return window;
 }
 
-// Waits until the closed-form data for the panel's current parameters is drawn.
-inline bool wait_data(MainWindow& window, int timeout_ms = 20000) {
+// Waits until the closed-form data for the panel's current parameters is drawn. Two minutes: the
+// sanitizer build (scripts/test_sanitized.sh) computes the time model many times slower.
+inline bool wait_data(MainWindow& window, int timeout_ms = 120000) {
   QSignalSpy spy(&window, &MainWindow::data_ready);
   return spy.wait(timeout_ms);
 }
