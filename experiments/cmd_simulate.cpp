@@ -44,9 +44,7 @@ TableNotes simulate_notes(const SweepSpec& sweep) {
   };
   const bool cache = sweep.count == sim::CountMethod::cache;
   for (const sim::Hardware& hw : sweep.hardware) {
-    sim::Problem small;
-    small.batch = small.heads = 1, small.seqlen = 128;
-    const bool calibrated = sim::missing_calibration(sim::make_config(sim::Algo::flash2, small, hw)).empty();
+    const bool calibrated = sim::missing_calibration(hw).empty();
     const bool model = sweep.time ? *sweep.time == sim::TimeMethod::model : calibrated;
     char line[480];
     if (model)

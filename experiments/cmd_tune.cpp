@@ -52,11 +52,7 @@ int run_tune(Invocation& inv) {
                        "blocksparse");
   if (!inv.sweep.time) {
     // The advisor is the time model's: say so at once rather than skipping every configuration.
-    for (const sim::Hardware& hw : inv.sweep.hardware) {
-      sim::Problem small;
-      small.batch = small.heads = 1, small.seqlen = 128;
-      sim::require_calibration(sim::make_config(sim::Algo::flash2, small, hw));
-    }
+    for (const sim::Hardware& hw : inv.sweep.hardware) sim::require_calibration(hw);
   } else if (*inv.sweep.time == sim::TimeMethod::roofline) {
     throw UsageError("--time roofline cannot rank tilings (it gives every tiling with the same Br the same "
                      "time); tune uses the time model");

@@ -267,6 +267,17 @@ void require_calibration(const Config& config) {
                          "); `flashio calibrate` measures them on a GPU (docs/calibration.md), or use --time roofline");
 }
 
+namespace {
+Config small_config(const Hardware& hw) {
+  Problem small;
+  small.batch = small.heads = 1, small.seqlen = 128;
+  return make_config(Algo::flash2, small, hw);
+}
+}  // namespace
+
+std::vector<std::string> missing_calibration(const Hardware& hw) { return missing_calibration(small_config(hw)); }
+void require_calibration(const Hardware& hw) { require_calibration(small_config(hw)); }
+
 int64_t estimated_dram_bytes(const Config& config, const KernelSchedule&, const Counts& counts) {
   int64_t bytes = 0;
   for (int t = 0; t < kTensorCount; ++t) {

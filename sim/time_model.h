@@ -54,6 +54,10 @@ std::vector<std::string> missing_calibration(const Config& config);
 
 // Throws InvalidInput (Field::hardware) naming the first missing figure.
 void require_calibration(const Config& config);
+// The same for the hardware itself, checked on a small flash2 forward (the figures every tiled
+// kernel needs), before a sweep: empty / no throw when the hardware carries them.
+std::vector<std::string> missing_calibration(const Hardware& hw);
+void require_calibration(const Hardware& hw);
 
 // Bytes that reach DRAM when the L2 model is not run (`--count formula`, walk, execute): every
 // tensor the kernel touches is read (written) once, at most its io; the L2 is assumed to catch
