@@ -1,5 +1,6 @@
 #include "sim/kernel_catalog.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <vector>
@@ -95,6 +96,19 @@ constexpr BuiltKernel kBuilt[] = {
 }  // namespace
 
 std::span<const BuiltKernel> built_kernels() { return kBuilt; }
+
+int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols) {
+  if (entry.algo != Algo::flash1 || rows <= 0 || cols <= 0) return 0;
+  const int64_t threads = std::max<int64_t>(entry.threads, 32);
+  if (entry.pass == Pass::fwd && tensor == Tensor::o_accum) {
+    const int64_t warps = threads / 32;
+    const int64_t groups = std::max<int64_t>(1, 2 * entry.tiling.block_r / (16 * warps));  // 8-row slices per warp
+    return std::min(groups, (rows + 7) / 8);
+  }
+  if (entry.pass == Pass::bwd && tensor == Tensor::dq_accum) return (rows * cols / 4 + threads - 1) / threads;
+  return 0;
+}
+
 
 const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling) {
   for (const BuiltKernel& k : kBuilt)

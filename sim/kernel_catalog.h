@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "sim/tensor.h"
 #include "sim/tiling.h"
 #include "sim/types.h"
 
@@ -41,6 +42,18 @@ struct BuiltKernel {
   // measured on the H200 (docs/kernels.md, "Speed"). One per (algo, pass, headdim, dtype).
   bool is_default = false;
 };
+
+// Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel
+// issues as plain loads (not cp.async into a buffer it streams ahead), whose results the step
+// uses before it issues the next group (docs/time_model.md, "Dependent loads"). Counted per
+// transfer of `tensor` (rows × cols elements of it) by a step of the built kernel `entry`; 0 for
+// tensors the kernel streams or never reads synchronously. The counts follow the kernels' code:
+// - flash1 forward reads the running o_accum, ℓ, m with plain loads, one group per 8-row slice a
+//   warp owns (kernels/flash1.cuh: each (slice, half) behind its own row check, the products
+//   with ℓ before the next group): 2·Br / (16·warps) rounds, fewer for a ragged last row tile.
+// - flash1 backward adds its partial dQ into dq_accum one float4 per thread and iteration, the
+//   load before the add before the store: ⌈rows·d / (4·threads)⌉ rounds.
+int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols);
 
 // Every built kernel, in the registry's order.
 std::span<const BuiltKernel> built_kernels();

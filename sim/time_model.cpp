@@ -99,6 +99,9 @@ struct KernelFacts {
   // Rows of the block's own tile, which its warps split between them in every GEMM: Br for the
   // forward kernels (Q rows), Bc for the backward (K, V rows).
   int64_t block_rows = 0;
+  // The kernel as the catalog describes it (an unbuilt tiling: as its kind's built ones are),
+  // for the loads its steps wait for (dependent_load_rounds).
+  BuiltKernel entry;
 };
 
 KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
@@ -119,6 +122,17 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
   }
   const Config pass = pass_config(config, pass_of(k.kind));
   f.block_rows = pass_of(k.kind) == Pass::fwd ? pass.tiling.block_r : pass.tiling.block_c;
+  if (const BuiltKernel* b = built_entry(config, k.kind)) {
+    f.entry = *b;
+  } else {
+    f.entry.algo = algo_of(k.kind);
+    f.entry.pass = pass_of(k.kind);
+    f.entry.tiling = pass.tiling;
+    f.entry.threads = f.threads;
+    f.entry.stages = f.stages;
+    f.entry.headdim = pass.problem.headdim;
+    f.entry.dtype = pass.problem.dtype;
+  }
   const int64_t measured = measured_blocks_per_sm(pass, k.kind);
   f.blocks_per_sm = measured > 0 ? measured : blocks_per_sm(shape, config.hw);
   return f;
@@ -144,8 +158,16 @@ constexpr int64_t kLibraryGemmN = 128;
 // Accumulates one thread block's steps.
 class BlockWorkSink : public ScheduleSink {
  public:
-  BlockWorkSink(const Problem& problem, BlockWork& work) : problem_(problem), work_(work) {}
+  BlockWorkSink(const Problem& problem, const BuiltKernel* entry, BlockWork& work)
+      : problem_(problem), entry_(entry), work_(work) {}
   void transfer(const Transfer& t) override {
+    if (entry_ != nullptr && t.dir == Dir::read && !t.atomic) {
+      const int64_t rounds = dependent_load_rounds(*entry_, t.tensor, t.rows, t.cols);
+      if (rounds > 0) {
+        work_.dependent_load_rounds += rounds;
+        work_.dependent_read_bytes += saturating_mul(t.rows, t.cols, tensor_shape(t.tensor, problem_).element_bytes);
+      }
+    }
     const int64_t bytes = saturating_mul(t.rows, t.cols, tensor_shape(t.tensor, problem_).element_bytes);
     if (t.atomic) {
       work_.atomic_bytes = saturating_add(work_.atomic_bytes, bytes);
@@ -171,6 +193,7 @@ class BlockWorkSink : public ScheduleSink {
 
  private:
   const Problem& problem_;
+  const BuiltKernel* entry_;
   BlockWork& work_;
   int64_t step_bytes_ = 0;
 };
@@ -183,7 +206,7 @@ constexpr int64_t kSampledBlocks = 1024;
 constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 21;
 
 // Work of each block of one head (every head runs the same schedule, sim/schedule.h).
-std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k) {
+std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry) {
   const int64_t blocks = k.blocks_per_head;
   std::vector<BlockWork> work(static_cast<size_t>(blocks));
   const int64_t per_block = std::max<int64_t>(k.transfers_per_block, 1);
@@ -193,7 +216,7 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
   const int64_t sampled = std::max<int64_t>(1, std::min(kSampledBlocks, kMaxWalkedTransfers / per_block));
   const int64_t stride = exact ? 1 : std::max<int64_t>(1, (blocks + sampled - 1) / sampled);
   for (int64_t b = 0; b < blocks; b += stride) {
-    BlockWorkSink sink(problem, work[static_cast<size_t>(b)]);
+    BlockWorkSink sink(problem, entry, work[static_cast<size_t>(b)]);
     k.emit_block(0, b, sink);
     sink.finish();
     for (int64_t o = b + 1; o < std::min(blocks, b + stride); ++o) work[static_cast<size_t>(o)] = work[static_cast<size_t>(b)];
@@ -303,7 +326,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     KernelTime kt;
     kt.kind = k.kind;
     const double launch_s = *cal.kernel_overhead_us * 1e-6;
-    const std::vector<BlockWork> work = head_work(config.problem, k);
+    const bool library_gemm = is_library_gemm(k.kind);
+    const KernelFacts f = library_gemm ? KernelFacts{} : facts_of(config, k);
+    const std::vector<BlockWork> work = head_work(config.problem, k, library_gemm ? nullptr : &f.entry);
     // The kernel's io (from its blocks) and its DRAM bytes: the share of each block's bytes
     // that reaches DRAM is the kernel's (the L2 model predicts kernels, not blocks).
     double io_read = 0, io_write = 0;
@@ -318,7 +343,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     const double read_share = io_read > 0 ? dram_r / io_read : 0;
     const double write_share = io_write > 0 ? dram_w / io_write : 0;
 
-    if (is_library_gemm(k.kind)) {
+    if (library_gemm) {
       // A cuBLAS GEMM: its FLOPs at the wide-tile wgmma rate with every SM full, or its DRAM
       // bytes at the streams' best bandwidth, whichever is longer (docs/time_model.md, "Standard").
       double tensor_flops = 0;
@@ -339,9 +364,15 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       continue;
     }
 
-    const KernelFacts f = facts_of(config, k);
-    kt.blocks_per_sm = f.blocks_per_sm;
-    const double resident = static_cast<double>(f.blocks_per_sm);
+    // The block scheduler fills the SMs breadth first: a grid smaller than SMs × occupancy puts
+    // ⌈grid / SMs⌉ blocks on an SM, and leaves SMs idle when it is smaller than the SM count
+    // (flash1's one block per head). The blocks that share an SM's pipes are the resident ones.
+    const int64_t grid = k.grid_blocks();
+    const int64_t sm_count = std::max<int64_t>(hw.sm_count, 1);
+    const int64_t resident_blocks =
+        std::max<int64_t>(1, std::min(f.blocks_per_sm, (grid + sm_count - 1) / sm_count));
+    kt.blocks_per_sm = resident_blocks;
+    const double resident = static_cast<double>(resident_blocks);
     const int64_t warps_per_block = std::max<int64_t>(1, f.threads / 32);
     const double warps_per_sm = resident * static_cast<double>(warps_per_block);
     // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
@@ -367,6 +398,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
       // the bandwidth a stream reaches depends on them, docs/calibration.md).
       const double in_flight = resident * static_cast<double>(std::max<int64_t>(w.step_read_bytes, 1));
+      // An SM's share of a stream at x bytes in flight is what it reached when every SM had x in
+      // flight (the curves' measurement), also when fewer SMs are busy (docs/time_model.md,
+      // "Memory": flash1's grids of one block per head leave SMs idle and are not faster per SM).
       const double per_sm = 1.0 / sms;
       Rates r;
       r.dram_read = cal.dram_read_bytes_per_s->at(in_flight) * per_sm;
@@ -380,11 +414,14 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // over the SM's rate. DRAM: each stream's limit, reads, writes, and both together (the
       // copy rate: a kernel that reads and writes shares the bus between them).
       BlockTerms t;
-      const double dram_read = static_cast<double>(w.read_bytes) * read_share;
+      // Bytes a step waits for in turn (dependent loads) are costed below, as round trips; the
+      // streams carry the rest.
+      const int64_t streamed_read_bytes = w.read_bytes - w.dependent_read_bytes;
+      const double dram_read = static_cast<double>(streamed_read_bytes) * read_share;
       const double dram_write = static_cast<double>(w.write_bytes + w.atomic_bytes) * write_share;
       t.dram = resident * std::max({dram_read / r.dram_read, dram_write / r.dram_write,
                                     dram_read > 0 && dram_write > 0 ? (dram_read + dram_write) / dram_copy : 0.0});
-      t.l2 = resident * static_cast<double>(w.read_bytes + w.write_bytes + w.atomic_bytes) / r.l2;
+      t.l2 = resident * static_cast<double>(streamed_read_bytes + w.write_bytes + w.atomic_bytes) / r.l2;
       t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
       t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / (tensor_rate_sm * per_sm) : 0;
       t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
@@ -394,12 +431,31 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;
       const double waits = f.stages >= 2 ? 1.0 : static_cast<double>(std::max<int64_t>(w.tile_steps, 1));
       t.latency = waits * latency_s;
-      // Phases in series: a block's warps pass the block-wide barriers of every tile step
-      // together, so its matrix, exp and fp32 phases follow each other; and the resident blocks,
-      // launched together with identical steps, stay in phase, so they share each pipe in turn
-      // rather than overlap on different ones (the terms above carry the sharing). Loads run
-      // beside compute when the kernel streams its tiles in two or more stages, before it
-      // otherwise (docs/time_model.md, "Overlap").
+      // Loads a step waits for in turn (sim/kernel_catalog.h, dependent_load_rounds): each round
+      // trip takes the memory's latency at light load, read off the same curves by Little's law
+      // (latency = bytes in flight / bandwidth at their first point), from DRAM for the share of
+      // reads that reach it and from the L2 for the rest, and its bytes then arrive at the
+      // stream's full rate (docs/time_model.md, "Dependent loads").
+      if (w.dependent_load_rounds > 0) {
+        const double share = std::clamp(read_share, 0.0, 1.0);
+        const auto light_load_latency_s = [&](const RateCurve& curve) {
+          const auto& [x, rate] = curve.points().front();
+          return x * sms / rate;
+        };
+        const double round_s = share * light_load_latency_s(*cal.dram_read_bytes_per_s) +
+                               (1 - share) * light_load_latency_s(*cal.l2_hit_bytes_per_s);
+        const double bytes = static_cast<double>(w.dependent_read_bytes);
+        t.latency += static_cast<double>(w.dependent_load_rounds) * round_s +
+                     bytes * share / (cal.dram_read_bytes_per_s->points().back().second * per_sm) +
+                     bytes * (1 - share) / (cal.l2_hit_bytes_per_s->points().back().second * per_sm);
+      }
+      // Phases: a block's warps pass the block-wide barriers of every tile step together, so its
+      // matrix, exp and fp32 phases follow each other. Resident blocks are not held together
+      // by barriers: with R of them on an SM, the SM's busiest pipe carries all their work and
+      // the other pipes' work overlaps it but for its 1/R share, the part of a block's other
+      // phases no other block fills (R = 1: the phases in series; docs/time_model.md,
+      // "Overlap"). Loads run beside compute when the kernel streams its tiles in two or more
+      // stages, before it otherwise.
       // mma.sync takes its operands from registers, which ldmatrix fills from shared memory: in a
       // GEMM whose rows the block's warps split, every warp reads all of the other operand, so a
       // block reads warps × e / (2 · rows) bytes per tensor FLOP (2·M·N·K FLOPs, W·N·K·e bytes),
@@ -410,7 +466,8 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                                   static_cast<double>(element_bytes(dtype)) / (2.0 * static_cast<double>(f.block_rows));
         t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
       }
-      const double compute = t.tensor + t.smem + t.exp + t.fp32;
+      const double busiest = std::max({t.tensor, t.smem, t.exp, t.fp32});
+      const double compute = busiest + (t.tensor + t.smem + t.exp + t.fp32 - busiest) / resident;
       const double memory = std::max({t.dram, t.l2, t.atomics});
       t.total = (f.stages >= 2 ? std::max(compute, memory) : compute + memory) + t.sync + t.latency;
       block_s[b] = t.total;
@@ -432,8 +489,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
 
     // The block scheduler: SMs × blocks_per_sm slots; each block, in launch order, starts on
     // the slot that frees first (waves, and the ragged waves of causal grids).
-    const int64_t slots = std::max<int64_t>(1, saturating_mul(hw.sm_count, f.blocks_per_sm));
-    const int64_t grid = k.grid_blocks();
+    const int64_t slots = std::max<int64_t>(1, saturating_mul(hw.sm_count, resident_blocks));
     const int64_t per_head = std::max<int64_t>(k.blocks_per_head, 1);
     const int64_t heads_scheduled = std::max<int64_t>(1, std::min(k.heads, kMaxScheduledBlocks / per_head));
     std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
