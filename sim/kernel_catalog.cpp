@@ -109,6 +109,11 @@ int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t r
   return 0;
 }
 
+bool fragments_overlap_mma(const BuiltKernel& entry) {
+  return (entry.algo == Algo::flash1 || entry.algo == Algo::flash2) && entry.pass == Pass::fwd &&
+         entry.mma == MmaKind::mma_sync;
+}
+
 
 const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling) {
   for (const BuiltKernel& k : kBuilt)

@@ -55,6 +55,14 @@ struct BuiltKernel {
 //   load before the add before the store: ⌈rows·d / (4·threads)⌉ rounds.
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols);
 
+// Whether a tile step's ldmatrix loads run beside its mma.sync instructions (the matrix phase
+// takes the longer of the two) rather than before them (the sum): the forward tile
+// (kernels/flash_fwd_tile.cuh, flash1's and flash2's forward) is one unrolled straight-line
+// block per step, so the fragments of the next k-slice load while the tensor cores run this
+// one; the backward tile stages dS through shared memory between its GEMMs, behind barriers,
+// and waits for each GEMM's fragments (docs/time_model.md, "Overlap").
+bool fragments_overlap_mma(const BuiltKernel& entry);
+
 // Every built kernel, in the registry's order.
 std::span<const BuiltKernel> built_kernels();
 

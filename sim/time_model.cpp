@@ -449,13 +449,14 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                      bytes * share / (cal.dram_read_bytes_per_s->points().back().second * per_sm) +
                      bytes * (1 - share) / (cal.l2_hit_bytes_per_s->points().back().second * per_sm);
       }
-      // Phases: a block's warps pass the block-wide barriers of every tile step together, so its
-      // matrix, exp and fp32 phases follow each other. Resident blocks are not held together
-      // by barriers: with R of them on an SM, the SM's busiest pipe carries all their work and
-      // the other pipes' work overlaps it but for its 1/R share, the part of a block's other
-      // phases no other block fills (R = 1: the phases in series; docs/time_model.md,
-      // "Overlap"). Loads run beside compute when the kernel streams its tiles in two or more
-      // stages, before it otherwise.
+      // Phases in series: a block's warps pass the block-wide barriers of every tile step
+      // together, so its matrix, exp and fp32 phases follow each other; and the resident blocks,
+      // launched together with identical steps, stay in phase, so they share each pipe in turn
+      // rather than overlap on different ones (the terms above carry the sharing). Within the
+      // matrix phase the ldmatrix loads overlap the mma where the kernel's step is one
+      // straight-line block (fragments_overlap_mma, sim/kernel_catalog.h), and follow them
+      // otherwise. Loads run beside compute when the kernel streams its tiles in two or more
+      // stages; a single-stage kernel waits for its reads (docs/time_model.md, "Overlap").
       // mma.sync takes its operands from registers, which ldmatrix fills from shared memory: in a
       // GEMM whose rows the block's warps split, every warp reads all of the other operand, so a
       // block reads warps × e / (2 · rows) bytes per tensor FLOP (2·M·N·K FLOPs, W·N·K·e bytes),
@@ -466,16 +467,20 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                                   static_cast<double>(element_bytes(dtype)) / (2.0 * static_cast<double>(f.block_rows));
         t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
       }
-      const double busiest = std::max({t.tensor, t.smem, t.exp, t.fp32});
-      const double compute = busiest + (t.tensor + t.smem + t.exp + t.fp32 - busiest) / resident;
+      const double matrix = fragments_overlap_mma(f.entry) ? std::max(t.tensor, t.smem) : t.tensor + t.smem;
+      const double compute = matrix + t.exp + t.fp32;
       const double memory = std::max({t.dram, t.l2, t.atomics});
-      t.total = (f.stages >= 2 ? std::max(compute, memory) : compute + memory) + t.sync + t.latency;
+      // A single-stage kernel waits for its loads before it computes; its stores drain beside
+      // the next step's work, so only the reads are in series, the whole traffic a floor.
+      const double reads = resident * std::max(dram_read / r.dram_read, static_cast<double>(streamed_read_bytes) / r.l2);
+      const double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory);
+      t.total = overlapped + t.sync + t.latency;
       block_s[b] = t.total;
       sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
       sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
       // What bounds the block: the largest of its terms (the memory terms only where they are
       // not hidden behind compute).
-      const bool memory_counts = f.stages < 2 || memory > compute;
+      const bool memory_counts = f.stages < 2 ? reads > 0 || memory > compute + reads : memory > compute;
       const std::pair<double, double BlockTerms::*> terms[] = {
           {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
           {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
