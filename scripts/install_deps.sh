@@ -13,3 +13,16 @@ apt-get install -y -qq --no-install-recommends \
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6-dev libgl-dev \
   fonts-dejavu-core \
   clang libclang-rt-14-dev llvm >/dev/null
+
+# cuobjdump, which the kernel catalog's register check runs on the built kernels
+# (tests/kernels/test_catalog_resources.cpp, docs/kernels.md "Catalog"), is not part of the
+# preinstalled toolkit: the PyPI wheel's binary goes into the toolkit's bin/, where CMake's
+# CUDAToolkit finds it. A newer cuobjdump reads the CUDA 13.0 kernels; 13.2.51 is the oldest
+# 13.x wheel.
+if [ -x /usr/local/cuda/bin/nvcc ] && [ ! -x /usr/local/cuda/bin/cuobjdump ]; then
+  cuobjdump_dir=$(mktemp -d)
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+    --target "$cuobjdump_dir" nvidia-cuda-cuobjdump==13.2.51
+  install -m 755 "$cuobjdump_dir/nvidia/cu13/bin/cuobjdump" /usr/local/cuda/bin/cuobjdump
+  rm -rf "$cuobjdump_dir"
+fi

@@ -20,6 +20,15 @@ constexpr uint64_t kAllocationAlignBytes = 2ull << 20;
 // CUDA C Programming Guide, "Shared Memory" (compute capability 8.x and 9.0): the driver
 // reserves 1 KB of shared memory per thread block.
 constexpr int64_t kSmemReservedPerBlockBytes = 1024;
+// The register file of an SM of compute capability 8.0 and 9.0, every preset's (docs/kernels.md,
+// "Occupancy": the Programming Guide's table per compute capability and the toolkit's
+// cuda_occupancy.h): 64 Ki 32-bit registers in 4 sub-partitions, a warp's registers allocated
+// in one of them in units of 256 (8 per thread), at most 255 per thread.
+constexpr int64_t kRegistersPerSm = 65536;
+constexpr int64_t kRegisterSubPartitions = 4;
+constexpr int64_t kRegisterAllocationUnit = 256;
+constexpr int64_t kMaxRegistersPerThread = 255;
+constexpr int64_t kWarpThreads = 32;
 
 // One transfer, already turned into addresses: `rows` runs of `row_bytes`, `stride_bytes`
 // apart. 24 bytes, because a resident block's whole list is held while blocks interleave.
@@ -150,13 +159,35 @@ uint64_t TensorAddresses::address(Tensor t, int64_t bh, int64_t row, int64_t col
              static_cast<uint64_t>(s.element_bytes);
 }
 
-int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
+int64_t blocks_per_sm(const BlockResources& block, const Hardware& hw) {
   int64_t blocks = hw.max_blocks_per_sm > 0 ? hw.max_blocks_per_sm : 32;
-  if (kernel.threads_per_block > 0 && hw.max_threads_per_sm > 0)
-    blocks = std::min(blocks, hw.max_threads_per_sm / kernel.threads_per_block);
-  if (kernel.smem_bytes > 0 && hw.smem_per_sm_bytes > 0)
-    blocks = std::min(blocks, hw.smem_per_sm_bytes / saturating_add(kernel.smem_bytes, kSmemReservedPerBlockBytes));
+  if (block.threads > 0 && hw.max_threads_per_sm > 0)
+    blocks = std::min(blocks, hw.max_threads_per_sm / block.threads);
+  if (block.smem_bytes > 0 && hw.smem_per_sm_bytes > 0)
+    blocks = std::min(blocks, hw.smem_per_sm_bytes / saturating_add(block.smem_bytes, kSmemReservedPerBlockBytes));
+  if (block.registers > 0 && block.threads > 0) {
+    // A warp's registers come from one sub-partition, so an SM holds 4 × (the warps one
+    // sub-partition holds), not 65,536 / (a warp's registers), warps.
+    const int64_t warp_registers = (std::min(block.registers, kMaxRegistersPerThread) * kWarpThreads +
+                                    kRegisterAllocationUnit - 1) / kRegisterAllocationUnit * kRegisterAllocationUnit;
+    const int64_t warps_per_sm = kRegistersPerSm / kRegisterSubPartitions / warp_registers * kRegisterSubPartitions;
+    const int64_t warps_per_block = (block.threads + kWarpThreads - 1) / kWarpThreads;
+    blocks = std::min(blocks, warps_per_sm / warps_per_block);
+  }
   return std::max<int64_t>(blocks, 1);
+}
+
+int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
+  return blocks_per_sm(BlockResources{kernel.threads_per_block, 0, kernel.smem_bytes}, hw);
+}
+
+int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw) {
+  if (kind == main_kernel_kind(kernel))
+    return blocks_per_sm(BlockResources{kernel.threads, kernel.registers, kernel.smem_bytes}, hw);
+  if (kernel.algo == Algo::flash2 && kernel.pass == Pass::bwd)
+    if (const BuiltRowKernel* r = find_row_kernel(kind, kernel.headdim, kernel.dtype))
+      return blocks_per_sm(BlockResources{r->threads, r->registers, r->static_smem_bytes}, hw);
+  return 0;
 }
 
 CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Problem& problem,

@@ -5,7 +5,8 @@
 // How blocks are fed to the cache (docs/l2_model.md has the reasons and the limits):
 // - launch order: linear index block_in_head + blocks_per_head · bh (docs/schedules.md);
 // - occupancy: blocks per SM limited by shared memory (plus the 1 KiB the driver reserves per
-//   block on sm_80/sm_90), threads, and the hardware's block limit; resident blocks =
+//   block on sm_80/sm_90), threads, and the hardware's block limit (a schedule's registers are
+//   not known; the measured occupancy of the built kernels includes them); resident blocks =
 //   SMs × blocks per SM;
 // - interleaving: the resident blocks take turns, one transfer (one tile) each, round-robin;
 //   when a block finishes, the next block in launch order takes its place (waves, and the
@@ -33,6 +34,7 @@
 namespace flashio::sim {
 
 struct Row;
+struct BuiltKernel;
 
 enum class KernelBoundary {
   cold,  // write back and invalidate at every kernel end (matches the profiler)
@@ -71,9 +73,24 @@ struct CacheResult {
   L2Stats total_l2;
 };
 
-// Blocks of this kernel one SM holds at once (at least 1): shared memory with the driver's
-// 1 KiB per-block reserve, threads per SM, and the hardware's blocks-per-SM limit.
+// What a thread block takes from its SM (docs/kernels.md, "Occupancy").
+struct BlockResources {
+  int64_t threads = 0;
+  int64_t registers = 0;   // per thread; 0: not known, no register limit
+  int64_t smem_bytes = 0;  // per block, dynamic and static, without the driver's reserve
+};
+
+// The occupancy rule: blocks one SM holds at once (at least 1), the least of the hardware's
+// blocks-per-SM limit, threads per SM, shared memory with the driver's 1 KiB per-block reserve,
+// and registers (allocated per warp in units of 256 in each of the SM's 4 sub-partitions of
+// 16,384; compute capability 8.0 and 9.0, every preset).
+int64_t blocks_per_sm(const BlockResources& block, const Hardware& hw);
+// The rule for a schedule: its threads and shared memory, registers not known.
 int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw);
+// The rule for launch `kind` of a built kernel, from its catalog entry: the main kernel's
+// threads, registers and shared memory, or one of flash2 backward's row kernels
+// (built_row_kernels). 0 when the entry launches no kernel of that kind.
+int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw);
 
 // Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the
 // H200 (`flashio profile` notes, 2026-12-01: registers and the kernels' real shared memory);

@@ -32,65 +32,81 @@ namespace {
 
 // Threads and shared memory are the kernels' own constants (kernels/*.cuh: kThreads,
 // kSmemBytes; flash2's backward takes a second stage of Q, dO, lse, D whenever that costs no
-// resident block). Defaults: docs/kernels.md, "Speed". tests/kernels compares every field with
-// the compiled registry.
+// resident block). Registers and stack are what ptxas made of them (CUDA 13.0, sm_90a; read
+// with `cuobjdump --dump-resource-usage` on libflashio_kernels.a). Defaults: docs/kernels.md,
+// "Speed". tests/kernels compares every field with the compiled registry and the machine code.
+// Fields: algo, pass, d, dtype, {Br, Bc}, threads, registers, stack_bytes, smem_bytes, stages,
+// mma, grid order, is_default.
 constexpr BuiltKernel kBuilt[] = {
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64}, 128, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::fwd, 64, DType::bf16, {128, 128}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 163840, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 128, DType::bf16, {128, 64}, 128, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 46336, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 70912, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 68096, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 92672, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 119808, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 152576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 152576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 62720, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 83200, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 124160, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 104960, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 125440, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash1, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 101376, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 103424, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 54528, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 91648, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 132608, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 88576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 109056, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 122, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 158, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 217, 0, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 232, 0, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64}, 128, 255, 8, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 64, DType::bf16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 216, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 241, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 255, 0, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 252, 0, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 0, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 255, 0, 163840, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::bf16, {128, 64}, 128, 255, 0, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 168, 0, 46336, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 254, 0, 70912, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 242, 0, 68096, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 250, 0, 92672, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 255, 0, 119808, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 255, 0, 152576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 255, 0, 152576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 239, 0, 62720, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 255, 0, 83200, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 245, 0, 124160, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 255, 16, 104960, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 255, 16, 125440, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 255, 0, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash1, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 255, 0, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 123, 0, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 172, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 194, 0, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 180, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 120, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 120, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 192, 0, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 198, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 243, 0, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 248, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 0, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 224, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 224, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 168, 0, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 241, 0, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 242, 0, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 255, 0, 101376, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 246, 0, 103424, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 255, 8, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 255, 8, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 239, 0, 54528, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 254, 0, 91648, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 247, 0, 132608, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 255, 16, 88576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 255, 16, 109056, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 255, 8, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+    {Algo::flash2, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 255, 8, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
+};
+
+// flash2 backward's row kernels (kernels/flash2_bwd.cuh), kRowKernelThreads = 128 threads;
+// preprocess stages delta in a 128-float __shared__ array. Registers: cuobjdump, as above.
+constexpr BuiltRowKernel kRowKernels[] = {
+    {KernelKind::flash2_bwd_preprocess, 64, DType::fp16, 128, 32, 512},
+    {KernelKind::flash2_bwd_convert_dq, 64, DType::fp16, 128, 28, 0},
+    {KernelKind::flash2_bwd_preprocess, 64, DType::bf16, 128, 32, 512},
+    {KernelKind::flash2_bwd_convert_dq, 64, DType::bf16, 128, 28, 0},
+    {KernelKind::flash2_bwd_preprocess, 128, DType::fp16, 128, 32, 512},
+    {KernelKind::flash2_bwd_convert_dq, 128, DType::fp16, 128, 28, 0},
+    {KernelKind::flash2_bwd_preprocess, 128, DType::bf16, 128, 32, 512},
+    {KernelKind::flash2_bwd_convert_dq, 128, DType::bf16, 128, 28, 0},
 };
 
 }  // namespace
@@ -114,6 +130,24 @@ bool fragments_overlap_mma(const BuiltKernel& entry) {
          entry.mma == MmaKind::mma_sync;
 }
 
+KernelKind main_kernel_kind(const BuiltKernel& k) {
+  const bool fwd = k.pass == Pass::fwd;
+  switch (k.algo) {
+    case Algo::flash1: return fwd ? KernelKind::flash1_fwd : KernelKind::flash1_bwd;
+    case Algo::flash2: return fwd ? KernelKind::flash2_fwd : KernelKind::flash2_bwd;
+    case Algo::standard:
+    case Algo::blocksparse: break;
+  }
+  throw std::logic_error("BuiltKernel of an algorithm without tiled kernels");
+}
+
+std::span<const BuiltRowKernel> built_row_kernels() { return kRowKernels; }
+
+const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dtype) {
+  for (const BuiltRowKernel& r : kRowKernels)
+    if (r.kind == kind && r.headdim == headdim && r.dtype == dtype) return &r;
+  return nullptr;
+}
 
 const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling) {
   for (const BuiltKernel& k : kBuilt)

@@ -1,15 +1,17 @@
 // The catalog of built kernels: every tiled CUDA kernel in kernels/, with the static facts the
-// model needs about it (threads, shared memory, stages, matrix instruction, tile shape, grid
-// order) — plain C++, so builds without CUDA (the GUI, the model) know what is built. Each entry
-// is the one place a kernel's facts live: later models (a time model, new kernels) add fields
-// here rather than new tables. tests/kernels checks every entry against the compiled kernels'
-// registry (kernels/registry.cpp) in CUDA builds; docs/kernels.md describes the kernels.
+// model needs about it (threads, registers, shared memory, stages, matrix instruction, tile
+// shape, grid order) — plain C++, so builds without CUDA (the GUI, the model) know what is built.
+// Each entry is the one place a kernel's facts live: later models (a time model, new kernels)
+// add fields here rather than new tables. tests/kernels checks every entry against the compiled
+// kernels' registry (kernels/registry.cpp) and against the machine code's resource usage
+// (cuobjdump) in CUDA builds; docs/kernels.md ("Catalog") describes both checks.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "sim/kernel_kind.h"
 #include "sim/tensor.h"
 #include "sim/tiling.h"
 #include "sim/types.h"
@@ -33,9 +35,13 @@ struct BuiltKernel {
   int64_t headdim = 0;
   DType dtype = DType::fp16;
   Tiling tiling;
-  int64_t threads = 0;     // threads per block
-  int64_t smem_bytes = 0;  // dynamic shared memory per block
-  int64_t stages = 1;      // buffers of the streamed tiles (2: next tile's loads overlap)
+  int64_t threads = 0;      // threads per block
+  // Registers per thread of the entry's main kernel (flash2 bwd: flash2_bwd_kernel; its row
+  // kernels are built_row_kernels()), as ptxas allocated them: cuobjdump's REG.
+  int64_t registers = 0;
+  int64_t stack_bytes = 0;  // stack frame per thread (cuobjdump's STACK): where spills go
+  int64_t smem_bytes = 0;   // dynamic shared memory per block (the kernels declare no static)
+  int64_t stages = 1;       // buffers of the streamed tiles (2: next tile's loads overlap)
   MmaKind mma = MmaKind::mma_sync;
   GridOrder grid_order = GridOrder::blocks_within_head;
   // The tiling `--tiling kernel` and the profiler run for (algo, pass, d, dtype): the fastest
@@ -65,6 +71,24 @@ bool fragments_overlap_mma(const BuiltKernel& entry);
 
 // Every built kernel, in the registry's order.
 std::span<const BuiltKernel> built_kernels();
+
+// The kind of the entry's main kernel (flash1_fwd, flash1_bwd, flash2_fwd, flash2_bwd).
+KernelKind main_kernel_kind(const BuiltKernel& k);
+
+// flash2's backward launches two row kernels beside its main one (kernels/flash2_bwd.cuh), one
+// instance per (d, dtype) whatever the tiling (the row tile Br is an argument): 128 threads and
+// no dynamic shared memory. tests/kernels checks these against the machine code too.
+struct BuiltRowKernel {
+  KernelKind kind = KernelKind::flash2_bwd_preprocess;  // or flash2_bwd_convert_dq
+  int64_t headdim = 0;
+  DType dtype = DType::fp16;
+  int64_t threads = 0;
+  int64_t registers = 0;          // per thread (cuobjdump's REG)
+  int64_t static_smem_bytes = 0;  // the __shared__ arrays it declares
+};
+std::span<const BuiltRowKernel> built_row_kernels();
+// The row kernel `kind` of flash2's backward at (d, dtype), or nullptr when not built.
+const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dtype);
 
 // The entry for exactly this kernel, or nullptr when it is not built.
 const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling);

@@ -133,8 +133,11 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     f.entry.headdim = pass.problem.headdim;
     f.entry.dtype = pass.problem.dtype;
   }
-  const int64_t measured = measured_blocks_per_sm(pass, k.kind);
-  f.blocks_per_sm = measured > 0 ? measured : blocks_per_sm(shape, config.hw);
+  // Occupancy from the built kernel's threads, registers and shared memory (the catalog's,
+  // checked against cuobjdump and the driver's occupancy on the H200: tests/sim/test_occupancy.cpp);
+  // a tiling that is not built from its threads and shared memory alone.
+  const BuiltKernel* built = built_entry(config, k.kind);
+  f.blocks_per_sm = built != nullptr ? built_blocks_per_sm(*built, k.kind, config.hw) : blocks_per_sm(shape, config.hw);
   return f;
 }
 

@@ -1,0 +1,148 @@
+// sim's catalog of built kernels (sim/kernel_catalog.h) against the machine code: the registers
+// and stack frame of every entry's main kernel and of flash2 backward's row kernels are what
+// `cuobjdump --dump-resource-usage` reads from the built libflashio_kernels.a, and the kernels
+// declare no static shared memory beyond what the catalog says. Needs the CUDA build (the
+// library) and the toolkit's cuobjdump, not a GPU (docs/kernels.md, "Catalog").
+#include <cxxabi.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "sim/kernel_catalog.h"
+
+namespace fs = flashio::sim;
+
+namespace {
+
+// cuobjdump's SHARED is the kernel's static shared memory plus the 1 KiB per-block reserve,
+// which the sm_90a code carries in every kernel's own shared section (1,024 B in a kernel that
+// declares none).
+constexpr int64_t kReservedSmemBytes = 1024;
+
+struct Resources {
+  int64_t registers = 0, stack_bytes = 0, shared_bytes = 0, local_bytes = 0;
+};
+
+// A flash kernel instance: the function template's name and its arguments (T, d[, Br, Bc]).
+using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t>;
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                   &std::free);
+  return status == 0 && text ? std::string(text.get()) : mangled;
+}
+
+// Runs cuobjdump on the library and keeps the flashio::kernels flash instances (the standard
+// path's and the test-input kernels, in anonymous namespaces, are not catalogued). Lines:
+//   " Function <mangled>:" then "  REG:n STACK:n SHARED:n LOCAL:n ...".
+std::map<Instance, Resources> compiled_kernels() {
+  const std::string tool = FLASHIO_CUOBJDUMP, library = FLASHIO_KERNELS_LIBRARY;
+  INFO("cuobjdump: '" << tool << "' (CMake looks in the CUDA toolkit's bin/; scripts/install_deps.sh installs it)");
+  REQUIRE(std::filesystem::exists(tool));
+  REQUIRE(std::filesystem::exists(library));
+  const std::string command = "'" + tool + "' --dump-resource-usage '" + library + "' 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string output;
+  char buffer[4096];
+  while (const size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = pclose(pipe);
+  INFO(command << " exited with " << status << ":\n" << output.substr(0, 2000));
+  REQUIRE(status == 0);
+
+  static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
+  static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
+  static const std::regex instance(
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?>\(.*$)");
+  std::map<Instance, Resources> kernels;
+  std::istringstream lines(output);
+  std::string line, function;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, m, function_line)) {
+      function = demangle(m[1]);
+      continue;
+    }
+    if (function.empty() || !std::regex_search(line, m, usage_line)) continue;
+    const Resources r{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3]), std::stoll(m[4])};
+    std::smatch k;
+    if (std::regex_match(function, k, instance)) {
+      const Instance key{k[1], k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16, std::stoll(k[3]),
+                         k[4].matched ? std::stoll(k[4]) : 0, k[5].matched ? std::stoll(k[5]) : 0};
+      INFO("one instance in the library: " << function);
+      CHECK(kernels.emplace(key, r).second);
+    }
+    function.clear();
+  }
+  return kernels;
+}
+
+// The __global__ function template that the entry's main kernel instantiates (kernels/*.cuh).
+std::string main_function(const fs::BuiltKernel& k) {
+  if (k.algo == fs::Algo::flash1) return k.pass == fs::Pass::fwd ? "flash1_fwd_kernel" : "flash1_bwd_kernel";
+  if (k.pass == fs::Pass::bwd) return "flash2_bwd_kernel";
+  return k.mma == fs::MmaKind::wgmma ? "flash2_fwd_wgmma_kernel" : "flash2_fwd_kernel";
+}
+
+std::string name_of(const fs::BuiltKernel& k) {
+  return fs::to_string(k.algo) + " " + fs::to_string(k.pass) + " d=" + std::to_string(k.headdim) + " " +
+         fs::to_string(k.dtype) + " " + std::to_string(k.tiling.block_r) + "x" + std::to_string(k.tiling.block_c);
+}
+
+}  // namespace
+
+TEST_CASE("catalog: every entry's registers and stack are its compiled main kernel's (cuobjdump), "
+          "which declares no static shared memory, and no compiled tiled kernel is missing from it") {
+  const std::map<Instance, Resources> compiled = compiled_kernels();
+  std::map<Instance, const fs::BuiltKernel*> catalogued;
+  for (const fs::BuiltKernel& k : fs::built_kernels()) {
+    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c};
+    catalogued[key] = &k;
+    const auto it = compiled.find(key);
+    INFO("catalog entry " << name_of(k) << " (" << main_function(k) << ")");
+    REQUIRE(it != compiled.end());
+    const Resources& r = it->second;
+    INFO("catalog: registers " << k.registers << ", stack " << k.stack_bytes << " B; cuobjdump: REG " << r.registers
+                               << ", STACK " << r.stack_bytes << ", SHARED " << r.shared_bytes << ", LOCAL "
+                               << r.local_bytes);
+    CHECK(k.registers == r.registers);
+    CHECK(k.stack_bytes == r.stack_bytes);
+    CHECK(r.shared_bytes == kReservedSmemBytes);  // smem_bytes (dynamic) is all of it
+    CHECK(r.local_bytes == 0);
+  }
+  for (const auto& [key, r] : compiled) {
+    if (std::get<3>(key) == 0) continue;  // a row kernel, below
+    INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
+                     << std::get<3>(key) << "x" << std::get<4>(key));
+    CHECK(catalogued.count(key) == 1);
+  }
+}
+
+TEST_CASE("catalog: flash2 backward's row kernels have the registers and static shared memory of their "
+          "compiled instances (cuobjdump), and every compiled row kernel is catalogued") {
+  const std::map<Instance, Resources> compiled = compiled_kernels();
+  size_t row_kernels = 0;
+  for (const auto& [key, r] : compiled)
+    if (std::get<3>(key) == 0) ++row_kernels;
+  CHECK(row_kernels == fs::built_row_kernels().size());
+  for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
+    const std::string function = fs::to_string(k.kind) + "_kernel";
+    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0});
+    INFO("row kernel " << function << " d=" << k.headdim << " " << fs::to_string(k.dtype));
+    REQUIRE(it != compiled.end());
+    INFO("catalog: registers " << k.registers << ", static shared " << k.static_smem_bytes << " B; cuobjdump: REG "
+                               << it->second.registers << ", SHARED " << it->second.shared_bytes);
+    CHECK(k.registers == it->second.registers);
+    CHECK(k.static_smem_bytes + kReservedSmemBytes == it->second.shared_bytes);
+    CHECK(it->second.stack_bytes == 0);
+  }
+}
