@@ -12,7 +12,7 @@ apt-get install -y -qq --no-install-recommends \
   libeigen3-dev nlohmann-json3-dev libboost-program-options-dev catch2 \
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6-dev libgl-dev \
   fonts-dejavu-core \
-  clang libclang-rt-14-dev llvm >/dev/null
+  clang libclang-rt-14-dev llvm python3-pip >/dev/null
 
 # cuobjdump, which the kernel catalog's register check runs on the built kernels
 # (tests/kernels/test_catalog_resources.cpp, docs/kernels.md "Catalog"), is not part of the
