@@ -125,6 +125,20 @@ int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t r
   return 0;
 }
 
+int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row_elements, int64_t element_bytes) {
+  const int64_t per_thread = (row_elements + threads - 1) / std::max<int64_t>(threads, 1);  // loop trips
+  const auto group = [&](int64_t unroll) { return threads * std::min(unroll, std::max<int64_t>(per_thread, 1)) * element_bytes; };
+  switch (kind) {
+    case KernelKind::softmax: return group(16);
+    case KernelKind::mask: return group(4);
+    case KernelKind::dropout:
+    case KernelKind::dropout_bwd: return group(1);
+    case KernelKind::softmax_bwd: return 2 * group(1);
+    case KernelKind::rowsum_do_o: return threads * 2 * 16;
+    default: return 0;
+  }
+}
+
 bool fragments_overlap_mma(const BuiltKernel& entry) {
   return (entry.algo == Algo::flash1 || entry.algo == Algo::flash2) && entry.pass == Pass::fwd &&
          entry.mma == MmaKind::mma_sync;

@@ -69,6 +69,17 @@ int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t r
 // and waits for each GEMM's fragments (docs/time_model.md, "Overlap").
 bool fragments_overlap_mma(const BuiltKernel& entry);
 
+// Bytes one block of standard attention's row kernels (kernels/standard_attention.cu) has in
+// flight before it waits for them, for rows of `row_elements` elements of `element_bytes`
+// (0 for the other kernels: a tile step's loads are in flight together). Each thread strides
+// over the row; the compiled loops (cuobjdump -sass of the CUDA 13.0 sm_90a build, docs/
+// time_model.md "Row kernels") issue a group of loads and use them before the next group:
+// softmax 16 elements per thread (its loads hoisted in 16s, then stored to shared memory),
+// mask 4 (unrolled by 4, loads before stores), dropout 1 and softmax_bwd 1 of each of its two
+// inputs (each load's store before the next load), rowsum_do_o one 16-byte chunk of O and of dO
+// per thread (its shared-memory atomic before the next).
+int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row_elements, int64_t element_bytes);
+
 // Every built kernel, in the registry's order.
 std::span<const BuiltKernel> built_kernels();
 

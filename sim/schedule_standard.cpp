@@ -133,7 +133,7 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
       k.kind = KernelKind::rowsum_do_o;
       k.heads = sh.heads;
       k.blocks_per_head = sh.tiles_n();
-      k.threads_per_block = 256;
+      k.threads_per_block = 128;  // kernels/standard_attention.cu launches 128 per block
       k.transfers_per_block = 3;
       k.emit_block = [sh](int64_t bh, int64_t a, ScheduleSink& s) {
         const int64_t r = sh.rows(a, sh.n);

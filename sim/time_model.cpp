@@ -400,7 +400,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       const BlockWork& w = work[b];
       // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
       // the bandwidth a stream reaches depends on them, docs/calibration.md).
-      const double in_flight = resident * static_cast<double>(std::max<int64_t>(w.step_read_bytes, 1));
+      const int64_t row_in_flight = row_kernel_bytes_in_flight(k.kind, f.threads, config.problem.seqlen,
+                                                               element_bytes(dtype));
+      const int64_t block_in_flight = row_in_flight > 0 ? std::min(w.step_read_bytes, row_in_flight) : w.step_read_bytes;
+      const double in_flight = resident * static_cast<double>(std::max<int64_t>(block_in_flight, 1));
       // An SM's share of a stream at x bytes in flight is what it reached when every SM had x in
       // flight (the curves' measurement), also when fewer SMs are busy (docs/time_model.md,
       // "Memory": flash1's grids of one block per head leave SMs idle and are not faster per SM).
