@@ -429,7 +429,7 @@ void standard_backward(Launcher& run, const Standard& s) {
       mem.compute(flops_model::dropout_row(s.n));
       mem.store(Tensor::dP, row, 0, dp.cwiseProduct(z));
     });
-  run.launch({KernelKind::rowsum_do_o, s.tiles(s.n), 256, 0}, [&s](HeadMemory& mem, int64_t, int64_t a) {
+  run.launch({KernelKind::rowsum_do_o, s.tiles(s.n), 128, 0}, [&s](HeadMemory& mem, int64_t, int64_t a) {
     const int64_t r = s.extent_of(a, s.n);
     const Matrix doa = mem.load(Tensor::dO, a * kGemmTile, r, 0, s.d);
     const Matrix oa = mem.load(Tensor::O, a * kGemmTile, r, 0, s.d);

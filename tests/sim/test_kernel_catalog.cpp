@@ -128,3 +128,44 @@ TEST_CASE("the L2 model takes each pass's kernels' measured occupancy with that 
   }
   CHECK(measured_blocks_per_sm(c, KernelKind::flash2_fwd) == 1);  // 128x128 at d=128: one block per SM
 }
+
+TEST_CASE("catalog: the loads a built kernel's step waits for in turn follow its code: flash1 forward one round "
+          "per 8-row slice a warp owns, flash1 backward one float4 per thread and round of dq_accum, none in flash2") {
+  const BuiltKernel* f1_64x32 = find_built(Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32});      // 4 warps
+  const BuiltKernel* f1_128x64 = find_built(Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64});    // 4 warps
+  const BuiltKernel* f1_128x128 = find_built(Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 128});  // 8 warps
+  const BuiltKernel* b1 = find_built(Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 128});           // 256 threads
+  const BuiltKernel* f2 = find_built(Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64});
+  REQUIRE(f1_64x32 != nullptr);
+  REQUIRE(f1_128x64 != nullptr);
+  REQUIRE(f1_128x128 != nullptr);
+  REQUIRE(b1 != nullptr);
+  REQUIRE(f2 != nullptr);
+  CHECK(dependent_load_rounds(*f1_64x32, Tensor::o_accum, 64, 64) == 2);
+  CHECK(dependent_load_rounds(*f1_128x64, Tensor::o_accum, 128, 64) == 4);
+  CHECK(dependent_load_rounds(*f1_128x64, Tensor::o_accum, 5, 64) == 1);  // a ragged last row tile of 5 rows
+  CHECK(dependent_load_rounds(*f1_128x128, Tensor::o_accum, 128, 128) == 2);
+  CHECK(dependent_load_rounds(*f1_128x64, Tensor::Q, 128, 64) == 0);      // streamed by cp.async
+  CHECK(dependent_load_rounds(*b1, Tensor::dq_accum, 128, 64) == 8);      // 128·64/4 float4 over 256 threads
+  CHECK(dependent_load_rounds(*b1, Tensor::dq_accum, 97, 64) == 7);       // ⌈97·64/4 / 256⌉
+  CHECK(dependent_load_rounds(*f2, Tensor::Q, 64, 64) == 0);
+  CHECK(fragments_overlap_mma(*f1_64x32));
+  CHECK(fragments_overlap_mma(*f2));
+  CHECK_FALSE(fragments_overlap_mma(*b1));
+  const BuiltKernel* wgmma = find_built(Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64});
+  REQUIRE(wgmma != nullptr);
+  CHECK_FALSE(fragments_overlap_mma(*wgmma));  // no ldmatrix: wgmma reads shared memory itself
+}
+
+TEST_CASE("catalog: standard's row kernels have in flight the groups their compiled loops issue before waiting") {
+  // softmax: loads in groups of up to 16 per thread (fewer when the row is short).
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 1024, 2) == 256 * 4 * 2);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 97, 2) == 256 * 1 * 2);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 16384, 2) == 256 * 16 * 2);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::mask, 256, 16384, 2) == 256 * 4 * 2);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax_bwd, 256, 4096, 2) == 2 * 256 * 2);  // P and dP
+  CHECK(row_kernel_bytes_in_flight(KernelKind::dropout, 256, 4096, 2) == 256 * 2);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::rowsum_do_o, 128, 4096, 2) == 128 * 2 * 16);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::flash2_fwd, 128, 4096, 2) == 0);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::gemm_qk, 256, 4096, 2) == 0);
+}

@@ -213,3 +213,82 @@ TEST_CASE("simulate: the model where the hardware is calibrated; causal runs fas
   const SimResult causal = simulate(make_config(Algo::flash2, p, flat_hardware(), std::nullopt, square), CountMethod::formula);
   CHECK(causal.time_ms < 0.75 * r.time_ms);
 }
+
+TEST_CASE("a grid smaller than the SMs times the occupancy puts ⌈grid / SMs⌉ blocks on an SM: 66 blocks run as "
+          "fast as one alone, 200 as two per SM") {
+  Hardware hw = flat_hardware();
+  hw.max_threads_per_sm = 4096;  // four blocks of 1024 threads fit an SM
+  Flops f;
+  f.tensor = 1'000'000'000;
+  const Config c = config_on(hw);
+  const PassTime few = model_time(c, {kernel_of(66, 0, f)}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(few.kernels[0].blocks_per_sm == 1);
+  CHECK(few.time_ms == Approx(1e9 / (5e14 / 132) * 1e3).epsilon(1e-6));  // one block on its SM's pipe
+  const PassTime more = model_time(c, {kernel_of(200, 0, f)}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(more.kernels[0].blocks_per_sm == 2);
+  CHECK(more.time_ms == Approx(2 * few.time_ms).epsilon(1e-6));  // two sharing each SM's tensor pipe
+}
+
+TEST_CASE("loads a step waits for in turn: each round trip at the light-load latency of the DRAM curve, its "
+          "bytes at the stream's full rate (flash1's running output, 4 rounds at Br = 128 with 4 warps)") {
+  Hardware hw = flat_hardware();
+  hw.calibration.dram_read_bytes_per_s = RateCurve({{2048, 0.6e12}, {65536, 3e12}});
+  Config c = config_on(hw);
+  c.algo = Algo::flash1;
+  c.tiling = {128, 64};  // flash1 fwd d64 fp16 128x64: built, 128 threads
+  KernelSchedule k = kernel_of(132, 0, {});
+  k.kind = KernelKind::flash1_fwd;
+  k.threads_per_block = 128;
+  k.emit_block = [](int64_t, int64_t, ScheduleSink& s) {
+    s.transfer({Tensor::o_accum, Dir::read, 0, 0, 128, 0, 64});  // 32 KiB of fp32
+  };
+  const double bytes = 132.0 * 128 * 64 * 4;
+  const PassTime t = model_time(c, {k}, std::vector<int64_t>{static_cast<int64_t>(bytes)}, std::vector<int64_t>{0});
+  const double round_s = 2048.0 * 132 / 0.6e12;
+  CHECK(t.time_ms == Approx((4 * round_s + 128 * 64 * 4 / (3e12 / 132)) * 1e3).epsilon(1e-6));
+  CHECK(t.kernels[0].bound_by == Pipe::latency);
+}
+
+TEST_CASE("a single-stage kernel waits for its reads, not its stores: writes that take less than its compute "
+          "add nothing; more than compute and reads together, they bound it") {
+  const Config c = config_on(flat_hardware());
+  Flops f;
+  f.tensor = 2'000'000'000;  // 0.528 ms on the tensor pipe for 132 blocks
+  const auto with_writes = [&](int64_t write_bytes) {
+    KernelSchedule k = kernel_of(132, 0, f);
+    k.emit_block = [f, write_bytes](int64_t, int64_t, ScheduleSink& s) {
+      s.transfer({Tensor::Q, Dir::read, 0, 0, 1, 0, 100'000});  // 200 kB read
+      s.compute(f);
+      s.transfer({Tensor::O, Dir::write, 0, 0, 1, 0, write_bytes / 2});
+    };
+    const double r = 132.0 * 200'000, w = 132.0 * static_cast<double>(write_bytes);
+    return model_time(c, {k}, std::vector<int64_t>{static_cast<int64_t>(r)}, std::vector<int64_t>{static_cast<int64_t>(w)})
+        .time_ms;
+  };
+  const double compute_ms = 132.0 * 2e9 / 5e14 * 1e3;
+  const double reads_ms = 132.0 * 200'000 / 3e12 * 1e3;
+  CHECK(with_writes(200'000) == Approx(compute_ms + reads_ms).epsilon(1e-6));
+  // 20 MB a block: the copy bandwidth's floor, (0.2 + 20) MB · 132 / 2.5 TB/s, exceeds compute + reads.
+  CHECK(with_writes(20'000'000) == Approx(132.0 * 20'200'000 / 2.5e12 * 1e3).epsilon(1e-6));
+}
+
+TEST_CASE("the forward tile's ldmatrix loads overlap its mma (the longer of the two), the backward tile's follow "
+          "them (the sum)") {
+  Hardware hw = flat_hardware();
+  hw.calibration.smem_bytes_per_s = 3e13;
+  Config c = config_on(hw);
+  c.tiling = {64, 64};  // flash2 fwd and bwd d64 fp16 64x64: built, mma.sync, 128 threads
+  Flops f;
+  f.tensor = 3'000'000'007;
+  KernelSchedule k = kernel_of(132, 0, f);
+  k.threads_per_block = 128;
+  k.kind = KernelKind::flash2_fwd;
+  // 4 warps over Br = 64 rows: 4 · 2 B / (2 · 64) = 1/16 B per FLOP from shared memory.
+  const double tensor_ms = 132.0 * 3'000'000'007 / 5e14 * 1e3;
+  const double smem_ms = 132.0 * 3'000'000'007 / 16 / 3e13 * 1e3;
+  const PassTime fwd = model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(fwd.time_ms == Approx(std::max(tensor_ms, smem_ms)).epsilon(1e-6));
+  k.kind = KernelKind::flash2_bwd;  // Bc = 64 rows
+  const PassTime bwd = model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(bwd.time_ms == Approx(tensor_ms + smem_ms).epsilon(1e-6));
+}
