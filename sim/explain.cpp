@@ -241,6 +241,7 @@ std::string explain_text(const ExplainTrace& t) {
       << t.read_bytes << " read, " << t.write_bytes << " written), "
       << percent(flash_bytes, standard_bytes) << " of standard attention's " << standard_bytes
       << " B.\n";
+  if (const auto note = more_than_standard_note(t)) out << *note << "\n";
   out << "All " << p.batch_heads() << " heads: " << flash_bytes * p.batch_heads()
       << " B (what `flashio simulate --count walk` reports as io_read_bytes + io_write_bytes).\n";
   out << "Row " << row << ": tiled output " << explain_values(t.output) << ", reference softmax(QK^T/sqrt(d))V "
@@ -251,6 +252,26 @@ std::string explain_text(const ExplainTrace& t) {
       << (t.max_moves > 0
               ? "; each time the old output had to be scaled by e^(m_old - m_new) too.\n"
               : "; with the max never moving, the mistake stays hidden (try another --row).\n");
+  return out.str();
+}
+
+std::optional<std::string> more_than_standard_note(const ExplainTrace& t) {
+  const int64_t flash_bytes = t.read_bytes + t.write_bytes;
+  const int64_t standard_bytes = t.standard_read_bytes + t.standard_write_bytes;
+  if (flash_bytes <= standard_bytes) return std::nullopt;
+  const Problem& p = t.config.problem;
+  // Q, K, V read and O written once: what both must move (the compulsory traffic of one head).
+  const int64_t once = 4 * p.seqlen * p.headdim * element_bytes(p.dtype);
+  const bool flash1 = t.config.algo == Algo::flash1;
+  std::ostringstream out;
+  out << "Why more than standard: " << to_string(t.config.algo) << " reads "
+      << (flash1 ? "Q and its running output again for each of the Tc = " + std::to_string(t.grid.tc) + " key tiles"
+                 : "K and V again for each of the Tr = " + std::to_string(t.grid.tr) + " query tiles")
+      << ", " << flash_bytes - once << " B beyond reading Q, K, V and writing O once, more than the "
+      << standard_bytes - once << " B of standard's N x N scores and probabilities at N = " << p.seqlen
+      << "; re-reads grow with N*d per tile, the N x N matrices with N^2, so FlashAttention wins once N is "
+         "large against the tiles and the tiles are not small against d = "
+      << p.headdim << " (Theorem 2: N^2 d^2 / M against N d + N^2).";
   return out.str();
 }
 

@@ -15,6 +15,7 @@
 // show the same inputs, statistics and byte tallies for the same seed.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,13 @@ ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tr
 
 // The readable teaching text: a header, one line per step, a summary.
 std::string explain_text(const ExplainTrace& trace);
+
+// When the traced FlashAttention moves more bytes than standard attention (small N against the
+// tiles, tiles small against d), one line saying why: the bytes its re-reads cost beyond reading
+// Q, K, V and writing O once (flash1 re-reads Q and its running output for every key tile,
+// flash2 K and V for every query tile) against standard's N × N scores and probabilities.
+// nullopt when it moves no more than standard.
+std::optional<std::string> more_than_standard_note(const ExplainTrace& trace);
 
 // Pieces of that text, for the GUI to print the same numbers the same way: a number (4
 // significant digits, −∞ as -inf), the first four values of a vector ("[0.1, -2, ...]"), and a

@@ -240,6 +240,24 @@ TEST_CASE("explain traces a tiny problem and shows the worked example's 8, and 9
   CHECK(bwd.out.find("DIFFERS") == std::string::npos);
 }
 
+TEST_CASE("explain's defaults show the paper's lesson (flash1 48.75 %, flash2 30.62 % of standard) and a "
+          "problem too small for it says why FlashAttention moves more") {
+  const auto flash1 = run_in_process({"explain"});
+  REQUIRE(flash1.status == 0);
+  CHECK(flash1.out.find("N = 64, d = 16") != std::string::npos);
+  CHECK(flash1.out.find("48.75% of standard attention's 40960 B") != std::string::npos);
+  CHECK(flash1.out.find("Why more than standard") == std::string::npos);
+  const auto flash2 = run_in_process({"explain", "--algo", "flash2"});
+  REQUIRE(flash2.status == 0);
+  CHECK(flash2.out.find("30.62% of standard") != std::string::npos);
+  // N = 10, d = 4, 4 × 4 tiles: flash1 moves 135.7 % and the note names its re-reads per key tile.
+  const auto small = run_in_process({"explain", "--seqlen", "10", "--headdim", "4", "--sram", "128B"});
+  REQUIRE(small.status == 0);
+  CHECK(small.out.find("135.7% of standard") != std::string::npos);
+  CHECK(small.out.find("Why more than standard: flash1 reads Q and its running output again for each of the "
+                       "Tc = 3 key tiles") != std::string::npos);
+}
+
 #ifndef FLASHIO_WITH_CUDA
 TEST_CASE("without CUDA, bench and profile say so and exit 2") {
   for (const char* sub : {"bench", "profile"}) {

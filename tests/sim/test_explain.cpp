@@ -197,3 +197,19 @@ TEST_CASE("explain refuses what it cannot trace, naming the field", "[explain]")
   CHECK(refused(bwd, 0) == Field::pass);
   CHECK(refused(make(Algo::flash2, 64, 8, 4, 4, false), 63) == std::nullopt);
 }
+
+TEST_CASE("more_than_standard_note: only when FlashAttention moves more than standard, with the bytes of its "
+          "re-reads (flash2: K and V per query tile) against standard's N x N matrices") {
+  // N = 64, d = 16, 16 x 32 tiles: flash1 moves 48.75 % of standard, no note.
+  CHECK_FALSE(more_than_standard_note(explain(make(Algo::flash1, 64, 16, 16, 32, false))).has_value());
+  // N = 24, d = 40, 8 x 8 tiles (awkward: d not a power of two, N not a multiple of 16).
+  const ExplainTrace t = explain(make(Algo::flash2, 24, 40, 8, 8, false));
+  REQUIRE(t.read_bytes + t.write_bytes > t.standard_read_bytes + t.standard_write_bytes);
+  const auto note = more_than_standard_note(t);
+  REQUIRE(note.has_value());
+  const int64_t once = 4 * 24 * 40 * 2;
+  CHECK(note->find("K and V again for each of the Tr = 3 query tiles") != std::string::npos);
+  CHECK(note->find(std::to_string(t.read_bytes + t.write_bytes - once) + " B beyond") != std::string::npos);
+  CHECK(note->find(std::to_string(t.standard_read_bytes + t.standard_write_bytes - once) + " B of standard") !=
+        std::string::npos);
+}
