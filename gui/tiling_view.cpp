@@ -218,20 +218,27 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
   algo_ = new QComboBox();
   algo_->addItem("flash1 (K/V outside, Algorithm 1)", "flash1");
   algo_->addItem("flash2 (Q outside, FlashAttention-2)", "flash2");
-  algo_->setCurrentIndex(1);
+  // The defaults are `flashio explain`'s (N = 64, d = 16, flash1's 16 × 32 tiles, row 0, the
+  // same seed): the same steps and numbers, and a problem where the paper's lesson shows
+  // (flash1 moves 48.75 % of standard's bytes).
+  algo_->setCurrentIndex(0);
   seqlen_ = new QSpinBox();
-  seqlen_->setRange(16, 64);
-  seqlen_->setValue(40);
+  seqlen_->setRange(1, static_cast<int>(sim::kExplainMaxSeqlen));
+  seqlen_->setValue(64);
+  headdim_ = new QSpinBox();
+  headdim_->setRange(1, 128);
+  headdim_->setValue(16);
+  headdim_->setToolTip("Head dimension d of the teaching problem (the view's own; the panel's d is for the charts)");
   block_r_ = new QSpinBox();
   block_r_->setRange(1, 64);
   block_r_->setValue(16);
   block_c_ = new QSpinBox();
   block_c_->setRange(1, 64);
-  block_c_->setValue(8);
+  block_c_->setValue(32);
   causal_ = new QCheckBox("causal");
   row_ = new QSpinBox();
   row_->setRange(0, 63);
-  row_->setValue(17);
+  row_->setValue(static_cast<int>(sim::ExplainOptions{}.tracked_row));
   row_->setToolTip("The row whose running max m, sum ℓ and output are shown (online softmax; "
                    "flashio explain --row)");
   seed_ = new QSpinBox();
@@ -248,6 +255,13 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
   speed_->setToolTip("milliseconds per step");
   status_ = new QLabel();
   status_->setWordWrap(true);
+  status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // Room for the longest status (the last step's outputs) so the layout does not jump while
+  // stepping.
+  status_->setMinimumHeight(status_->fontMetrics().lineSpacing() * 4 + 4);
+  note_ = new QLabel();
+  note_->setWordWrap(true);
+  note_->setStyleSheet("color: #8a4b00");
   error_ = new QLabel();
   error_->setStyleSheet("color: #b00");
   transfers_ = new QPlainTextEdit();
@@ -257,7 +271,7 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
 
   auto* controls = new QHBoxLayout();
   for (QWidget* w : std::initializer_list<QWidget*>{
-           new QLabel("order"), algo_, new QLabel("N"), seqlen_, new QLabel("Br"), block_r_,
+           new QLabel("order"), algo_, new QLabel("N"), seqlen_, new QLabel("d"), headdim_, new QLabel("Br"), block_r_,
            new QLabel("Bc"), block_c_, causal_, new QLabel("row"), row_, new QLabel("seed"),
            seed_, reset_button_,
            step_button_, play_button_, new QLabel("speed"), speed_})
@@ -272,10 +286,11 @@ TilingView::TilingView(QWidget* parent) : WorkbenchView(parent) {
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(controls);
   layout->addWidget(error_);
+  layout->addWidget(note_);
   layout->addWidget(split, 1);
   layout->addWidget(status_);
 
-  for (QSpinBox* s : {seqlen_, block_r_, block_c_})
+  for (QSpinBox* s : {seqlen_, headdim_, block_r_, block_c_})
     connect(s, &QSpinBox::valueChanged, this, [this] { rebuild(); });
   for (QSpinBox* s : {row_, seed_})
     connect(s, &QSpinBox::valueChanged, this, [this] { rebuild(); });
@@ -312,17 +327,17 @@ std::vector<std::pair<QString, QWidget*>> TilingView::charts() { return {{"tilin
 void TilingView::redraw(const ViewInputs& inputs) {
   if (!inputs.data) return;
   const auto& params = inputs.data->params;
-  // The teaching problem keeps one head and the view's own N; d, dtype and M follow the panel.
+  // The teaching problem keeps one head and the view's own N and d; dtype and M follow the panel.
   sim::Problem p = params.problem;
   p.batch = 1;
   p.heads = 1;
   p.pass = sim::Pass::fwd;
   p.seqlen = base_problem_.seqlen;
+  p.headdim = base_problem_.headdim;
   p.causal = base_problem_.causal;
   const sim::Hardware hw = hardware_of(params);
   const int64_t m = effective_sram_bytes(params);
-  if (p.headdim == base_problem_.headdim && p.dtype == base_problem_.dtype && m == sram_bytes_ &&
-      hw.name == hw_.name)
+  if (p.dtype == base_problem_.dtype && m == sram_bytes_ && hw.name == hw_.name)
     return;  // nothing the teaching view shows has changed: keep the current step
   base_problem_ = p;
   hw_ = hw;
@@ -330,11 +345,12 @@ void TilingView::redraw(const ViewInputs& inputs) {
   rebuild();
 }
 
-void TilingView::set_teaching(sim::Algo algo, int64_t seqlen, int64_t block_r, int64_t block_c,
+void TilingView::set_teaching(sim::Algo algo, int64_t seqlen, int64_t headdim, int64_t block_r, int64_t block_c,
                               bool causal) {
-  const QSignalBlocker b1(algo_), b2(seqlen_), b3(block_r_), b4(block_c_), b5(causal_);
+  const QSignalBlocker b1(algo_), b2(seqlen_), b3(block_r_), b4(block_c_), b5(causal_), b6(headdim_);
   algo_->setCurrentIndex(algo == sim::Algo::flash1 ? 0 : 1);
   seqlen_->setValue(static_cast<int>(seqlen));
+  headdim_->setValue(static_cast<int>(headdim));
   block_r_->setValue(static_cast<int>(block_r));
   block_c_->setValue(static_cast<int>(block_c));
   causal_->setChecked(causal);
@@ -355,6 +371,7 @@ void TilingView::rebuild() {
   config.algo = algo_->currentData().toString() == "flash1" ? sim::Algo::flash1 : sim::Algo::flash2;
   config.problem = base_problem_;
   config.problem.seqlen = seqlen_->value();
+  config.problem.headdim = headdim_->value();
   config.problem.causal = causal_->isChecked();
   config.problem.batch = 1;
   config.problem.heads = 1;
@@ -364,12 +381,15 @@ void TilingView::rebuild() {
   config.tiling = {block_r_->value(), block_c_->value()};
   row_->setMaximum(seqlen_->value() - 1);
   base_problem_.seqlen = config.problem.seqlen;
+  base_problem_.headdim = config.problem.headdim;
   base_problem_.causal = config.problem.causal;
   error_->clear();
+  note_->clear();
   rows_.clear();
   try {
     sim::validate(config);
     trace_ = sim::explain(config, {row_->value(), static_cast<uint64_t>(seed_->value())});
+    if (const auto note = sim::more_than_standard_note(trace_)) note_->setText(QString::fromStdString(*note));
     // The Rows dock: the walk's rows of this pass, and standard attention's for comparison.
     rows_ = sim::rows_from_result(sim::simulate(config, sim::CountMethod::walk));
     sim::Config standard = config;

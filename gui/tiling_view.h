@@ -30,8 +30,9 @@ class TilingView : public WorkbenchView {
   std::vector<sim::Row> rows() const override { return rows_; }
   void redraw(const ViewInputs& inputs) override;
 
-  // For tests and the command line: choose the teaching problem (N, Br, Bc, causal, order).
-  void set_teaching(sim::Algo algo, int64_t seqlen, int64_t block_r, int64_t block_c, bool causal);
+  // For tests and the command line: choose the teaching problem (order, N, d, Br, Bc, causal).
+  void set_teaching(sim::Algo algo, int64_t seqlen, int64_t headdim, int64_t block_r, int64_t block_c,
+                    bool causal);
   // The row whose statistics are followed and the seed of Q, K, V (`flashio explain --row
   // --seed`); the seed box holds 0 to 2^31 - 1.
   void set_tracked(int64_t row, uint64_t seed);
@@ -47,6 +48,8 @@ class TilingView : public WorkbenchView {
   const sim::ExplainTrace& trace() const { return trace_; }
   QString error_text() const { return error_->text(); }
   QString status_text() const { return status_->text(); }   // the followed row, under the canvas
+  // Why FlashAttention moves more than standard here (sim::more_than_standard_note), or empty.
+  QString note_text() const { return note_->text(); }
   QString step_text() const { return transfers_->toPlainText(); }  // this step's transfers
 
  private:
@@ -55,6 +58,7 @@ class TilingView : public WorkbenchView {
 
   QComboBox* algo_;
   QSpinBox* seqlen_;
+  QSpinBox* headdim_;
   QSpinBox* block_r_;
   QSpinBox* block_c_;
   QCheckBox* causal_;
@@ -65,12 +69,13 @@ class TilingView : public WorkbenchView {
   QPushButton* play_button_;
   QSlider* speed_;
   QLabel* status_;
+  QLabel* note_;
   QLabel* error_;
   QPlainTextEdit* transfers_;
   TilingCanvas* canvas_;
   QTimer timer_;
 
-  sim::Problem base_problem_;  // d, dtype from the parameter panel
+  sim::Problem base_problem_;  // dtype from the parameter panel; N, d the view's own
   int64_t sram_bytes_ = 0;
   sim::Hardware hw_;
   sim::ExplainTrace trace_;

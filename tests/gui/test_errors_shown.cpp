@@ -30,16 +30,17 @@ TEST_CASE("an M too small shows the panel's label for M and the tiling, not a fl
   REQUIRE(window->show_view("tiling"));
   TilingView* view = window->tiling_view();
   REQUIRE(view->error_text().isEmpty());
-  // 4,096 B of fp16 = 2,048 elements >= d = 64, but the teaching tiling Br = 16, Bc = 8 needs
-  // (2·16 + 2·8)·64 = 3,072 elements.
-  window->panel()->sram_box()->setValue(4096);
+  // 2,048 B of fp16 = 1,024 elements >= the view's d = 16, but its tiling Br = 16, Bc = 32 needs
+  // (2·16 + 2·32)·16 = 1,536 elements.
+  window->panel()->sram_box()->setValue(2048);
   REQUIRE(test::wait_data(*window));
   const QString tiling_error = view->error_text();
   INFO(tiling_error.toStdString());
   const std::string tiling_label(field_label(sim::Field::tiling));
   CHECK(tiling_error.startsWith(QString::fromStdString(tiling_label + ": ")));
   CHECK_FALSE(tiling_error.contains("--"));
-  // 100 B of fp16 = 50 elements, fewer than d = 97.
+  // 100 B of fp16 = 50 elements, fewer than d = 97 (the view's d, and the panel's for the other views).
+  view->set_teaching(sim::Algo::flash1, 64, 97, 16, 32, false);
   WorkbenchParams params = window->panel()->params();
   params.problem.headdim = 97;
   params.sram_bytes = 100;

@@ -9,6 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include <QApplication>
+#include <QPlainTextEdit>
+
 #include "gui/size_text.h"
 #include "gui/tiling_view.h"
 #include "gui_test_support.h"
@@ -22,10 +25,11 @@ using namespace flashio::gui;
 
 namespace {
 
-// The view's problem: B = H = 1, forward, the view's N and tiles; d and dtype are the parameter
-// panel's defaults (Problem{}: d = 64, fp16) on the h200 preset.
-sim::Config teaching_config(sim::Algo algo, int64_t n, int64_t br, int64_t bc, bool causal) {
+// The view's problem: B = H = 1, forward, the view's N, d and tiles; dtype is the parameter
+// panel's default (fp16) on the h200 preset.
+sim::Config teaching_config(sim::Algo algo, int64_t n, int64_t br, int64_t bc, bool causal, int64_t d = 64) {
   sim::Config c = sim::make_config(algo, sim::Problem{}, sim::hardware_preset("h200"));
+  c.problem.headdim = d;
   c.problem.batch = 1;
   c.problem.heads = 1;
   c.problem.seqlen = n;
@@ -58,7 +62,7 @@ TEST_CASE("the tiling view's tally after the last step equals the walk's count",
   REQUIRE(window->show_view("tiling"));
   TilingView* view = window->tiling_view();
   for (const Case& c : kCases) {
-    view->set_teaching(c.algo, c.n, c.br, c.bc, c.causal);
+    view->set_teaching(c.algo, c.n, 64, c.br, c.bc, c.causal);
     INFO(sim::to_string(c.algo) << " N=" << c.n << " Br=" << c.br << " Bc=" << c.bc
                                 << (c.causal ? " causal" : ""));
     REQUIRE(view->error_text().isEmpty());
@@ -91,7 +95,7 @@ TEST_CASE("each visited tile is one step of the view, in flash1's and flash2's l
   TilingView* view = window->tiling_view();
   for (const bool causal : {false, true})
     for (const sim::Algo algo : {sim::Algo::flash1, sim::Algo::flash2}) {
-      view->set_teaching(algo, 45, 16, 8, causal);
+      view->set_teaching(algo, 45, 64, 16, 8, causal);
       INFO(sim::to_string(algo) << (causal ? " causal" : ""));
       REQUIRE(view->error_text().isEmpty());
       const sim::Config c = teaching_config(algo, 45, 16, 8, causal);
@@ -127,17 +131,21 @@ TEST_CASE("the tiling view's steps, statistics and tallies for a seed are sim::e
   TilingView* view = window->tiling_view();
   // A fresh view follows its default row with explain's default seed.
   {
+    // `flashio explain`'s defaults: flash1, N = 64, d = 16, 16 x 32 tiles, row 0, its seed.
     const sim::ExplainTrace expected =
-        sim::explain(teaching_config(sim::Algo::flash2, 40, 16, 8, false), {17, 1});
+        sim::explain(teaching_config(sim::Algo::flash1, 64, 16, 32, false, 16), sim::ExplainOptions{});
     REQUIRE(view->trace().steps.size() == expected.steps.size());
-    CHECK(view->trace().tracked_row == 17);
+    CHECK(view->trace().tracked_row == 0);
     CHECK(view->trace().output == expected.output);
+    CHECK(view->trace().read_bytes + view->trace().write_bytes == 19968);  // 48.75 % of standard's 40960
+    CHECK(view->standard_bytes() == 40960);
+    CHECK(view->note_text().isEmpty());
   }
   const std::pair<int64_t, uint64_t> tracked[] = {{0, 1}, {17, 5}, {36, 12345}};
   for (const Case& c : kCases)
     for (const auto& [wanted_row, seed] : tracked) {
       const int64_t row = std::min(wanted_row, c.n - 1);
-      view->set_teaching(c.algo, c.n, c.br, c.bc, c.causal);
+      view->set_teaching(c.algo, c.n, 64, c.br, c.bc, c.causal);
       view->set_tracked(row, seed);
       INFO(sim::to_string(c.algo) << " N=" << c.n << " Br=" << c.br << " Bc=" << c.bc
                                   << (c.causal ? " causal" : "") << " row " << row << " seed "
@@ -174,7 +182,7 @@ TEST_CASE("the tiling view's steps, statistics and tallies for a seed are sim::e
           QString::fromStdString(sim::explain_values(expected.reference_output))));
     }
   // The seed is the inputs' seed: another seed moves the row's statistics.
-  view->set_teaching(sim::Algo::flash2, 33, 8, 5, false);
+  view->set_teaching(sim::Algo::flash2, 33, 64, 8, 5, false);
   view->set_tracked(7, 1);
   const double m_seed1 = view->trace().steps.back().row.m;
   view->set_tracked(7, 2);
@@ -195,7 +203,7 @@ TEST_CASE("the followed row's statistics after the last step are the dense softm
       const sim::HeadTensors in = sim::random_inputs(c.problem, seed, 1).front();
       const int64_t d = c.problem.headdim;
       const sim::HeadTensors dense = sim::dense_reference(in.q, in.k, in.v, nullptr, causal);
-      view->set_teaching(algo, 33, 8, 5, causal);
+      view->set_teaching(algo, 33, 64, 8, 5, causal);
       for (const int64_t row : {0, 7, 32}) {
         view->set_tracked(row, seed);
         INFO(sim::to_string(algo) << " row " << row << (causal ? " causal" : ""));
@@ -215,4 +223,32 @@ TEST_CASE("the followed row's statistics after the last step are the dense softm
           CHECK(last.output[x] == Approx(dense.o(row, x)).margin(1e-12));
       }
     }
+}
+
+TEST_CASE("the teaching view says why when FlashAttention moves more than standard, with explain's words, "
+          "and its status keeps its height while stepping",
+          "[gui][tiling]") {
+  auto window = test::make_window();
+  REQUIRE(test::wait_data(*window));
+  REQUIRE(window->show_view("tiling"));
+  TilingView* view = window->tiling_view();
+  // N = 40, d = 64, 16 x 8 tiles (the old defaults): flash2 moves more than standard.
+  view->set_teaching(sim::Algo::flash2, 40, 64, 16, 8, false);
+  REQUIRE(view->error_text().isEmpty());
+  REQUIRE(view->trace().read_bytes + view->trace().write_bytes > view->standard_bytes());
+  const auto note = sim::more_than_standard_note(view->trace());
+  REQUIRE(note.has_value());
+  CHECK(view->note_text() == QString::fromStdString(*note));
+  CHECK(view->note_text().contains("K and V again for each of the Tr = 3 query tiles"));
+  // Back to a problem where the lesson shows: no note.
+  view->set_teaching(sim::Algo::flash1, 64, 16, 16, 32, false);
+  CHECK(view->note_text().isEmpty());
+  // The status line under the canvas keeps room for its longest text: stepping does not move the layout.
+  QApplication::processEvents();
+  const int before = view->findChildren<QPlainTextEdit*>().front()->geometry().height();
+  for (int k = 0; k < view->step_count(); ++k) {
+    view->step();
+    QApplication::processEvents();
+    CHECK(view->findChildren<QPlainTextEdit*>().front()->geometry().height() == before);
+  }
 }
