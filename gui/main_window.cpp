@@ -83,6 +83,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   panel_dock->setWidget(scroll);
   panel_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, panel_dock);
+  // The parameters take the window's whole height (the rows dock stops beside them), so the
+  // panel's last row, the tiling, is on screen at the default size.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
 
   block_ = new BlockSizeView();
   scaling_ = new ScalingView();
@@ -121,7 +124,14 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(cancel_, &QPushButton::clicked, this, [this] {
     cache_watcher_.cancel();
     data_watcher_.cancel();
-    status_->setText("cancelled");
+    progress_->setVisible(false);
+    cancel_->setVisible(false);
+    // The L2-model curves will not come: the views stop saying they are being computed.
+    if (inputs_.cache_pending) {
+      inputs_.cache_pending = false;
+      if (inputs_.data) redraw_all();
+    }
+    status_->setText("cancelled: the L2-model curves were not computed (change a parameter to start again)");
   });
 
   build_menus();

@@ -5,10 +5,12 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "gui/size_spin_box.h"
 #include "gui/size_text.h"
 #include "sim/hardware.h"
 
@@ -56,9 +58,12 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   for (const auto& name : sim::hardware_preset_names()) hw_->addItem(QString::fromStdString(name));
   hw_->setCurrentText("h200");
 
-  sram_ = spin(1, 1 << 30, 232448, "M: shared memory one thread block may use, in bytes");
-  sram_->setSuffix(" B");
-  sram_->setGroupSeparatorShown(true);
+  sram_ = new SizeSpinBox();
+  sram_->setRange(1, 1 << 30);
+  sram_->setValue(232448);
+  sram_->setToolTip("M: shared memory one thread block may use: bytes, or a size with its unit "
+                    "(227KiB, 192KB, as --sram takes them)");
+  sram_->setKeyboardTracking(false);
   sram_slider_ = new QSlider(Qt::Horizontal);
   sram_slider_->setRange(kSliderMinLog2 * kSliderStepsPerDoubling,
                          kSliderMaxLog2 * kSliderStepsPerDoubling);
@@ -89,12 +94,17 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
 
   auto* problem = new QGroupBox("Problem");
   auto* pf = new QFormLayout(problem);
-  pf->addRow("B (batch)", batch_);
-  pf->addRow("H (heads)", heads_);
-  pf->addRow("N (seqlen)", seqlen_);
-  pf->addRow("d (headdim)", headdim_);
-  pf->addRow("dtype", dtype_);
-  pf->addRow("pass", pass_);
+  // Two fields a row, so that the whole panel fits the default window's height.
+  auto pair = [](QWidget* a, const QString& b_label, QWidget* b) {
+    auto* row = new QHBoxLayout();
+    row->addWidget(a, 1);
+    row->addWidget(new QLabel(b_label));
+    row->addWidget(b, 1);
+    return row;
+  };
+  pf->addRow("B (batch)", pair(batch_, "H (heads)", heads_));
+  pf->addRow("N (seqlen)", pair(seqlen_, "d (headdim)", headdim_));
+  pf->addRow("dtype", pair(dtype_, "pass", pass_));
   pf->addRow("", causal_);
 
   auto* hardware = new QGroupBox("Hardware and SRAM size M");

@@ -26,6 +26,8 @@ class ParameterPanel : public QWidget {
   QSpinBox* seqlen_box() const { return seqlen_; }
   QSpinBox* headdim_box() const { return headdim_; }
   QSpinBox* sram_box() const { return sram_; }
+  QSpinBox* block_r_box() const { return block_r_; }
+  QSpinBox* block_c_box() const { return block_c_; }
   QSlider* sram_slider() const { return sram_slider_; }
   QCheckBox* algo_box(sim::Algo algo) const;
 

@@ -1,10 +1,16 @@
 #include "gui/rows_model.h"
 
+#include <string>
+#include <unordered_set>
+
 namespace flashio::gui {
 
 void RowsModel::set_rows(std::vector<sim::Row> rows) {
   beginResetModel();
-  rows_ = std::move(rows);
+  rows_.clear();
+  std::unordered_set<std::string> seen;
+  for (sim::Row& r : rows)
+    if (seen.insert(sim::to_csv_line(r)).second) rows_.push_back(std::move(r));
   endResetModel();
 }
 

@@ -12,6 +12,8 @@ class RowsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   using QAbstractTableModel::QAbstractTableModel;
+  // Shows `rows` with each distinct row once, in first-seen order: a view draws standard
+  // attention and the bounds flat across its sweep, the same row at every x.
   void set_rows(std::vector<sim::Row> rows);
   const std::vector<sim::Row>& rows() const { return rows_; }
   int rowCount(const QModelIndex& parent = {}) const override;

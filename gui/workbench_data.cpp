@@ -126,7 +126,8 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
         const sim::Tiling t = sweep_tiling(params, algo, block);
         config = config_of(params, algo, sram_bytes, {sim::TilingSource::rule, t.block_r, t.block_c});
       }
-      if (!sim::tiling_fits(config.problem, config.tiling, config.sram_bytes)) continue;
+      // Standard attention has no tiles to fit: it stays (flat) when M is smaller than d.
+      if (algo != sim::Algo::standard && !sim::tiling_fits(config.problem, config.tiling, config.sram_bytes)) continue;
       limit = block;
       jobs.push_back({&data.block_rows, static_cast<double>(block), config, true, &data.block_roofline_rows});
     }

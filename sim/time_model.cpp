@@ -163,7 +163,11 @@ class BlockWorkSink : public ScheduleSink {
  public:
   BlockWorkSink(const Problem& problem, const BuiltKernel* entry, BlockWork& work)
       : problem_(problem), entry_(entry), work_(work) {}
+  // Stops the walk (throws StopWalk) after this many transfers; negative: no limit.
+  void set_budget(int64_t transfers) { budget_ = transfers; }
+  struct StopWalk {};
   void transfer(const Transfer& t) override {
+    if (budget_ >= 0 && ++seen_ > budget_) throw StopWalk{};
     if (entry_ != nullptr && t.dir == Dir::read && !t.atomic) {
       const int64_t rounds = dependent_load_rounds(*entry_, t.tensor, t.rows, t.cols);
       if (rounds > 0) {
@@ -198,6 +202,7 @@ class BlockWorkSink : public ScheduleSink {
   const Problem& problem_;
   const BuiltKernel* entry_;
   BlockWork& work_;
+  int64_t budget_ = -1, seen_ = 0;
   int64_t step_bytes_ = 0;
 };
 
@@ -213,6 +218,29 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
   const int64_t blocks = k.blocks_per_head;
   std::vector<BlockWork> work(static_cast<size_t>(blocks));
   const int64_t per_block = std::max<int64_t>(k.transfers_per_block, 1);
+  if (per_block > kMaxWalkedTransfers && k.head_counts) {
+    // One block emits more than the whole walk may (flash1 at large N with small tiles: its one
+    // block per head visits Tr·Tc tiles): the first kMaxWalkedTransfers transfers of block 0
+    // stand for it, scaled to the head's closed-form tensor FLOPs per block (its tile steps are
+    // alike; docs/time_model.md, "Cost of the model").
+    BlockWork w;
+    BlockWorkSink sink(problem, entry, w);
+    sink.set_budget(kMaxWalkedTransfers);
+    try {
+      k.emit_block(0, 0, sink);
+    } catch (const BlockWorkSink::StopWalk&) {
+    }
+    sink.finish();
+    const double head_tensor = static_cast<double>(k.head_counts().flops.tensor) / static_cast<double>(blocks);
+    const double scale = w.flops.tensor > 0 ? head_tensor / static_cast<double>(w.flops.tensor) : 1.0;
+    const auto scaled = [scale](int64_t v) { return static_cast<int64_t>(std::llround(static_cast<double>(v) * scale)); };
+    w.read_bytes = scaled(w.read_bytes), w.write_bytes = scaled(w.write_bytes), w.atomic_bytes = scaled(w.atomic_bytes);
+    w.flops.tensor = scaled(w.flops.tensor), w.flops.exp = scaled(w.flops.exp), w.flops.other = scaled(w.flops.other);
+    w.tile_steps = scaled(w.tile_steps);
+    w.dependent_load_rounds = scaled(w.dependent_load_rounds), w.dependent_read_bytes = scaled(w.dependent_read_bytes);
+    work.assign(static_cast<size_t>(blocks), w);
+    return work;
+  }
   const bool exact = saturating_mul(blocks, per_block) <= kMaxWalkedTransfers;
   // Sampled: at most kSampledBlocks blocks, and no more than kMaxWalkedTransfers transfers in
   // all (at the tile grid's limit one block emits millions).

@@ -1,6 +1,9 @@
 // Loading measured rows, a malformed results file, and exporting charts and data.
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <string>
+
 #include <fstream>
 
 #include <QApplication>
@@ -168,11 +171,32 @@ TEST_CASE("export writes a valid PNG and SVG of every chart and the data as row-
   }
 }
 
-TEST_CASE("the table behind the charts holds the current view's rows", "[gui][table]") {
+TEST_CASE("the table behind the charts holds the current view's rows, each distinct row once (standard and "
+          "the bounds are drawn flat across the sweep, the same row at every x)",
+          "[gui][table]") {
   auto window = test::make_window();
   REQUIRE(test::wait_data(*window));
-  REQUIRE(window->show_view("scaling"));
+  for (const char* name : {"scaling", "block"}) {
+    INFO(name);
+    REQUIRE(window->show_view(name));
+    QApplication::processEvents();
+    std::set<std::string> view_rows, table_rows;
+    for (const sim::Row& r : window->current_view()->rows()) view_rows.insert(sim::to_csv_line(r));
+    for (const sim::Row& r : window->rows_model()->rows()) table_rows.insert(sim::to_csv_line(r));
+    CHECK(table_rows == view_rows);
+    CHECK(window->rows_model()->rows().size() == table_rows.size());  // no row twice
+    CHECK(window->rows_model()->columnCount() == static_cast<int>(sim::row_columns().size()));
+  }
+  // The block-size view draws standard at each of its x (once with the time model's time, once
+  // with the roofline's): the table has each once.
+  REQUIRE(window->show_view("block"));
   QApplication::processEvents();
-  CHECK(window->rows_model()->rows().size() == window->scaling_view()->rows().size());
-  CHECK(window->rows_model()->columnCount() == static_cast<int>(sim::row_columns().size()));
+  const auto standard_totals = [](const std::vector<sim::Row>& rows) {
+    int n = 0;
+    for (const sim::Row& r : rows)
+      n += r.source == sim::RowSource::model && r.algo == sim::RowAlgo::standard && r.is_total();
+    return n;
+  };
+  CHECK(standard_totals(window->current_view()->rows()) > 2);
+  CHECK(standard_totals(window->rows_model()->rows()) == 2);
 }
