@@ -5,13 +5,28 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QSaveFile>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include "gui/command_line.h"
 #include "gui/main_window.h"
 #include "gui/parameter_panel.h"
 #include "gui/tiling_view.h"
+
+namespace {
+
+// --screenshot renders offscreen, where Qt's offscreen platform says it ignores a window's size
+// hints each time a dock or splitter sets them; that is what an offscreen window is, not a
+// problem of the run, so only that message is dropped. Every other message is printed as Qt
+// would print it.
+void screenshot_messages(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  if (message == QLatin1String("This plugin does not support propagateSizeHints()")) return;
+  std::cerr << qFormatLogMessage(type, context, message).toLocal8Bit().constData() << "\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace flashio::gui;
@@ -30,6 +45,14 @@ int main(int argc, char** argv) {
   const bool screenshot = !cl.screenshot_path.isEmpty();
   if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
+  // Qt wants a private runtime directory and warns when XDG_RUNTIME_DIR names none: give it one
+  // of its own (mode 0700) rather than let it warn on every run without a desktop session.
+  QTemporaryDir runtime_dir;
+  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR") && runtime_dir.isValid()) {
+    QFile::setPermissions(runtime_dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    qputenv("XDG_RUNTIME_DIR", runtime_dir.path().toLocal8Bit());
+  }
+  if (screenshot) qInstallMessageHandler(screenshot_messages);
   int qt_argc = 1;  // our options are parsed above; Qt sees only the program name
   QApplication app(qt_argc, argv);
   QApplication::setOrganizationName("flashio");
@@ -37,7 +60,9 @@ int main(int argc, char** argv) {
 
   WindowOptions options;
   options.use_settings = !screenshot;
-  options.cache_curves = !cl.no_cache;
+  // A screenshot computes only what its view draws: the L2-model curves are the block-size
+  // view's (the first tab, shown when no --view is given).
+  options.cache_curves = !cl.no_cache && (!screenshot || cl.view.isEmpty() || cl.view == "block");
   MainWindow window(options);
   if (cl.params_given || screenshot) window.set_params(cl.params);
   for (const QString& path : cl.results_paths) {
@@ -63,10 +88,18 @@ int main(int argc, char** argv) {
     return window.data() && window.data()->params == window.panel()->params() &&
            (!options.cache_curves || window.cache_ready());
   };
+  std::pair<int, int> reported{-1, -1};
   while (!ready() && waited.elapsed() < 180000) {
     QEventLoop loop;
     QTimer::singleShot(100, &loop, &QEventLoop::quit);
     loop.exec();
+    // Progress on stderr while the L2 model replays the sweep (the slow part).
+    const auto progress = window.cache_progress();
+    if (progress.second > 0 && progress != reported) {
+      std::cerr << "flashio-gui: L2 model " << progress.first << "/" << progress.second << " configurations, "
+                << waited.elapsed() / 1000 << " s\n";
+      reported = progress;
+    }
   }
   if (!window.data()) {
     std::cerr << "flashio-gui: --screenshot: the closed-form data never arrived\n";

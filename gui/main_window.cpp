@@ -1,8 +1,11 @@
 #include "gui/main_window.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <exception>
 #include <map>
+#include <thread>
 
 #include <QAction>
 #include <QApplication>
@@ -36,37 +39,65 @@
 namespace flashio::gui {
 
 std::vector<PlotRow> compute_cache_rows(const WorkbenchData& data, const ProgressFn& progress) {
-  std::vector<PlotRow> out;
-  std::vector<const PlotRow*> model;
-  for (const auto& p : data.block_rows)
-    if (p.row.source == sim::RowSource::model) model.push_back(&p);
-  // Standard ignores the tiling: replay it once and draw it across the sweep.
-  std::optional<sim::Row> standard_done;
-  int done = 0;
-  for (const PlotRow* p : model) {
-    if (progress && !progress(done, static_cast<int>(model.size()))) return out;
-    ++done;
-    const auto algo = sim::model_algo(p->row.algo);
-    if (!algo || !p->row.block_r || !p->row.block_c) continue;
-    if (*algo == sim::Algo::standard && standard_done) {
-      out.push_back({p->x, *standard_done});
-      continue;
+  // One job per configuration the closed-form sweep drew; standard ignores the tiling, so it is
+  // replayed once and drawn across the sweep.
+  struct Job {
+    double x = 0;
+    sim::Config config;
+    int replay = -1;  // index of the replay whose rows this x draws
+  };
+  std::vector<Job> jobs;
+  std::vector<int> replays;  // jobs that run a replay
+  int standard_replay = -1;
+  for (const auto& p : data.block_rows) {
+    if (p.row.source != sim::RowSource::model) continue;
+    const auto algo = sim::model_algo(p.row.algo);
+    if (!algo || !p.row.block_r || !p.row.block_c) continue;
+    Job job{p.x, current_config(data.params, *algo), -1};
+    job.config.tiling = {*p.row.block_r, *p.row.block_c};
+    if (*algo == sim::Algo::standard && standard_replay >= 0) {
+      job.replay = standard_replay;
+    } else {
+      job.replay = static_cast<int>(replays.size());
+      replays.push_back(static_cast<int>(jobs.size()));
+      if (*algo == sim::Algo::standard) standard_replay = job.replay;
     }
-    sim::Config config = current_config(data.params, *algo);
-    config.tiling = {*p->row.block_r, *p->row.block_c};
-    try {
-      // The L2 model's dram bytes, and the time the time model (or, without a calibration, the
-      // roofline) gives over them: source=cache rows.
-      for (auto& row : sim::rows_from_result(sim::simulate(config, sim::CountMethod::cache)))
-        if (row.is_total()) {
-          if (*algo == sim::Algo::standard && !standard_done) standard_done = row;
-          out.push_back({p->x, std::move(row)});
-        }
-    } catch (const std::exception&) {
-      // The closed form accepted this configuration, so the replay does too; nothing to draw.
-    }
+    jobs.push_back(std::move(job));
   }
-  if (progress) progress(done, done);
+  // The replays are independent: they run on every core (each its own L2 model), the calling
+  // thread reporting progress and passing a cancel on; a replay under way when cancelled
+  // finishes first.
+  const int total = static_cast<int>(replays.size());
+  std::vector<std::vector<sim::Row>> results(replays.size());
+  std::atomic<int> next{0}, done{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    for (int k = next++; k < total && !stop; k = next++) {
+      try {
+        // The L2 model's dram bytes, and the time the time model (or, without a calibration,
+        // the roofline) gives over them: source=cache rows.
+        for (auto& row : sim::rows_from_result(sim::simulate(jobs[static_cast<size_t>(replays[static_cast<size_t>(k)])].config,
+                                                             sim::CountMethod::cache)))
+          if (row.is_total()) results[static_cast<size_t>(k)].push_back(std::move(row));
+      } catch (const std::exception&) {
+        // The closed form accepted this configuration, so the replay does too; nothing to draw.
+      }
+      ++done;
+    }
+  };
+  const int threads = std::max(1, std::min<int>(total, static_cast<int>(std::thread::hardware_concurrency())));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) workers.emplace_back(work);
+  while (done < total && !stop) {
+    if (progress && !progress(done, total)) stop = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (std::thread& w : workers) w.join();
+  std::vector<PlotRow> out;
+  if (stop) return out;  // incomplete: the caller discards it
+  for (const Job& job : jobs)
+    for (const sim::Row& row : results[static_cast<size_t>(job.replay)]) out.push_back({job.x, row});
+  if (progress) progress(total, total);
   return out;
 }
 
@@ -214,6 +245,11 @@ bool MainWindow::show_view(const QString& name) {
 }
 
 void MainWindow::set_params(const WorkbenchParams& params) { panel_->set_params(params); }
+
+std::pair<int, int> MainWindow::cache_progress() const {
+  if (!cache_watcher_.isRunning()) return {0, 0};
+  return {cache_watcher_.progressValue(), cache_watcher_.progressMaximum()};
+}
 
 void MainWindow::cancel_work() {
   data_watcher_.cancel();

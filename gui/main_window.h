@@ -60,6 +60,8 @@ class MainWindow : public QMainWindow {
 
   std::shared_ptr<const WorkbenchData> data() const { return inputs_.data; }
   bool cache_ready() const { return inputs_.cache_rows != nullptr; }
+  // The L2 model's curves: configurations replayed and to replay (0, 0 when none is running).
+  std::pair<int, int> cache_progress() const;
   double last_compute_ms() const { return last_compute_ms_; }
   double last_redraw_ms() const { return last_redraw_ms_; }
 
