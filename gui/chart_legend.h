@@ -35,6 +35,8 @@ class ChartLegend : public QWidget {
   void set_entries(std::vector<LegendEntry> entries);
   const std::vector<LegendEntry>& entries() const { return entries_; }
 
+  // The width an entry needs to show its sample and its whole name.
+  int entry_width(const LegendEntry& entry) const;
   // Where each entry lies when the legend is `width` pixels wide (rows wrap as needed).
   std::vector<QRect> entry_rects(int width) const;
   bool hasHeightForWidth() const override { return true; }
@@ -46,7 +48,6 @@ class ChartLegend : public QWidget {
   void paintEvent(QPaintEvent* event) override;
 
  private:
-  int entry_width(const LegendEntry& entry) const;
   int row_height() const;
 
   std::vector<LegendEntry> entries_;

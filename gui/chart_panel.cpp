@@ -165,20 +165,28 @@ void ChartPanel::resizeEvent(QResizeEvent* event) {
 }
 
 void ChartPanel::layout_legend() {
-  if (laying_out_) return;
+  // Setting the minimum height or the margins can resize the panel at once, which calls this
+  // again from resizeEvent: then lay out once more with the new size.
+  if (laying_out_) {
+    relayout_ = true;
+    return;
+  }
   laying_out_ = true;
-  const int frame = frameWidth();
-  const int w = std::max(0, width() - 2 * frame);
-  const int h = legend_->heightForWidth(w);
-  setViewportMargins(0, 0, 0, h);
-  legend_->setGeometry(frame, height() - frame - h, w, h);
-  legend_->setVisible(h > 0);
-  // The plot keeps 140 px above the legend; layouts (the views' splitters) grant the rest.
-  setMinimumHeight(h + 140);
-  // QChartView sizes its chart to the whole widget; the chart gets the viewport above the
-  // legend instead.
-  chart()->resize(viewport()->size());
-  setSceneRect(QRectF(QPointF(0, 0), viewport()->size()));
+  do {
+    relayout_ = false;
+    const int frame = frameWidth();
+    const int w = std::max(0, width() - 2 * frame);
+    const int h = legend_->heightForWidth(w);
+    // The plot keeps 140 px above the legend; layouts (the views' splitters) grant the rest.
+    setMinimumHeight(h + 140);
+    setViewportMargins(0, 0, 0, h);
+    legend_->setGeometry(frame, height() - frame - h, w, h);
+    legend_->setVisible(h > 0);
+    // QChartView sizes its chart to the whole widget; the chart gets the viewport above the
+    // legend instead.
+    chart()->resize(viewport()->size());
+    setSceneRect(QRectF(QPointF(0, 0), viewport()->size()));
+  } while (relayout_);
   laying_out_ = false;
 }
 

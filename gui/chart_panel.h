@@ -88,7 +88,7 @@ class ChartPanel : public QChartView {
   QCategoryAxis* x_labels_ = nullptr;
   QCategoryAxis* y_labels_ = nullptr;
   ChartLegend* legend_;
-  bool laying_out_ = false;
+  bool laying_out_ = false, relayout_ = false;
 };
 
 // The legend entry that draws `series` as the chart does (its pen, marker shape, fill).
