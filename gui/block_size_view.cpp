@@ -36,10 +36,10 @@ std::vector<ChartPoint> points_of(const std::vector<PlotRow>& rows, sim::RowSour
 
 QString x_title(const WorkbenchParams& params) {
   switch (params.shape) {
-    case SweepShape::outer: return "block size B (flash1: Bc = B; flash2: Br = B; other min(B, d))";
-    case SweepShape::square: return "block size B (Br = Bc = B)";
-    case SweepShape::block_c: return "block size Bc (Br fixed)";
-    case SweepShape::block_r: return "block size Br (Bc fixed)";
+    case SweepShape::outer: return "block size B, rows (flash1: Bc = B; flash2: Br = B; other min(B, d))";
+    case SweepShape::square: return "block size B, rows (Br = Bc = B)";
+    case SweepShape::block_c: return "block size Bc, rows (Br fixed)";
+    case SweepShape::block_r: return "block size Br, rows (Bc fixed)";
   }
   return "block size";
 }
@@ -59,7 +59,7 @@ BlockSizeView::BlockSizeView(QWidget* parent) : WorkbenchView(parent) {
   split->addWidget(time_);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
-  split->setStretchFactor(2, 2);
+  split->setStretchFactor(2, 3);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split, 1);
@@ -102,16 +102,12 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
     }
 
   // Bounds depend on M, not on the tiling: flat dashed lines across the sweep, in the order of
-  // their labels.
+  // their labels, each in its own colour.
   std::map<std::string, sim::RowAlgo> bounds;
   for (const auto& p : data.block_rows)
     if (p.row.source == sim::RowSource::bound) bounds.emplace(sim::to_string(p.row.algo), p.row.algo);
-  const std::vector<QColor> bound_colors = {QColor(60, 60, 60), QColor(140, 140, 140),
-                                            QColor(180, 120, 40), QColor(200, 80, 80)};
-  size_t k = 0;
   for (const auto& [label, b] : bounds)
-    bytes_->add_series("bound " + QString::fromStdString(label), SeriesKind::dashed,
-                       bound_colors[k++ % bound_colors.size()],
+    bytes_->add_series("bound " + QString::fromStdString(label), SeriesKind::bound, bound_color(b),
                        points_of(data.block_rows, sim::RowSource::bound, b, &io_bytes));
 
   bool first = true;
@@ -120,27 +116,27 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
     const QString qname = QString::fromStdString(sim::to_string(algo));
     const QColor color = algo_color(name);
     constexpr sim::RowSource model = sim::RowSource::model, cache = sim::RowSource::cache;
-    flops_->add_series("flops model " + qname, SeriesKind::line, color,
+    flops_->add_series("flops model " + qname, SeriesKind::model, color,
                        points_of(data.block_rows, model, name, &all_flops));
     if (first) {
-      flops_->add_series("flops convention 4BHN²d", SeriesKind::dotted, QColor(90, 90, 90),
+      flops_->add_series("flops convention 4BHN²d", SeriesKind::roofline, convention_color(),
                          points_of(data.block_rows, model, name, &convention_flops));
       first = false;
     }
-    bytes_->add_series("io model " + qname, SeriesKind::line, color,
+    bytes_->add_series("io model " + qname, SeriesKind::model, color,
                        points_of(data.block_rows, model, name, &io_bytes));
     // The rows' time is the calibrated time model's where the hardware has a calibration
     // (sim/time_model.h), the roofline's otherwise; the roofline is drawn beside the model.
     const bool calibrated = !data.block_roofline_rows.empty();
-    time_->add_series((calibrated ? "time model " : "time roofline ") + qname, SeriesKind::line, color,
+    time_->add_series((calibrated ? "time model " : "time roofline ") + qname, SeriesKind::model, color,
                       points_of(data.block_rows, model, name, &time_of));
     if (calibrated)
-      time_->add_series("time roofline " + qname, SeriesKind::dotted, color.lighter(140),
+      time_->add_series("time roofline " + qname, SeriesKind::roofline, color,
                         points_of(data.block_roofline_rows, model, name, &time_of));
     if (inputs.cache_rows) {
-      bytes_->add_series("dram L2 model " + qname, SeriesKind::dashdot, color.lighter(125),
+      bytes_->add_series("dram L2 model " + qname, SeriesKind::l2_model, color,
                          points_of(*inputs.cache_rows, cache, name, &dram_bytes));
-      time_->add_series((calibrated ? "time model, L2 dram " : "time roofline, L2 dram ") + qname, SeriesKind::dashdot, color.lighter(125),
+      time_->add_series((calibrated ? "time model, L2 dram " : "time roofline, L2 dram ") + qname, SeriesKind::l2_model, color,
                         points_of(*inputs.cache_rows, cache, name, &time_of));
     }
     if (auto it = measured.find(algo); it != measured.end()) {
@@ -158,17 +154,20 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
           if (auto y = v(p.row)) out.push_back({p.x, *y, row_tooltip(p.row), p.row});
         return out;
       };
-      flops_->add_series("flops measured " + qname, SeriesKind::points, color, pts(&all_flops));
-      bytes_->add_series("io measured " + qname, SeriesKind::points, color, pts(&io_bytes));
-      bytes_->add_series("dram measured " + qname, SeriesKind::squares, color.darker(130),
+      flops_->add_series("flops measured " + qname, SeriesKind::measured, color, pts(&all_flops));
+      bytes_->add_series("io measured " + qname, SeriesKind::measured, color, pts(&io_bytes));
+      bytes_->add_series("dram measured " + qname, SeriesKind::measured_dram, color,
                          pts(&dram_bytes));
-      time_->add_series("time measured " + qname, SeriesKind::points, color, pts(&time_of));
+      time_->add_series("time measured " + qname, SeriesKind::measured, color, pts(&time_of));
     }
   }
-  const QString xt = x_title(params);
-  flops_->finish(xt, "FLOPs", true, true);
-  bytes_->finish(xt, "bytes", true, true);
-  time_->finish(xt, "time (ms)", true, true);
+  // Ticks at the swept block sizes, on every chart of the view.
+  std::vector<double> swept;
+  for (const int64_t b : sweep_blocks(params)) swept.push_back(static_cast<double>(b));
+  const AxisSpec x{x_title(params), AxisQuantity::count, swept};
+  flops_->finish(x, {"FLOPs", AxisQuantity::flops, {}});
+  bytes_->finish(x, {"bytes moved", AxisQuantity::bytes, {}});
+  time_->finish(x, {"runtime", AxisQuantity::time_ms, {}});
 
   QStringList notes;
   for (const auto& [algo, limit] : data.block_fit_limit)

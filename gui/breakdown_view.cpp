@@ -4,12 +4,10 @@
 #include <QBarSet>
 #include <QChart>
 #include <QCursor>
-#include <QLegend>
 #include <QPercentBarSeries>
 #include <QStackedBarSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include "gui/chart_panel.h"
 #include "gui/size_text.h"
@@ -17,8 +15,7 @@
 namespace flashio::gui {
 
 BreakdownView::BreakdownView(QWidget* parent) : WorkbenchView(parent) {
-  view_ = new QChartView(new QChart());
-  view_->setRenderHint(QPainter::Antialiasing);
+  view_ = new ChartPanel(QString());
   percent_ = new QCheckBox("show each bar as shares of its total (%)");
   connect(percent_, &QCheckBox::toggled, this, [this] { rebuild(); });
   auto* layout = new QVBoxLayout(this);
@@ -43,12 +40,11 @@ void BreakdownView::redraw(const ViewInputs& inputs) {
 
 void BreakdownView::rebuild() {
   QChart* chart = view_->chart();
-  chart->removeAllSeries();
-  for (QAbstractAxis* axis : chart->axes()) {
-    chart->removeAxis(axis);
-    delete axis;
+  view_->clear();
+  if (!inputs_.data) {
+    view_->set_legend({});
+    return;
   }
-  if (!inputs_.data) return;
   const WorkbenchData& data = *inputs_.data;
   const auto& p = data.params.problem;
   chart->setTitle(QStringLiteral("Bytes per tensor, B=%1 H=%2 N=%3 d=%4 %5%6, %7 (read + write)")
@@ -76,6 +72,7 @@ void BreakdownView::rebuild() {
                            tiling);
   }
   double max_total = 0;
+  std::vector<LegendEntry> legend;
   for (int ti = 0; ti < sim::kTensorCount; ++ti) {
     const auto tensor = static_cast<sim::Tensor>(ti);
     bool any = false;
@@ -85,6 +82,12 @@ void BreakdownView::rebuild() {
     }
     if (!any) continue;
     auto* set = new QBarSet(QString::fromStdString(sim::to_string(tensor)));
+    set->setColor(tensor_color(tensor));
+    // Outlined in its own colour: a white outline would turn a segment of a pixel or two
+    // (ℓ, m, LSE beside the N × N matrices) white.
+    set->setPen(QPen(tensor_color(tensor), 1));
+    legend.push_back({set->label(), LegendEntry::Sample::bar, QPen(tensor_color(tensor).darker(130)),
+                      QBrush(tensor_color(tensor)), false});
     for (const auto& bar : data.breakdown) {
       const auto& b = bar.counts.of(tensor);
       set->append(static_cast<double>(b.read_bytes + b.write_bytes));
@@ -114,21 +117,16 @@ void BreakdownView::rebuild() {
   chart->addSeries(series);
   auto* x_axis = new QBarCategoryAxis();
   x_axis->append(categories);
-  auto* y_axis = new QValueAxis();
-  if (percent_->isChecked()) {
-    y_axis->setRange(0, 100);
-    y_axis->setTitleText("share of the algorithm's bytes (%)");
-  } else {
-    y_axis->setRange(0, max_total > 0 ? max_total * 1.05 : 1);
-    y_axis->setTitleText("bytes");
-    y_axis->setLabelFormat("%.3g");
-    y_axis->applyNiceNumbers();
-  }
   chart->addAxis(x_axis, Qt::AlignBottom);
-  chart->addAxis(y_axis, Qt::AlignLeft);
   series->attachAxis(x_axis);
+  const AxisQuantity q = percent_->isChecked() ? AxisQuantity::percent : AxisQuantity::stacked_bytes;
+  const auto [lo, hi] = axis_range(q, 0, max_total);
+  QAbstractAxis* y_axis = add_axis(chart, Qt::AlignLeft, q,
+                                   percent_->isChecked() ? QStringLiteral("share of the algorithm's bytes")
+                                                         : QStringLiteral("bytes read + written"),
+                                   lo, hi, axis_ticks(q, lo, hi));
   series->attachAxis(y_axis);
-  chart->legend()->setAlignment(Qt::AlignRight);
+  view_->set_legend(std::move(legend));
 }
 
 }  // namespace flashio::gui

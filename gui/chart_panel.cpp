@@ -8,36 +8,17 @@
 #include <QChart>
 #include <QCursor>
 #include <QFile>
-#include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QPainter>
 #include <QPen>
 #include <QSaveFile>
 #include <QScatterSeries>
 #include <QSvgGenerator>
 #include <QToolTip>
-#include <QValueAxis>
+
+#include "gui/size_text.h"
 
 namespace flashio::gui {
-
-QColor algo_color(sim::RowAlgo algo) {
-  switch (algo) {
-    case sim::RowAlgo::standard: return QColor(0xd6, 0x27, 0x28);
-    case sim::RowAlgo::flash1: return QColor(0x1f, 0x77, 0xb4);
-    case sim::RowAlgo::flash2: return QColor(0x2c, 0xa0, 0x2c);
-    case sim::RowAlgo::blocksparse: return QColor(0x94, 0x67, 0xbd);
-    case sim::RowAlgo::torch_flash:
-    case sim::RowAlgo::torch_cudnn:
-    case sim::RowAlgo::torch_efficient:
-    case sim::RowAlgo::torch_math: return QColor(0xff, 0x7f, 0x0e);
-    case sim::RowAlgo::compulsory:
-    case sim::RowAlgo::theorem2:
-    case sim::RowAlgo::saha_ye:
-    case sim::RowAlgo::standard_theta: break;
-  }
-  return QColor(0x7f, 0x7f, 0x7f);
-}
 
 ChartPanel::ChartPanel(const QString& title, QWidget* parent) : QChartView(parent) {
   // The chart QChartView made for itself: it lives in the view's scene and is deleted with the
@@ -45,14 +26,19 @@ ChartPanel::ChartPanel(const QString& title, QWidget* parent) : QChartView(paren
   // replaces without deleting it (QChartView::setChart, Qt 6), so every panel leaked one.
   QChart* chart = this->chart();
   chart->setTitle(title);
-  chart->legend()->setAlignment(Qt::AlignRight);
-  chart->legend()->setShowToolTips(true);
+  chart->legend()->hide();  // ChartLegend draws the legend (gui/chart_legend.h says why)
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->setBackgroundRoundness(0);
   QFont title_font = chart->titleFont();
   title_font.setBold(true);
   chart->setTitleFont(title_font);
   setRenderHint(QPainter::Antialiasing);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // The legend is a child of the panel in a margin below the viewport: grab() and render()
+  // (PNG and SVG export) draw it with the chart.
+  legend_ = new ChartLegend(this);
+  legend_->hide();
   setMinimumHeight(180);
 }
 
@@ -65,37 +51,35 @@ void ChartPanel::clear() {
   points_.clear();
   markers_.clear();
   order_.clear();
+  x_ticks_.clear();
+  y_ticks_.clear();
+  x_labels_ = y_labels_ = nullptr;
 }
 
 QAbstractSeries* ChartPanel::add_series(const QString& name, SeriesKind kind, const QColor& color,
                                         std::vector<ChartPoint> points) {
-  // Keep only points a log axis can show; finish() decides whether the axes are logarithmic,
-  // and a linear axis loses nothing here because counts and times are positive when known.
   points.erase(std::remove_if(points.begin(), points.end(),
                               [](const ChartPoint& p) {
                                 return !std::isfinite(p.x) || !std::isfinite(p.y) || p.x <= 0 ||
                                        p.y <= 0;
                               }),
                points.end());
+  if (points.empty()) return nullptr;
   std::sort(points.begin(), points.end(),
             [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
   QXYSeries* series = nullptr;
-  if (kind == SeriesKind::points || kind == SeriesKind::squares) {
+  if (is_point_kind(kind)) {
     auto* scatter = new QScatterSeries();
-    scatter->setMarkerSize(kind == SeriesKind::points ? 10 : 9);
-    if (kind == SeriesKind::squares) scatter->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    scatter->setMarkerSize(kind == SeriesKind::measured ? 10 : 9);
+    scatter->setMarkerShape(kind == SeriesKind::measured ? QScatterSeries::MarkerShapeCircle
+                                                         : QScatterSeries::MarkerShapeRectangle);
     scatter->setColor(color);
     scatter->setBorderColor(color.darker(150));
     series = scatter;
   } else {
     auto* line = new QLineSeries();
-    QPen pen(color);
-    pen.setWidthF(kind == SeriesKind::line || kind == SeriesKind::dashdot ? 2.2 : 1.6);
-    if (kind == SeriesKind::dashed) pen.setStyle(Qt::DashLine);
-    if (kind == SeriesKind::dotted) pen.setStyle(Qt::DotLine);
-    if (kind == SeriesKind::dashdot) pen.setStyle(Qt::DashDotLine);
-    line->setPen(pen);
-    line->setPointsVisible(kind == SeriesKind::line);
+    line->setPen(series_pen(kind, color));
+    line->setPointsVisible(kind == SeriesKind::model);
     series = line;
   }
   series->setName(name);
@@ -116,8 +100,7 @@ void ChartPanel::add_marker(const QString& name, double x, const QColor& color) 
   markers_.push_back({name, {x, color}});
 }
 
-void ChartPanel::finish(const QString& x_title, const QString& y_title, bool x_log, bool y_log,
-                        double decades_for_log) {
+void ChartPanel::finish(const AxisSpec& x, const AxisSpec& y) {
   double x_min = std::numeric_limits<double>::max(), x_max = 0;
   double y_min = std::numeric_limits<double>::max(), y_max = 0;
   for (const auto& [series, pts] : points_)
@@ -125,26 +108,30 @@ void ChartPanel::finish(const QString& x_title, const QString& y_title, bool x_l
       x_min = std::min(x_min, p.x); x_max = std::max(x_max, p.x);
       y_min = std::min(y_min, p.y); y_max = std::max(y_max, p.y);
     }
-  for (const auto& m : markers_) {
-    x_min = std::min(x_min, m.second.first);
-    x_max = std::max(x_max, m.second.first);
-  }
-  const bool empty = x_max <= 0 || y_max <= 0;
-  if (empty) { x_min = 1; x_max = 2; y_min = 1; y_max = 2; }
-  x_log_ = x_log && x_max / x_min >= decades_for_log;
-  y_log_ = y_log && y_max / y_min >= decades_for_log;
+  for (const auto& m : markers_)
+    if (m.second.first > 0) {
+      x_min = std::min(x_min, m.second.first);
+      x_max = std::max(x_max, m.second.first);
+    }
+  for (const double t : x.ticks_at)
+    if (t > 0) {
+      x_min = std::min(x_min, t);
+      x_max = std::max(x_max, t);
+    }
+  if (x_max <= 0) x_min = x_max = 0;
+  if (y_max <= 0) y_min = y_max = 0;
+  x_quantity_ = x.quantity;
+  y_quantity_ = y.quantity;
+  x_log_ = axis_scale(x.quantity) == AxisScale::log;
+  y_log_ = axis_scale(y.quantity) == AxisScale::log;
+  const auto [x_lo, x_hi] = axis_range(x.quantity, x_min, x_max);
+  const auto [y_lo, y_hi] = axis_range(y.quantity, y_min, y_max);
 
-  // Marker lines span the y range; added after the data so the range is known. A linear
-  // axis starts at 0 (counts are positive), and a flat series gets room around it.
-  double y_lo = y_log_ ? y_min / 1.5 : 0.0;
-  double y_hi = y_log_ ? y_max * 1.5 : y_max * 1.08;
-  if (y_log_ && y_hi / y_lo < 4) { y_lo = y_min / 2; y_hi = y_max * 2; }
+  // Marker lines span the y axis; added after the data so the range is known.
   for (const auto& [name, where] : markers_) {
+    if (!(where.first > 0)) continue;
     auto* line = new QLineSeries();
-    QPen pen(where.second);
-    pen.setWidthF(1.5);
-    pen.setStyle(Qt::DashDotLine);
-    line->setPen(pen);
+    line->setPen(series_pen(SeriesKind::marker, where.second));
     line->setName(name);
     line->setObjectName(name);
     line->append(where.first, y_lo);
@@ -152,32 +139,72 @@ void ChartPanel::finish(const QString& x_title, const QString& y_title, bool x_l
     chart()->addSeries(line);
   }
 
-  auto make_axis = [](bool log, double lo, double hi, const QString& title) -> QAbstractAxis* {
-    if (log) {
-      auto* axis = new QLogValueAxis();
-      axis->setBase(lo > 0 && hi / lo < 100 ? 2.0 : 10.0);
-      axis->setRange(lo, hi);
-      axis->setLabelFormat(hi >= 1e5 ? "%.0e" : "%g");
-      axis->setMinorTickCount(-1);
-      axis->setTitleText(title);
-      return axis;
-    }
-    auto* axis = new QValueAxis();
-    axis->setRange(lo, hi);
-    axis->setLabelFormat(hi >= 1e5 ? "%.2e" : "%g");
-    axis->setTitleText(title);
-    return axis;
-  };
-  const double x_lo = x_log_ ? x_min / 1.25 : std::min(0.0, x_min);
-  const double x_hi = x_log_ ? x_max * 1.25 : x_max * 1.05;
-  QAbstractAxis* x_axis = make_axis(x_log_, x_lo, x_hi, x_title);
-  QAbstractAxis* y_axis = make_axis(y_log_, y_lo, y_hi, y_title);
-  chart()->addAxis(x_axis, Qt::AlignBottom);
-  chart()->addAxis(y_axis, Qt::AlignLeft);
+  x_ticks_ = axis_ticks(x.quantity, x_lo, x_hi, x.ticks_at);
+  y_ticks_ = axis_ticks(y.quantity, y_lo, y_hi, y.ticks_at);
+  QAbstractAxis* x_axis =
+      add_axis(chart(), Qt::AlignBottom, x.quantity, x.title, x_lo, x_hi, x_ticks_, &x_labels_);
+  QAbstractAxis* y_axis =
+      add_axis(chart(), Qt::AlignLeft, y.quantity, y.title, y_lo, y_hi, y_ticks_, &y_labels_);
+  std::vector<LegendEntry> entries;
   for (QAbstractSeries* s : chart()->series()) {
     s->attachAxis(x_axis);
     s->attachAxis(y_axis);
+    entries.push_back(legend_entry_of(s));
   }
+  set_legend(std::move(entries));
+}
+
+void ChartPanel::set_legend(std::vector<LegendEntry> entries) {
+  legend_->set_entries(std::move(entries));
+  layout_legend();
+}
+
+void ChartPanel::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  layout_legend();
+}
+
+void ChartPanel::layout_legend() {
+  // Setting the minimum height or the margins can resize the panel at once, which calls this
+  // again from resizeEvent: then lay out once more with the new size.
+  if (laying_out_) {
+    relayout_ = true;
+    return;
+  }
+  laying_out_ = true;
+  do {
+    relayout_ = false;
+    const int frame = frameWidth();
+    const int w = std::max(0, width() - 2 * frame);
+    const int h = legend_->heightForWidth(w);
+    // The plot keeps 140 px above the legend; layouts (the views' splitters) grant the rest.
+    setMinimumHeight(h + 140);
+    setViewportMargins(0, 0, 0, h);
+    legend_->setGeometry(frame, height() - frame - h, w, h);
+    legend_->setVisible(h > 0);
+    // QChartView sizes its chart to the whole widget; the chart gets the viewport above the
+    // legend instead.
+    chart()->resize(viewport()->size());
+    setSceneRect(QRectF(QPointF(0, 0), viewport()->size()));
+  } while (relayout_);
+  laying_out_ = false;
+}
+
+LegendEntry legend_entry_of(const QAbstractSeries* series) {
+  LegendEntry e;
+  e.name = series->name();
+  if (const auto* scatter = qobject_cast<const QScatterSeries*>(series)) {
+    e.sample = scatter->markerShape() == QScatterSeries::MarkerShapeRectangle
+                   ? LegendEntry::Sample::square
+                   : LegendEntry::Sample::circle;
+    e.pen = QPen(scatter->borderColor());
+    e.brush = QBrush(scatter->color());
+  } else if (const auto* line = qobject_cast<const QLineSeries*>(series)) {
+    e.sample = LegendEntry::Sample::line;
+    e.pen = line->pen();
+    e.points = line->pointsVisible();
+  }
+  return e;
 }
 
 QAbstractSeries* ChartPanel::series_named(const QString& name) const {
@@ -199,6 +226,20 @@ std::vector<sim::Row> ChartPanel::rows() const {
   return rows;
 }
 
+QString ChartPanel::tip_text(const QAbstractSeries* series, size_t index) const {
+  const auto& pts = points_of(series);
+  if (index >= pts.size()) return {};
+  const ChartPoint& p = pts[index];
+  // Exact digits, then the value in the axis's unit at full precision.
+  auto value = [](AxisQuantity q, double v) {
+    return QStringLiteral("%1 (%2)").arg(format_exact(v), tick_label(q, v, 6));
+  };
+  QString text = QStringLiteral("%1\nx = %2\ny = %3")
+                     .arg(series->name(), value(x_quantity_, p.x), value(y_quantity_, p.y));
+  if (!p.tip.isEmpty()) text += "\n" + p.tip;
+  return text;
+}
+
 void ChartPanel::show_tip(QAbstractSeries* series, const QPointF& at, bool entered) {
   if (!entered) {
     QToolTip::hideText();
@@ -208,14 +249,14 @@ void ChartPanel::show_tip(QAbstractSeries* series, const QPointF& at, bool enter
   if (pts.empty()) return;
   // The nearest point on screen, so a hover on a line names the point closest to the cursor.
   const QPointF at_px = chart()->mapToPosition(at, series);
-  const ChartPoint* best = nullptr;
+  size_t best = 0;
   double best_d = std::numeric_limits<double>::max();
-  for (const auto& p : pts) {
-    const QPointF px = chart()->mapToPosition(QPointF(p.x, p.y), series);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const QPointF px = chart()->mapToPosition(QPointF(pts[i].x, pts[i].y), series);
     const double dist = std::hypot(px.x() - at_px.x(), px.y() - at_px.y());
-    if (dist < best_d) { best_d = dist; best = &p; }
+    if (dist < best_d) { best_d = dist; best = i; }
   }
-  if (best) QToolTip::showText(QCursor::pos(), series->name() + "\n" + best->tip, this);
+  QToolTip::showText(QCursor::pos(), tip_text(series, best), this);
 }
 
 bool export_png(QWidget* widget, const QString& path) {

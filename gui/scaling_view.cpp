@@ -68,9 +68,9 @@ void ScalingView::redraw(const ViewInputs& inputs) {
   for (const sim::Algo algo : data.params.algos) {
     const sim::RowAlgo name = sim::row_algo(algo);
     const QString qname = QString::fromStdString(sim::to_string(algo));
-    seqlen_->add_series("io model " + qname, SeriesKind::line, algo_color(name),
+    seqlen_->add_series("io model " + qname, SeriesKind::model, algo_color(name),
                         io_series(data.seqlen_rows, sim::RowSource::model, name));
-    sram_->add_series("io model " + qname, SeriesKind::line, algo_color(name),
+    sram_->add_series("io model " + qname, SeriesKind::model, algo_color(name),
                       io_series(data.sram_rows, sim::RowSource::model, name));
   }
   // The bounds, in the order of their labels.
@@ -79,18 +79,23 @@ void ScalingView::redraw(const ViewInputs& inputs) {
     if (p.row.source == sim::RowSource::bound) bounds.emplace(sim::to_string(p.row.algo), p.row.algo);
   for (const auto& [label, b] : bounds)
     if (b != sim::RowAlgo::standard_theta)  // flat in M and far above; its shape is the N chart's business
-      sram_->add_series("bound " + QString::fromStdString(label), SeriesKind::dashed,
-                        b == sim::RowAlgo::saha_ye ? QColor(180, 120, 40) : QColor(90, 90, 90),
+      sram_->add_series("bound " + QString::fromStdString(label), SeriesKind::bound, bound_color(b),
                         io_series(data.sram_rows, sim::RowSource::bound, b));
   const int64_t e = sim::element_bytes(data.params.problem.dtype);
   const int64_t d = data.params.problem.headdim;
   sram_->add_marker(QStringLiteral("M = d² = %1 el. (Saha–Ye)").arg(d * d),
-                    data.crossover_sram_bytes, QColor(180, 120, 40));
+                    data.crossover_sram_bytes, crossover_marker_color());
   sram_->add_marker(QStringLiteral("current M = %1").arg(format_bytes_binary(
                         static_cast<double>(effective_sram_bytes(data.params)))),
-                    static_cast<double>(effective_sram_bytes(data.params)), QColor(120, 120, 200));
-  seqlen_->finish("sequence length N", "io bytes", true, true);
-  sram_->finish(QStringLiteral("M (bytes; %1 B per element)").arg(e), "io bytes", true, true);
+                    static_cast<double>(effective_sram_bytes(data.params)), current_sram_marker_color());
+  // Ticks at the swept N and M.
+  std::vector<double> seqlens, srams;
+  for (const int64_t n : scaling_seqlens(data.params)) seqlens.push_back(static_cast<double>(n));
+  for (const int64_t m : scaling_sram_bytes(data.params)) srams.push_back(static_cast<double>(m));
+  seqlen_->finish({"sequence length N (tokens)", AxisQuantity::count, seqlens},
+                  {"io bytes", AxisQuantity::bytes, {}});
+  sram_->finish({QStringLiteral("SRAM size M (%1 B per element)").arg(e), AxisQuantity::sram_bytes, srams},
+                {"io bytes", AxisQuantity::bytes, {}});
 
   QStringList lines;
   for (const auto& f : data.seqlen_fits)

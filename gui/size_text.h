@@ -21,4 +21,12 @@ QString format_bytes_decimal(double bytes);
 // "1,234,567": every digit, for tooltips ("exact values").
 QString format_exact(double value);
 
+// Short forms for axis ticks: `digits` significant digits, trailing zeros dropped, the unit
+// chosen so the number is below the unit's base ("1.5 GB", "500 MB", "64 KiB", "79.3 GFLOP",
+// "250 µs"). Every chart axis labels its ticks with these (docs/gui.md, "Charts").
+QString format_bytes_short(double bytes, int digits = 3);         // B, KB, MB, GB, TB (1000)
+QString format_bytes_binary_short(double bytes, int digits = 3);  // B, KiB, MiB, GiB (1024)
+QString format_flops_short(double flops, int digits = 3);         // FLOP, kFLOP … PFLOP
+QString format_time_ms_short(double time_ms, int digits = 3);     // ns, µs, ms, s
+
 }  // namespace flashio::gui

@@ -51,8 +51,8 @@ TEST_CASE("a value <= 0 never reaches a log axis", "[gui][chart]") {
   panel.clear();
   std::vector<ChartPoint> pts = {{1, 0, {}, {}}, {2, 10, {}, {}}, {4, 1000, {}, {}},
                                  {8, -5, {}, {}}, {64, 1e6, {}, {}}};
-  QAbstractSeries* s = panel.add_series("s", SeriesKind::line, Qt::black, pts);
-  panel.finish("x", "y", true, true);
+  QAbstractSeries* s = panel.add_series("s", SeriesKind::model, Qt::black, pts);
+  panel.finish({"x", AxisQuantity::count, {}}, {"y", AxisQuantity::bytes, {}});
   CHECK(panel.y_is_log());
   CHECK(panel.x_is_log());
   const auto kept = test::points(s);
@@ -62,11 +62,10 @@ TEST_CASE("a value <= 0 never reaches a log axis", "[gui][chart]") {
   for (auto* axis : s->attachedAxes()) has_log_axis |= qobject_cast<QLogValueAxis*>(axis) != nullptr;
   CHECK(has_log_axis);
 
-  // A range that does not span a decade stays linear.
+  // A series with no drawable point is not added at all (no empty legend entry).
   panel.clear();
-  panel.add_series("flat", SeriesKind::line, Qt::black, {{1, 5, {}, {}}, {2, 6, {}, {}}});
-  panel.finish("x", "y", true, true);
-  CHECK_FALSE(panel.y_is_log());
+  CHECK(panel.add_series("none", SeriesKind::measured, Qt::black, {{4, 0, {}, {}}, {-1, 3, {}, {}}}) == nullptr);
+  CHECK(panel.series_named("none") == nullptr);
 }
 
 TEST_CASE("the L2-model curves arrive off the GUI thread with sim's replay numbers",
