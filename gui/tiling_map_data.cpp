@@ -2,6 +2,9 @@
 
 #include <exception>
 
+#include <QList>
+#include <QtConcurrent/QtConcurrentMap>
+
 #include "gui/field_label.h"
 #include "gui/row_text.h"
 #include "gui/workbench_data.h"
@@ -120,9 +123,8 @@ TilingMap compute_tiling_map(const WorkbenchParams& params, sim::Algo algo, sim:
   try {
     map.best = sim::best_built_tiling(map_cell_config(params, algo, pass, {blocks[0], blocks[0]}));
     if (!map.best)
-      map.best_note = "no built kernel of " + sim::to_string(built_algo(algo)) + " " +
-                      sim::to_string(pass) + " fits this problem (built: " +
-                      sim::built_tilings_text(built_algo(algo), pass) + ")";
+      map.best_note = "no built kernel for d = " + std::to_string(params.problem.headdim) + ", " +
+                      sim::to_string(params.problem.dtype) + " fits (sim/kernel_catalog.h)";
   } catch (const std::exception& e) {
     map.best_note = error_message(e);
   }
@@ -130,10 +132,15 @@ TilingMap compute_tiling_map(const WorkbenchParams& params, sim::Algo algo, sim:
 }
 
 std::vector<TilingMap> compute_tiling_maps(const WorkbenchParams& params) {
-  std::vector<TilingMap> maps;
+  std::vector<std::pair<sim::Algo, sim::Pass>> jobs;
   for (const sim::Algo algo : map_algos(params))
-    for (const sim::Pass pass : map_passes(params)) maps.push_back(compute_tiling_map(params, algo, pass));
-  return maps;
+    for (const sim::Pass pass : map_passes(params)) jobs.emplace_back(algo, pass);
+  // One map per thread of the global pool (the calling thread takes part), in the jobs' order.
+  const QList<TilingMap> maps = QtConcurrent::blockingMapped<QList<TilingMap>>(
+      jobs, [&params](const std::pair<sim::Algo, sim::Pass>& job) {
+        return compute_tiling_map(params, job.first, job.second);
+      });
+  return {maps.begin(), maps.end()};
 }
 
 void attach_measured(std::vector<TilingMap>& maps, const WorkbenchParams& params,

@@ -4,8 +4,8 @@
 // method: the calibrated time model where the hardware has its calibration, the roofline
 // otherwise), the L2 model's dram bytes (CountMethod::cache, slow: computed cell by cell in the
 // background), whether a CUDA kernel of that tiling is built (sim::find_built), measured rows
-// loaded for it, and the fastest built tiling (sim::best_built_tiling). Pure C++ over sim, so it
-// runs on any thread; the view (gui/tiling_map_view.h) only draws it.
+// loaded for it, and the fastest built tiling (sim::best_built_tiling). Computed from sim alone,
+// so any thread may run it; the view (gui/tiling_map_view.h) only draws it.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -72,7 +72,8 @@ sim::Config map_cell_config(const WorkbenchParams& params, sim::Algo algo, sim::
 
 // The closed-form map of one (algorithm, pass): every cell, the built marks and the best cell.
 TilingMap compute_tiling_map(const WorkbenchParams& params, sim::Algo algo, sim::Pass pass);
-// Every map of the panel's parameters, algorithms outer, passes inner.
+// Every map of the panel's parameters, algorithms outer, passes inner; the maps are computed in
+// parallel on Qt's global thread pool and the call returns when all are done.
 std::vector<TilingMap> compute_tiling_maps(const WorkbenchParams& params);
 
 // Puts each loaded measured total row of the maps' problem (source measured, the same B, H, N,

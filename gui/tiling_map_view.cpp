@@ -67,6 +67,16 @@ QString exact_bytes(double bytes) {
   return QStringLiteral("%1 B (%2)").arg(format_exact(bytes), format_bytes_decimal(bytes));
 }
 
+// The current tiling as every other view uses it: the panel's Br and Bc, the rule's where they
+// are 0 (current_config).
+std::optional<sim::Tiling> current_config_tiling(const WorkbenchParams& params, sim::Algo algo) {
+  try {
+    return current_config(params, algo).tiling;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 QString pass_text(const TilingMap& map) {
   return QString::fromStdString(sim::to_string(map.algo) + " " + sim::to_string(map.pass));
 }
@@ -93,7 +103,7 @@ QString MapScale::text(double value) const {
 // --- TilingMapCanvas --------------------------------------------------------------------------
 
 TilingMapCanvas::TilingMapCanvas(QWidget* parent) : QWidget(parent) {
-  setMinimumSize(340, 330);
+  setMinimumSize(260, 250);
   setMouseTracking(true);
   setAutoFillBackground(true);
   setBackgroundRole(QPalette::Base);
@@ -289,8 +299,11 @@ std::vector<double> TilingMapColorBar::tick_values() const {
   std::vector<double> ticks;
   if (!scale_ || !scale_->valid()) return ticks;
   const double lo = scale_->lo, hi = scale_->hi;
+  // 1, 2 and 5 of each decade; within less than a decade and a half, every whole mantissa.
+  const std::vector<double> mantissas = hi / lo < 30 ? std::vector<double>{1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}
+                                                     : std::vector<double>{1, 2, 5};
   for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
-    for (const double m : {1.0, 2.0, 5.0}) {
+    for (const double m : mantissas) {
       const double v = m * std::pow(10.0, e);
       if (v >= lo * (1 - 1e-12) && v <= hi * (1 + 1e-12)) ticks.push_back(v);
     }
@@ -505,14 +518,7 @@ void TilingMapView::refresh() {
   update_scale();
   std::vector<std::optional<sim::Tiling>> current;
   for (size_t k = 0; k < maps_.size() && k < canvases_.size(); ++k) {
-    // The current tiling as every other view uses it: the panel's Br and Bc, the rule's where
-    // they are 0 (current_config).
-    std::optional<sim::Tiling> now;
-    try {
-      now = current_config(params_, maps_[k].algo).tiling;
-    } catch (const std::exception&) {
-    }
-    canvases_[k]->set_state(&maps_[k], &scale_, now);
+    canvases_[k]->set_state(&maps_[k], &scale_, current_config_tiling(params_, maps_[k].algo));
   }
   QString title = quantity_title(quantity_);
   if (quantity_ == MapQuantity::time && !maps_.empty())
@@ -528,15 +534,30 @@ void TilingMapView::refresh() {
     time_label_->setText(QStringLiteral("time: the roofline (sim/roofline.h): %1 has no calibration")
                              .arg(QString::fromStdString(params_.hw_name)));
   }
+  // One line per kind of note, naming the maps it concerns, so the maps keep the room.
   QStringList notes;
   if (maps_.empty()) notes << "No tiled algorithm selected: standard attention has no tiles to choose.";
+  std::vector<std::pair<QString, QStringList>> grouped;  // a note and the maps it concerns
+  auto add = [&grouped](const QString& note, const QString& what) {
+    for (auto& [n, list] : grouped)
+      if (n == note) {
+        if (!list.contains(what)) list << what;
+        return;
+      }
+    grouped.push_back({note, {what}});
+  };
   for (const TilingMap& map : maps_) {
-    if (!map.note.empty()) notes << pass_text(map) + ": every tiling refused: " + QString::fromStdString(map.note);
-    if (!map.best) notes << pass_text(map) + ": no best cell: " + QString::fromStdString(map.best_note);
+    if (!map.note.empty()) add("every tiling refused: " + QString::fromStdString(map.note), pass_text(map));
+    if (!map.best) add("no best cell: " + QString::fromStdString(map.best_note), pass_text(map));
+    if (const auto now = current_config_tiling(params_, map.algo); now && !map.find(*now))
+      add("the current tiling lies off the grid",
+          QStringLiteral("%1 %2 × %3").arg(QString::fromStdString(sim::to_string(map.algo)))
+              .arg(now->block_r).arg(now->block_c));
     int measured = 0;
     for (const MapCell& cell : map.cells) measured += static_cast<int>(cell.measured.size());
-    if (measured > 0) notes << QStringLiteral("%1: %2 measured rows overlaid").arg(pass_text(map)).arg(measured);
+    if (measured > 0) add("measured rows overlaid", QStringLiteral("%1: %2").arg(pass_text(map)).arg(measured));
   }
+  for (const auto& [note, list] : grouped) notes << note + " — " + list.join(", ");
   note_->setText(notes.join("\n"));
   show_cache_status();
 }
