@@ -230,7 +230,8 @@ void TilingMapCanvas::paintEvent(QPaintEvent*) {
         tri.lineTo(rect.left() + rect.width() * 0.45, rect.bottom());
         tri.closeSubpath();
         p.fillPath(tri, scale_->color(*measured));
-        p.setPen(QPen(Qt::white, 1));
+        // Edged in the cell's text colour, so it shows where the two colours are alike.
+        p.setPen(QPen(text_on(fill), 1.5));
         p.drawPath(tri);
       }
       p.setPen(text_on(fill));
