@@ -440,7 +440,7 @@ TEST_CASE("the colour scale is logarithmic over the values shown, labelled with 
   }
 }
 
-TEST_CASE("--view map opens the tiling map, from the command line and in the window", "[gui][map][options]") {
+TEST_CASE("the tiling map opens with --view map, from the command line and in the window", "[gui][map][options]") {
   const ParseResult ok = parse_command_line({"--view", "map", "--seqlen", "97", "--headdim", "40"});
   REQUIRE(ok.error.empty());
   CHECK(ok.line.view == "map");
