@@ -38,7 +38,8 @@ std::string usage_text() {
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
-         "  [--screenshot FILE.png] [--tiling-step K] [--no-cache]\n";
+         "  [--screenshot FILE.png] [--tiling-step K] [--no-cache]\n"
+         "  --view NAME: block, scaling, breakdown, tiling (teaching) or map (tiling map)\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -147,8 +148,9 @@ ParseResult parse_command_line(const QStringList& arguments) {
         cl.params_given = true;
       } else if (name == "results") cl.results_paths << QString::fromStdString(value);
       else if (name == "view") {
-        if (value != "block" && value != "scaling" && value != "breakdown" && value != "tiling")
-          throw sim::InvalidInput("--view '" + value + "' is not one of block, scaling, breakdown, tiling");
+        if (value != "block" && value != "scaling" && value != "breakdown" && value != "tiling" &&
+            value != "map")
+          throw sim::InvalidInput("--view '" + value + "' is not one of block, scaling, breakdown, tiling, map");
         cl.view = QString::fromStdString(value);
       } else if (name == "screenshot") {
         if (value.empty()) throw sim::InvalidInput("--screenshot needs a file name (.png)");

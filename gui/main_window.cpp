@@ -34,6 +34,7 @@
 #include "gui/rows_model.h"
 #include "gui/scaling_view.h"
 #include "gui/tiling_view.h"
+#include "gui/tiling_map_view.h"
 #include "sim/cache_replay.h"
 
 namespace flashio::gui {
@@ -122,12 +123,23 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   scaling_ = new ScalingView();
   breakdown_ = new BreakdownView();
   tiling_ = new TilingView();
-  views_ = {block_, scaling_, breakdown_, tiling_};
+  map_ = new TilingMapView();  // tiling map view
+  views_ = {block_, scaling_, breakdown_, tiling_, map_};
   tabs_ = new QTabWidget();
   tabs_->addTab(block_, "Block size");
   tabs_->addTab(scaling_, "Scaling");
   tabs_->addTab(breakdown_, "Breakdown");
   tabs_->addTab(tiling_, "Tiling (teaching)");
+  // Tiling map view: its dram cells follow --no-cache; a click on a cell sets the panel's Br and
+  // Bc (the panel's public set_params), so every view follows.
+  tabs_->addTab(map_, "Tiling map");
+  map_->set_cache_enabled(options_.cache_curves);
+  connect(map_, &TilingMapView::tiling_clicked, this, [this](qint64 block_r, qint64 block_c) {
+    WorkbenchParams p = panel_->params();
+    p.block_r = block_r;
+    p.block_c = block_c;
+    set_params(p);
+  });
   setCentralWidget(tabs_);
 
   cache_pool_.setMaxThreadCount(1);

@@ -28,6 +28,7 @@ class ParameterPanel;
 class RowsModel;
 class ScalingView;
 class TilingView;
+class TilingMapView;  // tiling map view
 
 struct WindowOptions {
   bool use_settings = true;  // restore and save QSettings (off for tests and screenshots)
@@ -45,6 +46,7 @@ class MainWindow : public QMainWindow {
   ScalingView* scaling_view() const { return scaling_; }
   BreakdownView* breakdown_view() const { return breakdown_; }
   TilingView* tiling_view() const { return tiling_; }
+  TilingMapView* map_view() const { return map_; }  // tiling map view
   RowsModel* rows_model() const { return rows_model_; }
   WorkbenchView* current_view() const;
   // --view NAME; false for an unknown name.
@@ -91,6 +93,7 @@ class MainWindow : public QMainWindow {
   ScalingView* scaling_;
   BreakdownView* breakdown_;
   TilingView* tiling_;
+  TilingMapView* map_;  // tiling map view
   std::vector<WorkbenchView*> views_;
   std::vector<WorkbenchView*> dirty_;  // views whose data changed while not shown
   RowsModel* rows_model_;
