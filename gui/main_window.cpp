@@ -1,11 +1,8 @@
 #include "gui/main_window.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <exception>
 #include <map>
-#include <thread>
 
 #include <QAction>
 #include <QApplication>
@@ -30,6 +27,7 @@
 #include "gui/block_size_view.h"
 #include "gui/breakdown_view.h"
 #include "gui/chart_panel.h"
+#include "gui/parallel_jobs.h"
 #include "gui/parameter_panel.h"
 #include "gui/rows_model.h"
 #include "gui/scaling_view.h"
@@ -65,40 +63,25 @@ std::vector<PlotRow> compute_cache_rows(const WorkbenchData& data, const Progres
     }
     jobs.push_back(std::move(job));
   }
-  // The replays are independent: they run on every core (each its own L2 model), the calling
-  // thread reporting progress and passing a cancel on; a replay under way when cancelled
-  // finishes first.
+  // The replays are independent: they run on every core (each its own L2 model); a replay under
+  // way when cancelled finishes first.
   const int total = static_cast<int>(replays.size());
   std::vector<std::vector<sim::Row>> results(replays.size());
-  std::atomic<int> next{0}, done{0};
-  std::atomic<bool> stop{false};
-  auto work = [&] {
-    for (int k = next++; k < total && !stop; k = next++) {
-      try {
-        // The L2 model's dram bytes, and the time the time model (or, without a calibration,
-        // the roofline) gives over them: source=cache rows.
-        for (auto& row : sim::rows_from_result(sim::simulate(jobs[static_cast<size_t>(replays[static_cast<size_t>(k)])].config,
-                                                             sim::CountMethod::cache)))
-          if (row.is_total()) results[static_cast<size_t>(k)].push_back(std::move(row));
-      } catch (const std::exception&) {
-        // The closed form accepted this configuration, so the replay does too; nothing to draw.
-      }
-      ++done;
+  const bool complete = run_parallel(total, [&](int k) {
+    try {
+      // The L2 model's dram bytes, and the time the time model (or, without a calibration, the
+      // roofline) gives over them: source=cache rows.
+      for (auto& row : sim::rows_from_result(sim::simulate(jobs[static_cast<size_t>(replays[static_cast<size_t>(k)])].config,
+                                                           sim::CountMethod::cache)))
+        if (row.is_total()) results[static_cast<size_t>(k)].push_back(std::move(row));
+    } catch (const std::exception&) {
+      // The closed form accepted this configuration, so the replay does too; nothing to draw.
     }
-  };
-  const int threads = std::max(1, std::min<int>(total, static_cast<int>(std::thread::hardware_concurrency())));
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) workers.emplace_back(work);
-  while (done < total && !stop) {
-    if (progress && !progress(done, total)) stop = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  for (std::thread& w : workers) w.join();
+  }, progress);
   std::vector<PlotRow> out;
-  if (stop) return out;  // incomplete: the caller discards it
+  if (!complete) return out;  // cancelled: the caller discards it
   for (const Job& job : jobs)
     for (const sim::Row& row : results[static_cast<size_t>(job.replay)]) out.push_back({job.x, row});
-  if (progress) progress(total, total);
   return out;
 }
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "gui/field_label.h"
+#include "gui/parallel_jobs.h"
 #include "sim/bounds.h"
 #include "sim/simulate.h"
 
@@ -145,13 +148,24 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   }
   const int total = static_cast<int>(jobs.size() + params.algos.size());
   int done = 0;
-  for (const Job& job : jobs) {
-    if (progress && !progress(done, total)) return data;
-    if (auto why = run_job(job); !why.empty()) {
-      if (job.into == &data.block_rows) data.skipped.push_back(why);
-    }
-    ++done;
+  // The configurations are independent: every core computes some (each into its own rows), then
+  // they join in job order, so the rows are the same as one after another.
+  std::vector<std::vector<PlotRow>> rows(jobs.size()), roofline_rows(jobs.size());
+  std::vector<std::string> why(jobs.size());
+  const bool complete = run_parallel(static_cast<int>(jobs.size()), [&](int k) {
+    Job job = jobs[static_cast<size_t>(k)];
+    job.into = &rows[static_cast<size_t>(k)];
+    if (job.roofline_into) job.roofline_into = &roofline_rows[static_cast<size_t>(k)];
+    why[static_cast<size_t>(k)] = run_job(job);
+  }, progress ? ProgressFn([&](int d, int) { return progress(d, total); }) : ProgressFn{});
+  if (!complete) return data;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    for (PlotRow& r : rows[k]) jobs[k].into->push_back(std::move(r));
+    if (jobs[k].roofline_into)
+      for (PlotRow& r : roofline_rows[k]) jobs[k].roofline_into->push_back(std::move(r));
+    if (!why[k].empty() && jobs[k].into == &data.block_rows) data.skipped.push_back(why[k]);
   }
+  done = static_cast<int>(jobs.size());
 
   // Breakdown at the panel's current tiling.
   for (const sim::Algo algo : params.algos) {
