@@ -88,6 +88,7 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
                        params.problem.causal ? 1 : 0};
   // Measured rows of this problem, drawn at the x their tiling has under the sweep shape.
   std::map<sim::Algo, std::vector<PlotRow>> measured;
+  int off_curve = 0;  // measured rows whose tiling the sweep does not draw
   if (inputs.loaded_rows)
     for (const sim::Row& row : *inputs.loaded_rows) {
       const auto algo = sim::model_algo(row.algo);
@@ -95,10 +96,20 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
           row.source == sim::RowSource::model || row.source == sim::RowSource::bound ||
           !row.block_r || !row.block_c)
         continue;
-      const double x = *algo == sim::Algo::standard
-                           ? 0.0
-                           : static_cast<double>(swept_block(params, *algo, {*row.block_r, *row.block_c}));
-      measured[*algo].push_back({x, row});
+      // A measured row is drawn where the sweep draws its own tiling, and only there: a
+      // 128 x 128 run does not belong on the curve through 64 x 128 (the tiling map shows every
+      // tiling's cell). Standard has no tiling: its one measurement is one point.
+      if (*algo == sim::Algo::standard) {
+        measured[*algo].push_back({0.0, row});
+        continue;
+      }
+      const sim::Tiling tiling{*row.block_r, *row.block_c};
+      const int64_t x = swept_block(params, *algo, tiling);
+      if (!(sweep_tiling(params, *algo, x) == tiling)) {
+        ++off_curve;
+        continue;
+      }
+      measured[*algo].push_back({static_cast<double>(x), row});
     }
 
   // Bounds depend on M, not on the tiling: flat dashed lines across the sweep, in the order of
@@ -140,14 +151,11 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
                         points_of(*inputs.cache_rows, cache, name, &time_of));
     }
     if (auto it = measured.find(algo); it != measured.end()) {
-      // Standard ignores the tiling: its measured value is drawn across the whole sweep.
+      // Standard ignores the tiling: its measured value is one point, at the sweep's first x
+      // (its model line runs flat across the sweep).
       std::vector<PlotRow> at = it->second;
-      if (algo == sim::Algo::standard) {
-        std::vector<PlotRow> spread;
-        for (const auto& p : at)
-          for (const int64_t b : sweep_blocks(params)) spread.push_back({static_cast<double>(b), p.row});
-        at = spread;
-      }
+      if (algo == sim::Algo::standard && !sweep_blocks(params).empty())
+        for (auto& p : at) p.x = static_cast<double>(sweep_blocks(params).front());
       auto pts = [&](Value v) {
         std::vector<ChartPoint> out;
         for (const auto& p : at)
@@ -182,6 +190,9 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
                                    : QStringLiteral("L2-model curves: off"));
   if (!data.skipped.empty())
     notes << QStringLiteral("left out: %1").arg(QString::fromStdString(data.skipped.front()));
+  if (off_curve > 0)
+    notes << QStringLiteral("%1 measured row%2 at tilings these curves do not sweep (the tiling map shows them)")
+                 .arg(off_curve).arg(off_curve == 1 ? "" : "s");
   note_->setText(notes.join(QStringLiteral(" · ")));
   Q_EMIT rows_changed();
 }

@@ -193,11 +193,11 @@ MainWindow::~MainWindow() { cancel_work(); }
 
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu("&File");
-  QAction* load = file->addAction("&Load results CSV…");
+  QAction* load = file->addAction("&Load results (rows, compare or json)…");
   load->setShortcut(QKeySequence::Open);
   connect(load, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, "Load results (flashio profile CSV)",
-                                                      {}, "CSV (*.csv);;All files (*)");
+    const QString path = QFileDialog::getOpenFileName(this, "Load results (flashio rows CSV, compare output, or --format json)",
+                                                      {}, "Results (*.csv *.json);;All files (*)");
     if (path.isEmpty()) return;
     QString error;
     if (!load_results_file(path, &error)) QMessageBox::warning(this, "Cannot load results", error);
@@ -338,7 +338,7 @@ void MainWindow::update_table() {
 
 bool MainWindow::load_results_file(const QString& path, QString* error) {
   try {
-    auto rows = sim::read_rows_csv_file(path.toStdString());
+    auto rows = sim::read_rows_file(path.toStdString());
     auto all = std::make_shared<std::vector<sim::Row>>(*inputs_.loaded_rows);
     const size_t added = rows.size();
     for (auto& r : rows) all->push_back(std::move(r));

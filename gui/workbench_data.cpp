@@ -60,12 +60,12 @@ int64_t next_pow2(int64_t v) {
 }  // namespace
 
 std::optional<double> io_bytes(const sim::Row& row) {
-  if (!row.io_read_bytes || !row.io_write_bytes) return std::nullopt;
+  if (!row.io_read_bytes || !row.io_write_bytes) return row.io_total_bytes;
   return *row.io_read_bytes + *row.io_write_bytes;
 }
 
 std::optional<double> dram_bytes(const sim::Row& row) {
-  if (!row.dram_read_bytes || !row.dram_write_bytes) return std::nullopt;
+  if (!row.dram_read_bytes || !row.dram_write_bytes) return row.dram_total_bytes;
   return *row.dram_read_bytes + *row.dram_write_bytes;
 }
 

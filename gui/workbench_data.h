@@ -59,7 +59,8 @@ using ProgressFn = std::function<bool(int done, int total)>;
 
 WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn& progress = {});
 
-// The row's bytes as the charts sum them; nullopt when the row leaves them empty.
+// The row's bytes as the charts sum them (read + written, or the total where only that is
+// known: rows loaded from `flashio compare` output); nullopt when the row leaves them empty.
 std::optional<double> io_bytes(const sim::Row& row);
 std::optional<double> dram_bytes(const sim::Row& row);
 

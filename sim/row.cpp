@@ -271,9 +271,25 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
     header = split(line);
   }
   if (header.empty()) fail("no header line; expected the columns of the row schema (source,algo,...)");
+  // `flashio compare` output (docs/rows.md): the key columns and, per quantity, predicted,
+  // measured and relative error, no source column. Its measured side is read as measured rows:
+  // time_measured as time_ms, flops_measured as flops_tensor (compare's FLOPs are the tensor
+  // FLOPs), io_measured and dram_measured as the totals they are (io_total_bytes,
+  // dram_total_bytes: compare keeps no read/write split).
+  const bool compare_output = std::find(header.begin(), header.end(), "source") == header.end() &&
+                              std::find(header.begin(), header.end(), "predicted_source") != header.end();
+  if (compare_output)
+    for (std::string& col : header) {
+      if (col == "time_measured") col = "time_ms";
+      else if (col == "flops_measured") col = "flops_tensor";
+      else if (col == "io_measured") col = "io_total_bytes";
+      else if (col == "dram_measured") col = "dram_total_bytes";
+      else if (col.find("_predicted") != std::string::npos || col.rfind("rel_err_", 0) == 0) col = "(compare) " + col;
+    }
   // The identity columns say what a row is; without one a row cannot be joined or drawn.
   static const std::vector<std::string> identity = {"source", "algo", "pass", "kernel", "dtype"};
   for (const auto& required : identity)
+    if (!(compare_output && required == "source"))
     if (std::find(header.begin(), header.end(), required) == header.end()) {
       std::string all;
       for (const auto& c : identity) all += (all.empty() ? "" : ", ") + c;
@@ -289,6 +305,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       fail("has " + std::to_string(fields.size()) + " fields, the header has " +
            std::to_string(header.size()));
     Row r;
+    if (compare_output) r.source = RowSource::measured;
     for (size_t i = 0; i < header.size(); ++i) {
       const std::string& col = header[i];
       const std::string& v = fields[i];
@@ -344,6 +361,8 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "mask") r.mask = v.empty() ? 0 : static_cast<int>(as_int());
       else if (col == "dropout") r.dropout = v.empty() ? 0.0 : as_real().value_or(0.0);
       else if (col == "block_mask") r.block_mask = v;
+      else if (col == "io_total_bytes") r.io_total_bytes = as_real();
+      else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();
       else {
         for (const auto& [name, field] : value_fields())
           if (name == col) r.*field = as_real();
@@ -358,6 +377,56 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
 std::vector<Row> read_rows_csv_file(const std::string& path) {
   const TextFile file = read_text_file(path, kMaxRowsFileBytes);
   if (!file.problem.empty()) throw InvalidInput("rows file '" + path + "' " + file.problem);
+  std::istringstream in(file.text);
+  return read_rows_csv(in, path);
+}
+
+std::vector<Row> read_rows_json(const std::string& text, const std::string& name) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidInput(name + ": not JSON (" + e.what() + ")");
+  }
+  if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array())
+    throw InvalidInput(name + ": no \"rows\" array; expected the --format json output of a flashio subcommand");
+  // Each row becomes a csv line of the same cells, so one reader checks both formats.
+  std::vector<std::string> columns;
+  for (const auto& row : doc["rows"]) {
+    if (!row.is_object()) throw InvalidInput(name + ": a row is not an object");
+    for (const auto& [key, value] : row.items())
+      if (std::find(columns.begin(), columns.end(), key) == columns.end()) columns.push_back(key);
+  }
+  std::string csv;
+  for (size_t c = 0; c < columns.size(); ++c) csv += (c ? "," : "") + csv_field(columns[c]);
+  csv += "\n";
+  for (const auto& row : doc["rows"]) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (c) csv += ",";
+      if (!row.contains(columns[c])) continue;
+      const auto& v = row[columns[c]];
+      if (v.is_null()) continue;
+      if (v.is_string()) csv += csv_field(v.get<std::string>());
+      else if (v.is_number_integer()) csv += std::to_string(v.get<int64_t>());
+      else if (v.is_number()) {
+        std::ostringstream x;
+        x.precision(17);
+        x << v.get<double>();
+        csv += x.str();
+      } else if (v.is_boolean()) csv += v.get<bool>() ? "1" : "0";
+      else throw InvalidInput(name + ": column '" + columns[c] + "' holds " + v.type_name() + ", not a value");
+    }
+    csv += "\n";
+  }
+  std::istringstream in(csv);
+  return read_rows_csv(in, name);
+}
+
+std::vector<Row> read_rows_file(const std::string& path) {
+  const TextFile file = read_text_file(path, kMaxRowsFileBytes);
+  if (!file.problem.empty()) throw InvalidInput("rows file '" + path + "' " + file.problem);
+  const size_t first = file.text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && file.text[first] == '{') return read_rows_json(file.text, path);
   std::istringstream in(file.text);
   return read_rows_csv(in, path);
 }

@@ -38,6 +38,9 @@ struct Row {
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;
   std::optional<double> extra_memory_bytes, time_ms, tflops;
+  // Read and written together, where only the total is known (the measured side of `flashio
+  // compare` output, read_rows_csv): not columns of the schema, empty otherwise.
+  std::optional<double> io_total_bytes, dram_total_bytes;
 
   // Whether the row is the configuration's whole pass (kernel=total), not one kernel.
   bool is_total() const { return !kernel; }
@@ -74,11 +77,18 @@ std::string cell(const Row& row, const std::string& column);
 // Reads rows written by to_csv_line or by experiments/peers.py: a header line, columns in any
 // order, lines starting with '#' skipped, columns outside the schema ignored. The identity
 // columns (source, algo, pass, kernel, dtype) are required; of the others a subset is allowed
-// (missing ones stay empty or 0). (`flashio compare` output has no `source` column: refused.)
+// (missing ones stay empty or 0). `flashio compare` output (no `source` column, a
+// `predicted_source` one) is read as its measured rows (source=measured; see row.cpp).
 // Throws InvalidInput, one line naming `name`, the line number and the problem, for a header
 // without an identity column, a line with the wrong field count, a number that does not parse,
 // or an identity cell that is not one of its spellings (the message lists them).
 std::vector<Row> read_rows_csv(std::istream& in, const std::string& name);
 std::vector<Row> read_rows_csv_file(const std::string& path);
+// The `--format json` output of a flashio subcommand ({"context": ..., "rows": [...]}): its
+// rows, checked as read_rows_csv checks a csv's (the same messages, naming `name`).
+std::vector<Row> read_rows_json(const std::string& text, const std::string& name);
+// A results file of any of the formats flashio writes: json (it starts with '{'), else csv
+// (rows, or `flashio compare` output).
+std::vector<Row> read_rows_file(const std::string& path);
 
 }  // namespace flashio::sim

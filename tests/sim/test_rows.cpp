@@ -241,3 +241,58 @@ TEST_CASE("an identity cell that is not one of its spellings is refused: file, l
     CHECK_THAT(error, Catch::StartsWith("r.csv:1: header has no '" + columns[left_out] + "' column"));
   }
 }
+
+TEST_CASE("flashio compare output is read as its measured rows: time, tensor FLOPs and the io and dram totals "
+          "it keeps (no read/write split)") {
+  std::istringstream in(
+      "# a comment line\n"
+      "algo,pass,kernel,batch,heads,seqlen,headdim,dtype,causal,sram_bytes,block_r,block_c,hw,mask,dropout,"
+      "block_mask,predicted_source,io_predicted,io_measured,rel_err_io,dram_predicted,dram_measured,rel_err_dram,"
+      "flops_predicted,flops_measured,rel_err_flops,time_predicted,time_measured,rel_err_time\n"
+      "flash2,fwd,total,3,5,97,40,bf16,1,232448,64,32,h200,0,0,,cache,100,101,0.01,80,79,-0.0125,64,64,0,"
+      "0.5,0.25,1\n");
+  const std::vector<Row> rows = read_rows_csv(in, "cmp.csv");
+  REQUIRE(rows.size() == 1);
+  const Row& r = rows.front();
+  CHECK(r.source == RowSource::measured);
+  CHECK(r.algo == RowAlgo::flash2);
+  CHECK(r.batch == 3);
+  CHECK(r.seqlen == 97);
+  CHECK(r.headdim == 40);
+  CHECK(r.dtype == DType::bf16);
+  CHECK(r.causal == 1);
+  CHECK(*r.block_r == 64);
+  CHECK(*r.block_c == 32);
+  CHECK(r.is_total());
+  CHECK(*r.time_ms == 0.25);         // the measured time, not the predicted 0.5
+  CHECK(*r.flops_tensor == 64);
+  CHECK(*r.io_total_bytes == 101);
+  CHECK(*r.dram_total_bytes == 79);
+  CHECK_FALSE(r.io_read_bytes.has_value());  // the split is unknown
+}
+
+TEST_CASE("a subcommand's json output reads as the same rows as its csv, and a malformed json is refused in one "
+          "line naming the file") {
+  const Config c = make_config(Algo::flash1, Problem{}, hardware_preset("h200"));
+  const std::vector<Row> rows = rows_from_result(simulate(c, CountMethod::formula));
+  std::string json = R"({"context": {"subcommand": "simulate"}, "rows": [)";
+  std::string csv = csv_header() + "\n";
+  for (size_t k = 0; k < rows.size(); ++k) {
+    json += (k ? "," : "") + to_json(rows[k]).dump();
+    csv += to_csv_line(rows[k]) + "\n";
+  }
+  json += "]}";
+  std::istringstream csv_in(csv);
+  const std::vector<Row> from_csv = read_rows_csv(csv_in, "r.csv");
+  const std::vector<Row> from_json = read_rows_json(json, "r.json");
+  REQUIRE(from_json.size() == from_csv.size());
+  for (size_t k = 0; k < from_csv.size(); ++k) CHECK(to_csv_line(from_json[k]) == to_csv_line(from_csv[k]));
+  try {
+    read_rows_json(R"({"rows": 5})", "bad.json");
+    FAIL("accepted");
+  } catch (const InvalidInput& e) {
+    CHECK(std::string(e.what()).find("bad.json: no \"rows\" array") != std::string::npos);
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+  }
+  CHECK_THROWS_AS(read_rows_json("{not json", "x.json"), InvalidInput);
+}
