@@ -77,6 +77,13 @@ std::vector<sim::Row> BlockSizeView::rows() const {
   return rows;
 }
 
+std::vector<PlottedRow> BlockSizeView::plotted_rows() const {
+  std::vector<PlottedRow> rows;
+  for (const ChartPanel* c : {flops_, bytes_, time_})
+    for (auto& r : c->plotted_rows()) rows.push_back(std::move(r));
+  return rows;
+}
+
 void BlockSizeView::redraw(const ViewInputs& inputs) {
   if (!inputs.data) return;
   const WorkbenchData& data = *inputs.data;

@@ -17,6 +17,7 @@ class BlockSizeView : public WorkbenchView {
   QString view_name() const override { return QStringLiteral("block"); }
   std::vector<std::pair<QString, QWidget*>> charts() override;
   std::vector<sim::Row> rows() const override;
+  std::vector<PlottedRow> plotted_rows() const override;
   void redraw(const ViewInputs& inputs) override;
 
   ChartPanel* flops_chart() const { return flops_; }

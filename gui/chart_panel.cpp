@@ -101,6 +101,7 @@ void ChartPanel::add_marker(const QString& name, double x, const QColor& color) 
 }
 
 void ChartPanel::finish(const AxisSpec& x, const AxisSpec& y) {
+  x_spec_ = x;
   double x_min = std::numeric_limits<double>::max(), x_max = 0;
   double y_min = std::numeric_limits<double>::max(), y_max = 0;
   for (const auto& [series, pts] : points_)
@@ -223,6 +224,13 @@ std::vector<sim::Row> ChartPanel::rows() const {
   std::vector<sim::Row> rows;
   for (const QAbstractSeries* s : order_)
     for (const auto& p : points_of(s)) rows.push_back(p.row);
+  return rows;
+}
+
+std::vector<PlottedRow> ChartPanel::plotted_rows() const {
+  std::vector<PlottedRow> rows;
+  for (const QAbstractSeries* s : order_)
+    for (const auto& p : points_of(s)) rows.push_back({x_spec_.title, tick_label(x_spec_.quantity, p.x, 6), p.x, p.row});
   return rows;
 }
 

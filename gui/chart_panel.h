@@ -16,6 +16,7 @@
 #include "gui/chart_axis.h"
 #include "gui/chart_legend.h"
 #include "gui/chart_style.h"
+#include "gui/plotted_row.h"
 #include "sim/row.h"
 
 namespace flashio::gui {
@@ -70,7 +71,9 @@ class ChartPanel : public QChartView {
   // The tooltip of a series' point: the series, x and y exactly and in units, and the row.
   QString tip_text(const QAbstractSeries* series, size_t index) const;
   // The rows behind every point, in series order (the chart's data for CSV export).
-  std::vector<sim::Row> rows() const;
+  std::vector<sim::Row> rows() const;  // The same with the x each is drawn at, labelled in the x axis's units (the table's
+  // "drawn at" column).
+  std::vector<PlottedRow> plotted_rows() const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -83,6 +86,7 @@ class ChartPanel : public QChartView {
   std::vector<std::pair<QString, std::pair<double, QColor>>> markers_;
   std::vector<QAbstractSeries*> order_;
   bool x_log_ = false, y_log_ = false;
+  AxisSpec x_spec_;
   AxisQuantity x_quantity_ = AxisQuantity::count, y_quantity_ = AxisQuantity::count;
   std::vector<AxisTick> x_ticks_, y_ticks_;
   QCategoryAxis* x_labels_ = nullptr;

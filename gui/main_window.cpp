@@ -333,7 +333,7 @@ void MainWindow::redraw_all() {
 }
 
 void MainWindow::update_table() {
-  if (WorkbenchView* v = current_view()) rows_model_->set_rows(v->rows());
+  if (WorkbenchView* v = current_view()) rows_model_->set_rows(v->plotted_rows());
 }
 
 bool MainWindow::load_results_file(const QString& path, QString* error) {

@@ -4,6 +4,7 @@
 
 #include <QAbstractTableModel>
 
+#include "gui/plotted_row.h"
 #include "sim/row.h"
 
 namespace flashio::gui {
@@ -12,9 +13,13 @@ class RowsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   using QAbstractTableModel::QAbstractTableModel;
-  // Shows `rows` with each distinct row once, in first-seen order: a view draws standard
-  // attention and the bounds flat across its sweep, the same row at every x.
+  // Shows `rows` with each distinct row once, in first-seen order (a view draws standard
+  // attention and the bounds flat across its sweep, the same row at every x), the x values it
+  // is drawn at in a first column, "drawn at".
+  void set_rows(std::vector<PlottedRow> rows);
   void set_rows(std::vector<sim::Row> rows);
+  // The "drawn at" cell of a table row: "B (block size) 16, 32, 64" or empty.
+  QString drawn_at(int row) const { return drawn_at_[static_cast<size_t>(row)]; }
   const std::vector<sim::Row>& rows() const { return rows_; }
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -23,6 +28,7 @@ class RowsModel : public QAbstractTableModel {
 
  private:
   std::vector<sim::Row> rows_;
+  std::vector<QString> drawn_at_;
 };
 
 }  // namespace flashio::gui

@@ -60,6 +60,12 @@ std::vector<sim::Row> ScalingView::rows() const {
   return rows;
 }
 
+std::vector<PlottedRow> ScalingView::plotted_rows() const {
+  auto rows = seqlen_->plotted_rows();
+  for (auto& r : sram_->plotted_rows()) rows.push_back(std::move(r));
+  return rows;
+}
+
 void ScalingView::redraw(const ViewInputs& inputs) {
   if (!inputs.data) return;
   const WorkbenchData& data = *inputs.data;

@@ -17,6 +17,7 @@ class ScalingView : public WorkbenchView {
   QString view_name() const override { return QStringLiteral("scaling"); }
   std::vector<std::pair<QString, QWidget*>> charts() override;
   std::vector<sim::Row> rows() const override;
+  std::vector<PlottedRow> plotted_rows() const override;
   void redraw(const ViewInputs& inputs) override;
 
   ChartPanel* seqlen_chart() const { return seqlen_; }

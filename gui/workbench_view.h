@@ -8,6 +8,7 @@
 #include <QString>
 #include <QWidget>
 
+#include "gui/plotted_row.h"
 #include "gui/workbench_data.h"
 #include "sim/row.h"
 
@@ -29,6 +30,12 @@ class WorkbenchView : public QWidget {
   virtual QString view_name() const = 0;  // --view NAME: block, scaling, breakdown, tiling
   virtual std::vector<std::pair<QString, QWidget*>> charts() = 0;
   virtual std::vector<sim::Row> rows() const = 0;
+  // The table's rows: rows() with the x each is drawn at, where the view draws against an x.
+  virtual std::vector<PlottedRow> plotted_rows() const {
+    std::vector<PlottedRow> out;
+    for (sim::Row& r : rows()) out.push_back({{}, {}, 0, std::move(r)});
+    return out;
+  }
   virtual void redraw(const ViewInputs& inputs) = 0;
 
  Q_SIGNALS:

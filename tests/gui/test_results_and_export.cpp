@@ -185,7 +185,22 @@ TEST_CASE("the table behind the charts holds the current view's rows, each disti
     for (const sim::Row& r : window->rows_model()->rows()) table_rows.insert(sim::to_csv_line(r));
     CHECK(table_rows == view_rows);
     CHECK(window->rows_model()->rows().size() == table_rows.size());  // no row twice
-    CHECK(window->rows_model()->columnCount() == static_cast<int>(sim::row_columns().size()));
+    CHECK(window->rows_model()->columnCount() == 1 + static_cast<int>(sim::row_columns().size()));
+    CHECK(window->rows_model()->headerData(0, Qt::Horizontal, Qt::DisplayRole).toString() == "drawn at");
+  }
+  // The one standard row of the block-size view is drawn at every swept block size: its
+  // "drawn at" lists them all.
+  REQUIRE(window->show_view("block"));
+  QApplication::processEvents();
+  const RowsModel* model = window->rows_model();
+  for (int k = 0; k < model->rowCount(); ++k) {
+    const sim::Row& r = model->rows()[static_cast<size_t>(k)];
+    if (r.source == sim::RowSource::model && r.algo == sim::RowAlgo::standard && r.is_total()) {
+      const QString at = model->drawn_at(k);
+      INFO(at.toStdString());
+      for (const int64_t b : sweep_blocks(window->panel()->params()))
+        CHECK(at.contains(QString::number(b)));
+    }
   }
   // The block-size view draws standard at each of its x (once with the time model's time, once
   // with the roofline's): the table has each once.
