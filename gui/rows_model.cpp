@@ -24,7 +24,7 @@ void RowsModel::set_rows(std::vector<PlottedRow> rows) {
     if (!p.x_title.isEmpty() && !values.contains(p.x_text)) values << p.x_text;
   }
   for (const auto& [title, values] : xs)
-    drawn_at_.push_back(values.isEmpty() ? QString() : title + ": " + values.join(", "));
+    drawn_at_.push_back(values.isEmpty() ? QString() : values.join(", ") + " (" + title + ")");
   endResetModel();
 }
 

@@ -18,7 +18,7 @@ class RowsModel : public QAbstractTableModel {
   // is drawn at in a first column, "drawn at".
   void set_rows(std::vector<PlottedRow> rows);
   void set_rows(std::vector<sim::Row> rows);
-  // The "drawn at" cell of a table row: "B (block size) 16, 32, 64" or empty.
+  // The "drawn at" cell of a table row: "16, 32, 64 (block size B, …)" or empty.
   QString drawn_at(int row) const { return drawn_at_[static_cast<size_t>(row)]; }
   const std::vector<sim::Row>& rows() const { return rows_; }
   int rowCount(const QModelIndex& parent = {}) const override;
