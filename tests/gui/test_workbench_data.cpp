@@ -176,3 +176,32 @@ TEST_CASE("flashio-gui --screenshot renders the window to a PNG", "[gui][options
   CHECK(image.width() > 1000);
   CHECK(image.height() > 600);
 }
+
+TEST_CASE("flashio-gui --screenshot computes the L2-model curves only for the view that draws them, reports "
+          "their progress, and prints no Qt warning",
+          "[gui][options]") {
+  QTemporaryDir dir;
+  const QString png = dir.filePath("shot.png");
+  const QStringList small = {"--batch", "1", "--heads", "2", "--seqlen", "97", "--headdim", "40"};
+  QProcess process;
+  // Without QT_QPA_PLATFORM or XDG_RUNTIME_DIR set, as a user's shell may be.
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove("QT_QPA_PLATFORM");
+  env.remove("XDG_RUNTIME_DIR");
+  process.setProcessEnvironment(env);
+  process.start(FLASHIO_GUI_EXE, QStringList{"--screenshot", png, "--view", "scaling"} + small);
+  REQUIRE(process.waitForFinished(120000));
+  CHECK(process.exitCode() == 0);
+  const QString scaling_err = QString::fromLocal8Bit(process.readAllStandardError());
+  INFO(scaling_err.toStdString());
+  CHECK_FALSE(scaling_err.contains("L2 model"));  // the scaling view draws no L2-model curve
+  CHECK(scaling_err.trimmed().isEmpty());         // and Qt said nothing
+  CHECK(QFile::exists(png));
+  process.start(FLASHIO_GUI_EXE, QStringList{"--screenshot", png, "--view", "block"} + small);
+  REQUIRE(process.waitForFinished(120000));
+  CHECK(process.exitCode() == 0);
+  const QString block_err = QString::fromLocal8Bit(process.readAllStandardError());
+  INFO(block_err.toStdString());
+  for (const QString& line : block_err.split('\n', Qt::SkipEmptyParts))
+    CHECK(line.startsWith("flashio-gui: L2 model "));  // progress, and nothing else
+}
