@@ -54,12 +54,7 @@ sim::Row measured_row(const WorkbenchParams& params, sim::Algo algo, sim::Tiling
 // rows loaded for all three algorithms (flash1's without FLOPs): the most legend entries the
 // block-size view draws.
 std::unique_ptr<MainWindow> crowded_window(const QTemporaryDir& dir) {
-  WindowOptions options;
-  options.use_settings = false;
-  options.cache_curves = true;
-  auto window = std::make_unique<MainWindow>(options);
-  window->resize(1400, 900);
-  window->show();
+  auto window = test::make_window(/*cache=*/true);
   WorkbenchParams p;
   p.problem.batch = 1;
   p.problem.heads = 2;

@@ -48,6 +48,18 @@ WorkbenchParams show_map(MainWindow& window, WorkbenchParams params) {
   return window.panel()->params();
 }
 
+// A window showing the map of the awkward small problem N = 97, d = 40 (the panel's other
+// defaults).
+std::unique_ptr<MainWindow> small_map_window() {
+  auto window = test::make_window();
+  REQUIRE(test::wait_data(*window));
+  WorkbenchParams p;
+  p.problem.seqlen = 97;
+  p.problem.headdim = 40;
+  show_map(*window, p);
+  return window;
+}
+
 // The configuration of a cell as sim's own factory makes it, not through the GUI's helpers.
 sim::Config sim_config(const WorkbenchParams& p, sim::Algo algo, sim::Pass pass, sim::Tiling tiling) {
   sim::Problem problem = p.problem;
@@ -314,12 +326,7 @@ TEST_CASE("measured rows of the problem are overlaid on their own tiling's cell"
 }
 
 TEST_CASE("clicking a cell of the tiling map makes it the current tiling in every view", "[gui][map]") {
-  auto window = test::make_window();
-  REQUIRE(test::wait_data(*window));
-  WorkbenchParams p;
-  p.problem.seqlen = 97;
-  p.problem.headdim = 40;
-  show_map(*window, p);
+  auto window = small_map_window();
   TilingMapView* view = window->map_view();
   REQUIRE(view->maps().size() == 2);  // flash1 fwd, flash2 fwd
   TilingMapCanvas* canvas = view->canvases()[1];
@@ -404,12 +411,7 @@ TEST_CASE("the dram cells come from the L2 model in the background and equal sim
 }
 
 TEST_CASE("the colour scale is logarithmic over the values shown, labelled with units", "[gui][map]") {
-  auto window = test::make_window();
-  REQUIRE(test::wait_data(*window));
-  WorkbenchParams p;
-  p.problem.seqlen = 97;
-  p.problem.headdim = 40;
-  show_map(*window, p);
+  auto window = small_map_window();
   TilingMapView* view = window->map_view();
   for (const MapQuantity q : {MapQuantity::time, MapQuantity::io}) {
     view->set_quantity(q);
@@ -468,12 +470,7 @@ TEST_CASE("the tiling map opens with --view map, from the command line and in th
 
 TEST_CASE("the tiling map exports each map and its colour bar as PNG and SVG, and its rows as CSV",
           "[gui][map][export]") {
-  auto window = test::make_window();
-  REQUIRE(test::wait_data(*window));
-  WorkbenchParams p;
-  p.problem.seqlen = 97;
-  p.problem.headdim = 40;
-  show_map(*window, p);
+  auto window = small_map_window();
   QApplication::processEvents();
   QTemporaryDir dir;
   const QString base = dir.filePath("map");
