@@ -3,7 +3,11 @@
 #include "sim/kernel_catalog.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <limits>
+#include <mutex>
+#include <thread>
 
 #include "sim/errors.h"
 #include "sim/l2_partitions.h"
@@ -201,11 +205,9 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   const L2Geometry geometry = geometry_of(hw, options);
   const uint64_t line_limit = geometry.line_bytes > 0 ? addresses.end() / static_cast<uint64_t>(geometry.line_bytes) + 1
                                                       : L2Cache::kNoLineLimit;
-  PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
   const int64_t sms = std::max<int64_t>(hw.sm_count, 1);
-  CacheResult result;
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    const KernelSchedule& kernel = kernels[k];
+  // One kernel replayed on `cache`; `last` says whether it ends the pass.
+  auto replay_one = [&](PartitionedL2& cache, const KernelSchedule& kernel, bool last) {
     KernelCacheResult kr;
     kr.kind = kernel.kind;
     kr.grid_blocks = kernel.grid_blocks();
@@ -248,12 +250,53 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
       }
     }
 
-    const bool last = k + 1 == kernels.size();
     if (options.boundary == KernelBoundary::cold)
       cache.flush_and_invalidate();
     else if (last)
       cache.write_back_all();
     kr.l2 = cache.take_stats();
+    return kr;
+  };
+  std::vector<KernelCacheResult> per_kernel(kernels.size());
+  if (options.boundary == KernelBoundary::cold && kernels.size() > 1) {
+    // Every kernel starts with an empty L2 and leaves nothing behind it (the cold boundary), so
+    // the kernels' replays are independent: each runs on its own L2 model, on as many threads
+    // as the machine has, the longest first (docs/l2_model.md, "Speed"). The counts are those of
+    // one replay after another.
+    std::vector<size_t> order(kernels.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return saturating_mul(kernels[a].grid_blocks(), kernels[a].transfers_per_block) >
+             saturating_mul(kernels[b].grid_blocks(), kernels[b].transfers_per_block);
+    });
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto work = [&] {
+      for (size_t i = next++; i < order.size(); i = next++) {
+        try {
+          PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
+          const size_t k = order[i];
+          per_kernel[k] = replay_one(cache, kernels[k], k + 1 == kernels.size());
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+        }
+      }
+    };
+    const size_t threads =
+        std::max<size_t>(1, std::min<size_t>(kernels.size(), std::thread::hardware_concurrency()));
+    std::vector<std::thread> workers;
+    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
+    work();
+    for (std::thread& w : workers) w.join();
+    if (failure) std::rethrow_exception(failure);
+  } else {
+    PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
+    for (size_t k = 0; k < kernels.size(); ++k) per_kernel[k] = replay_one(cache, kernels[k], k + 1 == kernels.size());
+  }
+  CacheResult result;
+  for (KernelCacheResult& kr : per_kernel) {
     result.total_counts += kr.counts;
     result.total_l2 += kr.l2;
     result.kernels.push_back(std::move(kr));

@@ -255,3 +255,33 @@ TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, e
   w.tiling = {128, 64};
   CHECK(measured_blocks_per_sm(w, KernelKind::flash2_fwd) == 2);
 }
+
+TEST_CASE("with the cold boundary the kernels of a pass, replayed on threads of their own, give each exactly "
+          "what it gives replayed alone (every L2 statistic)") {
+  Problem p;
+  p.batch = 2, p.heads = 3, p.seqlen = 97, p.headdim = 40, p.pass = Pass::fwdbwd, p.causal = true;
+  for (const Algo algo : {Algo::standard, Algo::flash1, Algo::flash2}) {
+    INFO(to_string(algo));
+    Hardware hw = hardware_preset("h200");
+    hw.l2_bytes = 1 << 20;  // a small L2, so that lines are evicted inside each kernel
+    const Config c = make_config(algo, p, hw);
+    const std::vector<KernelSchedule> kernels = build_schedule(c);
+    REQUIRE(kernels.size() > 1);
+    const CacheResult together = replay_kernels(kernels, c.problem, c.hw, {});
+    REQUIRE(together.kernels.size() == kernels.size());
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      const CacheResult alone = replay_kernels({kernels[k]}, c.problem, c.hw, {});
+      const L2Stats& a = alone.kernels.front().l2;
+      const L2Stats& t = together.kernels[k].l2;
+      INFO(to_string(kernels[k].kind));
+      CHECK(t.dram_read_bytes == a.dram_read_bytes);
+      CHECK(t.dram_write_bytes == a.dram_write_bytes);
+      CHECK(t.sector_hits == a.sector_hits);
+      CHECK(t.sector_misses == a.sector_misses);
+      CHECK(t.sector_writes == a.sector_writes);
+      CHECK(t.line_allocations == a.line_allocations);
+      CHECK(t.line_evictions == a.line_evictions);
+      CHECK(together.kernels[k].kind == kernels[k].kind);  // in launch order
+    }
+  }
+}
