@@ -3,6 +3,7 @@
 // traffic when everything fits; DRAM near io when nothing does).
 #include <catch2/catch.hpp>
 
+#include "l2_stats_check.h"
 #include "sim/cache_replay.h"
 #include "sim/hardware.h"
 #include "sim/row.h"
@@ -271,16 +272,8 @@ TEST_CASE("with the cold boundary the kernels of a pass, replayed on threads of 
     REQUIRE(together.kernels.size() == kernels.size());
     for (size_t k = 0; k < kernels.size(); ++k) {
       const CacheResult alone = replay_kernels({kernels[k]}, c.problem, c.hw, {});
-      const L2Stats& a = alone.kernels.front().l2;
-      const L2Stats& t = together.kernels[k].l2;
       INFO(to_string(kernels[k].kind));
-      CHECK(t.dram_read_bytes == a.dram_read_bytes);
-      CHECK(t.dram_write_bytes == a.dram_write_bytes);
-      CHECK(t.sector_hits == a.sector_hits);
-      CHECK(t.sector_misses == a.sector_misses);
-      CHECK(t.sector_writes == a.sector_writes);
-      CHECK(t.line_allocations == a.line_allocations);
-      CHECK(t.line_evictions == a.line_evictions);
+      test::check_equal(together.kernels[k].l2, alone.kernels.front().l2);
       CHECK(together.kernels[k].kind == kernels[k].kind);  // in launch order
     }
   }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "l2_stats_check.h"
 #include "sim/l2_cache.h"
 #include "sim/l2_partitions.h"
 
@@ -181,15 +182,7 @@ class ReferencePartitions {
   L2Geometry g_;
 };
 
-void check_equal(const L2Stats& a, const L2Stats& b) {
-  CHECK(a.dram_read_bytes == b.dram_read_bytes);
-  CHECK(a.dram_write_bytes == b.dram_write_bytes);
-  CHECK(a.sector_hits == b.sector_hits);
-  CHECK(a.sector_misses == b.sector_misses);
-  CHECK(a.sector_writes == b.sector_writes);
-  CHECK(a.line_allocations == b.line_allocations);
-  CHECK(a.line_evictions == b.line_evictions);
-}
+using test::check_equal;
 
 Access random_kind(std::mt19937_64& rng) {
   const unsigned k = static_cast<unsigned>(rng() % 8);
