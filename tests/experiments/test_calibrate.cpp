@@ -93,7 +93,7 @@ TEST_CASE("calibrate's hardware reads back from its file exactly: geometry, stam
   }
 }
 
-TEST_CASE("on an H200 calibrate keeps the h200 preset's name and datasheet figures; the stamp is one line") {
+TEST_CASE("on an H200 calibrate keeps the h200 preset's name and datasheet figures, the stamp is one line") {
   const sim::Hardware hw =
       cli::calibrated_hardware(h200_geometry(), every_measured_figure(), cli::calibration_stamp("NVIDIA H200", "2026-12-01", "0.1.0"));
   const sim::Hardware preset = sim::hardware_preset("h200");

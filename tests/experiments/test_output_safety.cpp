@@ -180,7 +180,7 @@ TEST_CASE("the --out option: through a symlink replaces what it points to and le
   CHECK(entries(dir / "sub") == std::vector<std::string>{"created.csv"});
 }
 
-TEST_CASE("the --out option: on a device is written straight through, never replaced; a full device is "
+TEST_CASE("the --out option: on a device is written straight through, never replaced, a full device is "
           "exit 2 with one line", "[output]") {
   const TempDir dir;
   const fs::path null_copy = dir / "null", full_copy = dir / "full";
@@ -226,7 +226,7 @@ TEST_CASE("the --out option: on a file nobody may write is exit 2 with one line 
   CHECK(entries(dir.path()) == std::vector<std::string>{"rows.csv"});
 }
 
-TEST_CASE("the --out option: replacing a file keeps its mode; a new file gets the umask's", "[output]") {
+TEST_CASE("the --out option: replacing a file keeps its mode, a new file gets the umask's", "[output]") {
   const TempDir dir;
   const std::string expected = expected_small_csv();
   for (const unsigned mode : {0600u, 0640u, 0755u}) {

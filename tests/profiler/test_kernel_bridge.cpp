@@ -51,7 +51,7 @@ TEST_CASE("bridge: the kernels' launches are the model's kernels, in order, for 
   CHECK(checked == 2 * 3 * 2 * 2 * 4 + 2 * 2 * 3 * 2 * 2);
 }
 
-TEST_CASE("bridge: --tiling kernel runs the catalog's default tiling of each pass; a rule or given tiling runs in both") {
+TEST_CASE("bridge: --tiling kernel runs the catalog's default tiling of each pass, a rule or given tiling runs in both") {
   fs::Problem p;
   p.seqlen = 1000, p.headdim = 128, p.pass = fs::Pass::fwdbwd;
   const fs::Hardware hw = fs::hardware_preset("h200");
@@ -78,7 +78,7 @@ TEST_CASE("bridge: --tiling kernel runs the catalog's default tiling of each pas
   CHECK(fs::Tiling{g.bwd_block_r, g.bwd_block_c} == fs::Tiling{0, 0});
 }
 
-TEST_CASE("bridge: --tiling best runs the time model's best built tiling of each pass; a backward alone "
+TEST_CASE("bridge: --tiling best runs the time model's best built tiling of each pass, a backward alone "
           "runs its untimed forward at the catalog's default") {
   fs::Problem p;
   p.seqlen = 3000, p.headdim = 64, p.pass = fs::Pass::fwdbwd;

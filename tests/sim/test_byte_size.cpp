@@ -59,7 +59,7 @@ TEST_CASE("what the formatters print, the parser reads: exactly for format_size,
   }
 }
 
-TEST_CASE("a hardware file's sizes take the parser's units; counts stay plain integers",
+TEST_CASE("a hardware file's sizes take the parser's units, counts stay plain integers",
           "[byte_size][hardware]") {
   const std::string path = "test_byte_size_hw.txt";
   const std::string rest =  // five lines

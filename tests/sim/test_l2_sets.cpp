@@ -76,7 +76,7 @@ TEST_CASE("L2Sets' ranks give the LRU order of a recency list: find, victim (fre
   }
 }
 
-TEST_CASE("the fixed 16-way L2Sets views (constant layout, SSE2 where built; 32-bit and 64-bit line "
+TEST_CASE("the fixed 16-way L2Sets views (constant layout, SSE2 where built, 32-bit and 64-bit line "
           "addresses) answer as the general view on the same sets", "[l2][sets]") {
   std::mt19937_64 rng(16);
   for (bool narrow : {false, true}) {

@@ -111,8 +111,8 @@ std::vector<std::pair<int64_t, int64_t>> computed_tiles(const std::vector<Kernel
 }  // namespace
 
 TEST_CASE("each kernel's tile steps hold the walk's transfers and FLOPs, and the tally after "
-          "the last step times B·H is the closed form's count (N = 10, 97; Br ≠ Bc; causal; "
-          "flash1, flash2, blocksparse; fwd, bwd, fwdbwd)",
+          "the last step times B·H is the closed form's count (N = 10, 97, Br ≠ Bc, causal, "
+          "flash1, flash2, blocksparse, fwd, bwd, fwdbwd)",
           "[tile_steps]") {
   for (const Config& c : tiled_configs()) check_tallies(c);
 }
@@ -128,7 +128,7 @@ TEST_CASE("standard attention's kernels step with the same tallies (no S tiles)"
 }
 
 TEST_CASE("each visited tile of S is computed by one step, in the loop order: forward flash1 "
-          "K/V outside, flash2 and blocksparse Q outside; backward K/V outside",
+          "K/V outside, flash2 and blocksparse Q outside, backward K/V outside",
           "[tile_steps]") {
   for (const Config& c : tiled_configs()) {
     if (c.problem.pass == Pass::fwdbwd) continue;  // both orders in one list: fwd and bwd cover it
@@ -148,7 +148,7 @@ TEST_CASE("each visited tile of S is computed by one step, in the loop order: fo
 }
 
 TEST_CASE("the forward steps place their reads and writes as docs/schedules.md says: flash2 "
-          "reads Q_i in row tile i's first step and writes O_i, lse_i in its last; flash1 reads "
+          "reads Q_i in row tile i's first step and writes O_i, lse_i in its last, flash1 reads "
           "K_j, V_j in column j's first step and writes O_i at row tile i's last tile",
           "[tile_steps]") {
   for (const Shape& shape : kShapes)

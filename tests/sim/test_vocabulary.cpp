@@ -13,7 +13,7 @@
 
 using namespace flashio::sim;
 
-TEST_CASE("the paper's rule: flash1 Bc = ceil(M/4d), Br = min(Bc, d); flash2 transposed") {
+TEST_CASE("the paper's rule: flash1 Bc = ceil(M/4d), Br = min(Bc, d), flash2 transposed") {
   Problem p;
   p.headdim = 64;
   // M = 192 KB (the paper's A100 analysis) in fp16: 96000 elements; M/4d = 375.
@@ -26,7 +26,7 @@ TEST_CASE("the paper's rule: flash1 Bc = ceil(M/4d), Br = min(Bc, d); flash2 tra
   CHECK(tiling_fits(p, small, 2 * (4 * 64 * 10 + 5)));
 }
 
-TEST_CASE("a rule-chosen tiling always fits; an explicit one that does not is rejected") {
+TEST_CASE("a rule-chosen tiling always fits, an explicit one that does not is rejected") {
   Problem p;
   for (int64_t d : {16, 40, 64, 128})
     for (int64_t sram : {4096, 10000, 65536, 232448}) {
@@ -40,7 +40,7 @@ TEST_CASE("a rule-chosen tiling always fits; an explicit one that does not is re
   CHECK_THROWS_AS(validate_tiling(p, {1, 1}, 100), InvalidInput);  // M < d
 }
 
-TEST_CASE("hardware presets carry the H200 figures read off the device; files load and fail") {
+TEST_CASE("hardware presets carry the H200 figures read off the device, files load and fail") {
   const Hardware h = hardware_preset("h200");
   CHECK(h.sm_count == 132);
   CHECK(h.l2_bytes == 62914560);
