@@ -27,13 +27,13 @@
 #include "gui/block_size_view.h"
 #include "gui/breakdown_view.h"
 #include "gui/chart_panel.h"
-#include "gui/parallel_jobs.h"
 #include "gui/parameter_panel.h"
 #include "gui/rows_model.h"
 #include "gui/scaling_view.h"
 #include "gui/tiling_view.h"
 #include "gui/tiling_map_view.h"
 #include "sim/cache_replay.h"
+#include "sim/parallel_for.h"
 
 namespace flashio::gui {
 
@@ -67,7 +67,7 @@ std::vector<PlotRow> compute_cache_rows(const WorkbenchData& data, const Progres
   // way when cancelled finishes first.
   const int total = static_cast<int>(replays.size());
   std::vector<std::vector<sim::Row>> results(replays.size());
-  const bool complete = run_parallel(total, [&](int k) {
+  const bool complete = sim::parallel_for(total, [&](int k) {
     try {
       // The L2 model's dram bytes, and the time the time model (or, without a calibration, the
       // roofline) gives over them: source=cache rows.

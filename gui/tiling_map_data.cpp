@@ -3,12 +3,12 @@
 #include <exception>
 
 #include <QList>
-#include <QtConcurrent/QtConcurrentMap>
 
 #include "gui/field_label.h"
 #include "gui/row_text.h"
 #include "gui/workbench_data.h"
 #include "sim/kernel_catalog.h"
+#include "sim/parallel_for.h"
 #include "sim/simulate.h"
 #include "sim/tiling_advisor.h"
 
@@ -135,12 +135,13 @@ std::vector<TilingMap> compute_tiling_maps(const WorkbenchParams& params) {
   std::vector<std::pair<sim::Algo, sim::Pass>> jobs;
   for (const sim::Algo algo : map_algos(params))
     for (const sim::Pass pass : map_passes(params)) jobs.emplace_back(algo, pass);
-  // One map per thread of the global pool (the calling thread takes part), in the jobs' order.
-  const QList<TilingMap> maps = QtConcurrent::blockingMapped<QList<TilingMap>>(
-      jobs, [&params](const std::pair<sim::Algo, sim::Pass>& job) {
-        return compute_tiling_map(params, job.first, job.second);
-      });
-  return {maps.begin(), maps.end()};
+  // The maps on every core (the calling thread takes part), in the jobs' order.
+  std::vector<TilingMap> maps(jobs.size());
+  sim::parallel_for(static_cast<int>(jobs.size()), [&](int k) {
+    const auto& [algo, pass] = jobs[static_cast<size_t>(k)];
+    maps[static_cast<size_t>(k)] = compute_tiling_map(params, algo, pass);
+  });
+  return maps;
 }
 
 void attach_measured(std::vector<TilingMap>& maps, const WorkbenchParams& params,

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gui/field_label.h"
-#include "gui/parallel_jobs.h"
 #include "sim/bounds.h"
+#include "sim/parallel_for.h"
 #include "sim/simulate.h"
 
 namespace flashio::gui {
@@ -152,7 +152,7 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   // they join in job order, so the rows are the same as one after another.
   std::vector<std::vector<PlotRow>> rows(jobs.size()), roofline_rows(jobs.size());
   std::vector<std::string> why(jobs.size());
-  const bool complete = run_parallel(static_cast<int>(jobs.size()), [&](int k) {
+  const bool complete = sim::parallel_for(static_cast<int>(jobs.size()), [&](int k) {
     Job job = jobs[static_cast<size_t>(k)];
     job.into = &rows[static_cast<size_t>(k)];
     if (job.roofline_into) job.roofline_into = &roofline_rows[static_cast<size_t>(k)];

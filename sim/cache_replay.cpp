@@ -3,15 +3,12 @@
 #include "sim/kernel_catalog.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <limits>
-#include <mutex>
-#include <thread>
 
 #include "sim/errors.h"
 #include "sim/l2_partitions.h"
 #include "sim/limits.h"
+#include "sim/parallel_for.h"
 #include "sim/roofline.h"
 #include "sim/row.h"
 #include "sim/simulate.h"
@@ -269,28 +266,11 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
       return saturating_mul(kernels[a].grid_blocks(), kernels[a].transfers_per_block) >
              saturating_mul(kernels[b].grid_blocks(), kernels[b].transfers_per_block);
     });
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    auto work = [&] {
-      for (size_t i = next++; i < order.size(); i = next++) {
-        try {
-          PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
-          const size_t k = order[i];
-          per_kernel[k] = replay_one(cache, kernels[k], k + 1 == kernels.size());
-        } catch (...) {
-          const std::lock_guard<std::mutex> lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
-        }
-      }
-    };
-    const size_t threads =
-        std::max<size_t>(1, std::min<size_t>(kernels.size(), std::thread::hardware_concurrency()));
-    std::vector<std::thread> workers;
-    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-    work();
-    for (std::thread& w : workers) w.join();
-    if (failure) std::rethrow_exception(failure);
+    parallel_for(static_cast<int>(order.size()), [&](int i) {
+      PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
+      const size_t k = order[static_cast<size_t>(i)];
+      per_kernel[k] = replay_one(cache, kernels[k], k + 1 == kernels.size());
+    });
   } else {
     PartitionedL2 cache(geometry, hw.l2_partitions, line_limit);
     for (size_t k = 0; k < kernels.size(); ++k) per_kernel[k] = replay_one(cache, kernels[k], k + 1 == kernels.size());
