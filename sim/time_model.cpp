@@ -106,38 +106,30 @@ struct KernelFacts {
 
 KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
   KernelFacts f;
-  KernelSchedule shape = k;  // threads and shared memory for the occupancy rule
-  if (const BuiltKernel* b = built_entry(config, k.kind)) {
-    f.threads = b->threads;
-    f.stages = b->stages;
-    f.mma = b->mma;
-    f.wgmma_n = b->tiling.block_c;
-    shape.threads_per_block = b->threads;
-    shape.smem_bytes = b->smem_bytes;
-  } else {
-    f.threads = k.threads_per_block;
-    // Tilings that are not built run as the built ones of their kind do: two stages of streamed
-    // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync.
-    f.stages = pass_of(k.kind) == Pass::fwd ? 2 : 1;
-  }
   const Config pass = pass_config(config, pass_of(k.kind));
   f.block_rows = pass_of(k.kind) == Pass::fwd ? pass.tiling.block_r : pass.tiling.block_c;
   if (const BuiltKernel* b = built_entry(config, k.kind)) {
     f.entry = *b;
+    f.wgmma_n = b->tiling.block_c;
+    // Occupancy from the built kernel's threads, registers and shared memory (the catalog's,
+    // checked against cuobjdump and the driver's occupancy on the H200: tests/sim/test_occupancy.cpp).
+    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw);
   } else {
+    // Tilings that are not built run as the built ones of their kind do: two stages of streamed
+    // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync, with the schedule's
+    // threads; occupancy from its threads and shared memory alone.
     f.entry.algo = algo_of(k.kind);
     f.entry.pass = pass_of(k.kind);
     f.entry.tiling = pass.tiling;
-    f.entry.threads = f.threads;
-    f.entry.stages = f.stages;
+    f.entry.threads = k.threads_per_block;
+    f.entry.stages = pass_of(k.kind) == Pass::fwd ? 2 : 1;
     f.entry.headdim = pass.problem.headdim;
     f.entry.dtype = pass.problem.dtype;
+    f.blocks_per_sm = blocks_per_sm(k, config.hw);
   }
-  // Occupancy from the built kernel's threads, registers and shared memory (the catalog's,
-  // checked against cuobjdump and the driver's occupancy on the H200: tests/sim/test_occupancy.cpp);
-  // a tiling that is not built from its threads and shared memory alone.
-  const BuiltKernel* built = built_entry(config, k.kind);
-  f.blocks_per_sm = built != nullptr ? built_blocks_per_sm(*built, k.kind, config.hw) : blocks_per_sm(shape, config.hw);
+  f.threads = f.entry.threads;
+  f.stages = f.entry.stages;
+  f.mma = f.entry.mma;
   return f;
 }
 
