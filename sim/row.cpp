@@ -374,13 +374,6 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
   return rows;
 }
 
-std::vector<Row> read_rows_csv_file(const std::string& path) {
-  const TextFile file = read_text_file(path, kMaxRowsFileBytes);
-  if (!file.problem.empty()) throw InvalidInput("rows file '" + path + "' " + file.problem);
-  std::istringstream in(file.text);
-  return read_rows_csv(in, path);
-}
-
 std::vector<Row> read_rows_json(const std::string& text, const std::string& name) {
   nlohmann::json doc;
   try {

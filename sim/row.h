@@ -83,7 +83,6 @@ std::string cell(const Row& row, const std::string& column);
 // without an identity column, a line with the wrong field count, a number that does not parse,
 // or an identity cell that is not one of its spellings (the message lists them).
 std::vector<Row> read_rows_csv(std::istream& in, const std::string& name);
-std::vector<Row> read_rows_csv_file(const std::string& path);
 // The `--format json` output of a flashio subcommand ({"context": ..., "rows": [...]}): its
 // rows, checked as read_rows_csv checks a csv's (the same messages, naming `name`).
 std::vector<Row> read_rows_json(const std::string& text, const std::string& name);

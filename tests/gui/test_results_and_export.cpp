@@ -165,7 +165,7 @@ TEST_CASE("export writes a valid PNG and SVG of every chart and the data as row-
       CHECK(svg.viewBox().width() == widget->width());  // the chart's own size, in pixels
     }
     // The CSV reads back through sim's reader, row for row.
-    const auto rows = sim::read_rows_csv_file((base + ".csv").toStdString());
+    const auto rows = sim::read_rows_file((base + ".csv").toStdString());
     CHECK(rows.size() == window->current_view()->rows().size());
     CHECK_FALSE(rows.empty());
   }

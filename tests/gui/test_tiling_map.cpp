@@ -487,7 +487,7 @@ TEST_CASE("the tiling map exports each map and its colour bar as PNG and SVG, an
     QSvgRenderer svg(stem + ".svg");
     CHECK(svg.isValid());
   }
-  const auto rows = sim::read_rows_csv_file((base + ".csv").toStdString());
+  const auto rows = sim::read_rows_file((base + ".csv").toStdString());
   CHECK(rows.size() == window->map_view()->rows().size());
   CHECK(rows.size() == 128);
 }
