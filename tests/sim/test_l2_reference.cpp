@@ -168,6 +168,13 @@ class ReferencePartitions {
     if (stride == row_bytes) return access(sm, address, rows * row_bytes, kind);  // one contiguous run
     for (uint64_t r = 0; r < rows; ++r) access(sm, address + r * stride, row_bytes, kind);
   }
+  // The whole L2's write-back and flush, as PartitionedL2's: every partition's.
+  void write_back_all() {
+    for (auto& p : parts) p.write_back_all();
+  }
+  void flush_and_invalidate() {
+    for (auto& p : parts) p.flush_and_invalidate();
+  }
   L2Stats take_stats() {
     L2Stats s;
     for (auto& p : parts) {
@@ -295,10 +302,10 @@ TEST_CASE("PartitionedL2 gives the reference partitions' statistics and contents
           ref.access_rows(sm, address, row_bytes, rows, stride, kind);
         } else if (what < 99) {
           fast.write_back_all();
-          for (auto& p : ref.parts) p.write_back_all();
+          ref.write_back_all();
         } else {
           fast.flush_and_invalidate();
-          for (auto& p : ref.parts) p.flush_and_invalidate();
+          ref.flush_and_invalidate();
         }
         if (op % 1000 == 999) {
           check_equal(fast.take_stats(), ref.take_stats());
@@ -310,7 +317,7 @@ TEST_CASE("PartitionedL2 gives the reference partitions' statistics and contents
         }
       }
       fast.flush_and_invalidate();
-      for (auto& p : ref.parts) p.flush_and_invalidate();
+      ref.flush_and_invalidate();
       check_equal(fast.take_stats(), ref.take_stats());
     }
   }
@@ -370,10 +377,10 @@ TEST_CASE("PartitionedL2 gives the reference's statistics and contents on stream
           ref.access_rows(sm, address, row_bytes, rows, stride, kind);
         } else if (what < 99) {
           fast.write_back_all();
-          for (auto& p : ref.parts) p.write_back_all();
+          ref.write_back_all();
         } else {
           fast.flush_and_invalidate();
-          for (auto& p : ref.parts) p.flush_and_invalidate();
+          ref.flush_and_invalidate();
         }
         if (op % 500 == 499) {
           check_equal(fast.take_stats(), ref.take_stats());
@@ -384,7 +391,7 @@ TEST_CASE("PartitionedL2 gives the reference's statistics and contents on stream
         }
       }
       fast.flush_and_invalidate();
-      for (auto& p : ref.parts) p.flush_and_invalidate();
+      ref.flush_and_invalidate();
       check_equal(fast.take_stats(), ref.take_stats());
     }
   }
