@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "gui/chart_axis.h"
 #include "gui/row_text.h"
 #include "gui/size_text.h"
 #include "sim/kernel_catalog.h"
@@ -57,12 +58,6 @@ QString quantity_title(MapQuantity q) {
   return {};
 }
 
-QString time_text(double ms) {
-  if (ms < 1.0) return QString::number(ms * 1e3, 'g', 3) + " µs";
-  if (ms < 1e3) return QString::number(ms, 'g', 3) + " ms";
-  return QString::number(ms / 1e3, 'g', 3) + " s";
-}
-
 QString exact_bytes(double bytes) {
   return QStringLiteral("%1 B (%2)").arg(format_exact(bytes), format_bytes_decimal(bytes));
 }
@@ -95,10 +90,12 @@ QColor MapScale::color(double value) const { return ramp(position(value)); }
 
 QString MapScale::short_text(double value) const { return QString::number(value / per_unit, 'g', 3); }
 
-QString MapScale::text(double value) const {
-  if (quantity == MapQuantity::time) return time_text(value);
-  return format_bytes_decimal(value);
+// The charts' axis quantity of a map quantity: the same units and tick rules (gui/chart_axis.h).
+AxisQuantity axis_quantity(MapQuantity quantity) {
+  return quantity == MapQuantity::time ? AxisQuantity::time_ms : AxisQuantity::bytes;
 }
+
+QString MapScale::text(double value) const { return tick_label(axis_quantity(quantity), value); }
 
 // --- TilingMapCanvas --------------------------------------------------------------------------
 
@@ -299,17 +296,9 @@ void TilingMapColorBar::set_scale(const MapScale* scale, const QString& title) {
 std::vector<double> TilingMapColorBar::tick_values() const {
   std::vector<double> ticks;
   if (!scale_ || !scale_->valid()) return ticks;
-  const double lo = scale_->lo, hi = scale_->hi;
-  // 1, 2 and 5 of each decade; within less than a decade and a half, every whole mantissa.
-  const std::vector<double> mantissas = hi / lo < 30 ? std::vector<double>{1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}
-                                                     : std::vector<double>{1, 2, 5};
-  for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
-    for (const double m : mantissas) {
-      const double v = m * std::pow(10.0, e);
-      if (v >= lo * (1 - 1e-12) && v <= hi * (1 + 1e-12)) ticks.push_back(v);
-    }
-  // A narrow range (within one 1-2-5 step): label its ends.
-  if (ticks.size() < 2) ticks = hi > lo ? std::vector<double>{lo, hi} : std::vector<double>{lo};
+  // The charts' log ticks over the scale (1-2-5 per decade, denser over a narrow range).
+  for (const AxisTick& t : axis_ticks(axis_quantity(scale_->quantity), scale_->lo, scale_->hi)) ticks.push_back(t.value);
+  if (ticks.size() < 2) ticks = scale_->hi > scale_->lo ? std::vector<double>{scale_->lo, scale_->hi} : std::vector<double>{scale_->lo};
   return ticks;
 }
 
