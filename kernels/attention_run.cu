@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/attention.h"
+#include "kernels/cublas_library.h"
 #include "kernels/launch.h"
 #include "kernels/mma_tile.cuh"
 #include "kernels/random.cuh"
@@ -178,7 +179,7 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         st.dp.allocate(nn);
         if (c.dropout > 0.0) st.p_drop.allocate(nn);
         st.delta.allocate(stats);
-        FLASHIO_CUBLAS_CHECK(cublasCreate(&st.cublas));
+        FLASHIO_CUBLAS_CHECK(cublas_library().create(&st.cublas));
         // A workspace of our own (StandardParams::cublas_workspace, set again with each stream).
         st.cublas_workspace.allocate(kCublasWorkspaceBytes);
         break;
@@ -191,7 +192,7 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
 }
 
 AttentionRun::~AttentionRun() {
-  if (state_->cublas) cublasDestroy(state_->cublas);
+  if (state_->cublas) cublas_library().destroy(state_->cublas);
   delete state_;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/cublas_library.h"
 #include "kernels/launch.h"
 #include "kernels/mma_tile.cuh"
 #include "kernels/random.cuh"
@@ -17,7 +18,7 @@ namespace flashio::kernels {
 void check_cublas(cublasStatus_t status, const char* what, const char* file, int line) {
   if (status != CUBLAS_STATUS_SUCCESS) {
     throw std::runtime_error(std::string("cuBLAS error: ") + what + " failed at " + file + ":" +
-                             std::to_string(line) + ": " + cublasGetStatusString(status));
+                             std::to_string(line) + ": " + cublas_library().status_string(status));
   }
 }
 
@@ -174,7 +175,7 @@ void gemm(cublasHandle_t h, const StandardParams& p, cublasOperation_t ta, cubla
           void* c, int ldc, int64_t stride_c) {
   const float beta = 0.f;
   const cudaDataType_t t = cuda_type(p.dtype);
-  FLASHIO_CUBLAS_CHECK(cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, &alpha, a, t, lda, stride_a, b, t, ldb,
+  FLASHIO_CUBLAS_CHECK(cublas_library().gemm_strided_batched_ex(h, ta, tb, m, n, k, &alpha, a, t, lda, stride_a, b, t, ldb,
                                                   stride_b, &beta, c, t, ldc, stride_c, p.batch * p.heads,
                                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
@@ -183,8 +184,8 @@ void gemm(cublasHandle_t h, const StandardParams& p, cublasOperation_t ta, cubla
 // cublasSetStream), so the workspace is set again after every stream change: without it cuBLAS
 // allocates inside a captured pass (a memory-allocation graph node).
 void bind_stream(cublasHandle_t h, const StandardParams& p, cudaStream_t stream) {
-  FLASHIO_CUBLAS_CHECK(cublasSetStream(h, stream));
-  if (p.cublas_workspace) FLASHIO_CUBLAS_CHECK(cublasSetWorkspace(h, p.cublas_workspace, p.cublas_workspace_bytes));
+  FLASHIO_CUBLAS_CHECK(cublas_library().set_stream(h, stream));
+  if (p.cublas_workspace) FLASHIO_CUBLAS_CHECK(cublas_library().set_workspace(h, p.cublas_workspace, p.cublas_workspace_bytes));
 }
 
 template <typename T>
