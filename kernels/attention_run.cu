@@ -173,7 +173,7 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         st.dq_accum.allocate(static_cast<size_t>(st.elements) * 4);
         break;
       case Algo::standard: {
-        const size_t nn = static_cast<size_t>(c.batch * c.heads) * c.seqlen * c.seqlen * 2;
+        const size_t nn = static_cast<size_t>(c.batch * c.heads) * c.seqlen * standard_row_stride(c.seqlen) * 2;
         st.s.allocate(nn);
         st.p.allocate(nn);
         st.dp.allocate(nn);

@@ -29,35 +29,47 @@ constexpr int kRowThreads = 256;
 template <typename T>
 using E = tile::Elem<T>;
 
-__device__ float block_reduce_max(float x, float* scratch) {
-  for (int off = 16; off > 0; off /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) scratch[warp] = x;
-  __syncthreads();
-  float r = -INFINITY;
-  for (int w = 0; w < kRowThreads / 32; ++w) r = fmaxf(r, scratch[w]);
-  return r;
+// A row's running (max, sum of 2^(y − max)) merged with another's, as Algorithm 1 lines 9–10
+// merge a tile's statistics into the running ones (in base 2: y = x·log2 e). A part with no
+// finite entry is (−inf, 0); 2^(−inf) = 0, and a max of −inf is taken as 0 in the exponent so
+// that two empty parts stay empty instead of NaN.
+__device__ __forceinline__ void merge_max_sum(float& m, float& l, float m2, float l2) {
+  const float mx = fmaxf(m, m2);
+  const float base = mx == -INFINITY ? 0.f : mx;
+  l = l * tile::exp2_approx(m - base) + l2 * tile::exp2_approx(m2 - base);
+  m = mx;
 }
-__device__ float block_reduce_sum(float x, float* scratch) {
-  for (int off = 16; off > 0; off /= 2) x += __shfl_xor_sync(0xffffffffu, x, off);
+
+// The block's (max, sum) from every thread's: each warp's by shuffles; with more than one warp,
+// the warps' through shared memory, which every warp then reduces by shuffles again (so all
+// threads hold the same figures).
+__device__ void block_reduce_max_sum(float& m, float& l) {
+  for (int off = 16; off > 0; off /= 2) {
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, off), l2 = __shfl_xor_sync(0xffffffffu, l, off);
+    merge_max_sum(m, l, m2, l2);
+  }
+  const int warps = blockDim.x / 32;
+  if (warps == 1) return;
+  __shared__ float warp_m[32], warp_l[32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) warp_m[warp] = m, warp_l[warp] = l;
   __syncthreads();
-  if (lane == 0) scratch[warp] = x;
-  __syncthreads();
-  float r = 0.f;
-  for (int w = 0; w < kRowThreads / 32; ++w) r += scratch[w];
-  return r;
+  m = lane < warps ? warp_m[lane] : -INFINITY;
+  l = lane < warps ? warp_l[lane] : 0.f;
+  for (int off = 16; off > 0; off /= 2) {
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, off), l2 = __shfl_xor_sync(0xffffffffu, l, off);
+    merge_max_sum(m, l, m2, l2);
+  }
 }
 
 // Key-padding mask (the paper's benchmark masks padded keys): keys ≥ len_b get −inf, with
 // len_b = N − ⌊b·N / (2B)⌋, so no mask tensor is read.
 template <typename T>
-__global__ void __launch_bounds__(kRowThreads) mask_kernel(T* s, int n, int heads, int batch) {
+__global__ void __launch_bounds__(kRowThreads) mask_kernel(T* s, int n, int64_t ld, int heads, int batch) {
   const int64_t row = blockIdx.x;
   const int b = static_cast<int>(row / (int64_t(n) * heads));
   const int len = n - static_cast<int>(int64_t(b) * n / (2 * batch));
-  T* srow = s + row * n;
+  T* srow = s + row * ld;
   for (int c = threadIdx.x; c < n; c += kRowThreads) {
     const T x = srow[c];
     srow[c] = c < len ? x : E<T>::from_float(-INFINITY);
@@ -65,31 +77,62 @@ __global__ void __launch_bounds__(kRowThreads) mask_kernel(T* s, int n, int head
 }
 
 // P = softmax(S) along the row (the scale is already in S); causal keys > query get P = 0.
+// One row per block, a pass over N² that memory bounds: standard_softmax_threads(N) threads
+// (32 elements each, whole warps), each loading its kSoftmaxChunks 16-byte chunks at once (the
+// whole row in flight), keeping them in registers, reducing its (max, sum) and then the block's
+// once, and writing P in 16-byte chunks. A first version with 256 threads per row at any N was
+// bound by instruction issue at N = 1024 (ncu on the H200: 92 % issue, 2.17 ms for B=32 H=16),
+// its per-row reductions outweighing the row's 4 elements a thread; so was the one before it
+// (three passes through shared memory, 1.24 ms). Rows start every ld elements (a multiple of 8,
+// so chunks are aligned); a chunk at or past N is neither loaded nor stored, and the columns of
+// the last chunk past N are written as 0.
 template <typename T>
-__global__ void __launch_bounds__(kRowThreads) softmax_kernel(const T* s, T* p, int n, bool causal) {
-  extern __shared__ float row_buf[];
-  __shared__ float scratch[kRowThreads / 32];
+__global__ void __launch_bounds__(1024, 1) softmax_kernel(const T* s, T* p, int n, int64_t ld, bool causal) {
+  constexpr int kPer = 8;  // elements per 16-byte chunk
   const int64_t row = blockIdx.x;
-  const int query = static_cast<int>(row % n);
-  const T* srow = s + row * n;
-  float mx = -INFINITY;
-  for (int c = threadIdx.x; c < n; c += kRowThreads) {
-    float x = E<T>::to_float(srow[c]);
-    if (causal && c > query) x = -INFINITY;
-    row_buf[c] = x;
-    mx = fmaxf(mx, x);
+  const int query = static_cast<int>(static_cast<uint32_t>(blockIdx.x) % static_cast<uint32_t>(n));
+  const int visible = causal ? min(n, query + 1) : n;  // keys < visible take part
+  const T* srow = s + row * ld;
+  const int stride = blockDim.x * kPer;
+  uint4 chunk[kSoftmaxChunks];
+#pragma unroll
+  for (int k = 0; k < kSoftmaxChunks; ++k) {
+    const int c0 = k * stride + int(threadIdx.x) * kPer;
+    chunk[k] = c0 < n ? *reinterpret_cast<const uint4*>(srow + c0) : make_uint4(0u, 0u, 0u, 0u);
   }
-  mx = block_reduce_max(mx, scratch);
-  float sum = 0.f;
-  for (int c = threadIdx.x; c < n; c += kRowThreads) {
-    const float e = __expf(row_buf[c] - mx);
-    row_buf[c] = e;
-    sum += e;
+  // Base 2 (y = x·log2 e) and no branches: keys past `visible` are −inf, whose 2^(y − m) is 0.
+  float y[kSoftmaxChunks][kPer];
+  float m = -INFINITY;
+#pragma unroll
+  for (int k = 0; k < kSoftmaxChunks; ++k) {
+    const int c0 = k * stride + int(threadIdx.x) * kPer;
+    const T* x = reinterpret_cast<const T*>(&chunk[k]);
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {
+      y[k][e] = c0 + e < visible ? E<T>::to_float(x[e]) * tile::kLog2e : -INFINITY;
+      m = fmaxf(m, y[k][e]);
+    }
   }
-  sum = block_reduce_sum(sum, scratch);
-  const float inv = 1.f / sum;
-  T* prow = p + row * n;
-  for (int c = threadIdx.x; c < n; c += kRowThreads) prow[c] = E<T>::from_float(row_buf[c] * inv);
+  const float base = m == -INFINITY ? 0.f : m;
+  float l = 0.f;
+#pragma unroll
+  for (int k = 0; k < kSoftmaxChunks; ++k)
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) l += tile::exp2_approx(y[k][e] - base);
+  block_reduce_max_sum(m, l);
+  const float inv = 1.f / l;
+  T* prow = p + row * ld;
+#pragma unroll
+  for (int k = 0; k < kSoftmaxChunks; ++k) {
+    const int c0 = k * stride + int(threadIdx.x) * kPer;
+    if (c0 >= n) continue;
+    uint4 out;
+    uint32_t* packed = reinterpret_cast<uint32_t*>(&out);
+#pragma unroll
+    for (int e = 0; e < kPer; e += 2)
+      packed[e / 2] = E<T>::pack(tile::exp2_approx(y[k][e] - m) * inv, tile::exp2_approx(y[k][e + 1] - m) * inv);
+    *reinterpret_cast<uint4*>(prow + c0) = out;
+  }
 }
 
 // Dropout keeps element (row, c) when its counter-based draw is ≥ p, and scales by 1/(1 − p);
@@ -100,12 +143,12 @@ __device__ __forceinline__ bool dropout_keep(uint64_t seed, int64_t row, int c, 
 
 template <typename T>
 __global__ void __launch_bounds__(kRowThreads)
-    dropout_kernel(const T* in, T* out, int n, float prob, uint64_t seed) {
+    dropout_kernel(const T* in, T* out, int n, int64_t ld, float prob, uint64_t seed) {
   const int64_t row = blockIdx.x;
   const float keep_scale = 1.f / (1.f - prob);
   for (int c = threadIdx.x; c < n; c += kRowThreads) {
-    const float x = E<T>::to_float(in[row * n + c]);
-    out[row * n + c] = E<T>::from_float(dropout_keep(seed, row, c, n, prob) ? x * keep_scale : 0.f);
+    const float x = E<T>::to_float(in[row * ld + c]);
+    out[row * ld + c] = E<T>::from_float(dropout_keep(seed, row, c, n, prob) ? x * keep_scale : 0.f);
   }
 }
 
@@ -142,27 +185,22 @@ __global__ void __launch_bounds__(128) rowsum_do_o_kernel(const T* dout, const T
 // dS = P ∘ (dP − delta) (Appendix B.2, eq. for dS), written over S.
 template <typename T>
 __global__ void __launch_bounds__(kRowThreads)
-    softmax_bwd_kernel(const T* p, const T* dp, const float* delta, T* ds, int n, int stats_stride) {
+    softmax_bwd_kernel(const T* p, const T* dp, const float* delta, T* ds, int n, int64_t ld, int stats_stride) {
   const int64_t row = blockIdx.x;
   const int64_t bh = row / n;
   const float d = delta[bh * stats_stride + row % n];
   for (int c = threadIdx.x; c < n; c += kRowThreads) {
-    const float pv = E<T>::to_float(p[row * n + c]);
-    const float dpv = E<T>::to_float(dp[row * n + c]);
-    ds[row * n + c] = E<T>::from_float(pv * (dpv - d));
+    const float pv = E<T>::to_float(p[row * ld + c]);
+    const float dpv = E<T>::to_float(dp[row * ld + c]);
+    ds[row * ld + c] = E<T>::from_float(pv * (dpv - d));
   }
 }
 
 template <typename T>
 void softmax_launch(const StandardParams& p, int64_t rows, cudaStream_t stream) {
-  const int smem = p.seqlen * 4;
-  static int attribute_bytes = 0;
-  if (smem > 48 * 1024 && smem > attribute_bytes) {
-    FLASHIO_CUDA_CHECK(cudaFuncSetAttribute(softmax_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    attribute_bytes = smem;
-  }
-  softmax_kernel<T><<<rows, kRowThreads, smem, stream>>>(static_cast<const T*>(p.s), static_cast<T*>(p.p),
-                                                         p.seqlen, p.causal);
+  const int n = p.seqlen;
+  softmax_kernel<T><<<rows, standard_softmax_threads(n), 0, stream>>>(static_cast<const T*>(p.s), static_cast<T*>(p.p),
+                                                                     n, standard_row_stride(n), p.causal);
   FLASHIO_LAUNCH_CHECK("softmax");
 }
 
@@ -191,14 +229,14 @@ void bind_stream(cublasHandle_t h, const StandardParams& p, cudaStream_t stream)
 template <typename T>
 void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<Launch>* names) {
   const int n = p.seqlen, d = p.headdim;
-  const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
+  const int64_t nd = int64_t(n) * d, ld = standard_row_stride(n), nn = int64_t(n) * ld;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
   bind_stream(h, p, stream);
   // gemm_qk: S = scale · Q Kᵀ  ⇔  Sᵀ = scale · K Qᵀ (col-major: op(A) = (Kᵀ)ᵀ, B = Qᵀ).
-  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, n, nn);
+  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, ld, nn);
   names->push_back(Launch::gemm_qk);
   if (p.mask) {
-    mask_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<T*>(p.s), n, p.heads, p.batch);
+    mask_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<T*>(p.s), n, ld, p.heads, p.batch);
     FLASHIO_LAUNCH_CHECK("mask");
     names->push_back(Launch::mask);
   }
@@ -206,32 +244,32 @@ void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   names->push_back(Launch::softmax);
   const void* probs = p.p;
   if (p.dropout > 0.f) {
-    dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<T*>(p.p_drop), n,
+    dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<T*>(p.p_drop), n, ld,
                                                         p.dropout, p.dropout_seed);
     FLASHIO_LAUNCH_CHECK("dropout");
     names->push_back(Launch::dropout);
     probs = p.p_drop;
   }
   // gemm_pv: O = P V  ⇔  Oᵀ = Vᵀ Pᵀ.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, 1.f, p.v, d, nd, probs, n, nn, p.o, d, nd);
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, 1.f, p.v, d, nd, probs, ld, nn, p.o, d, nd);
   names->push_back(Launch::gemm_pv);
 }
 
 template <typename T>
 void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream, std::vector<Launch>* names) {
   const int n = p.seqlen, d = p.headdim;
-  const int64_t nd = int64_t(n) * d, nn = int64_t(n) * n;
+  const int64_t nd = int64_t(n) * d, ld = standard_row_stride(n), nn = int64_t(n) * ld;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
   bind_stream(h, p, stream);
   const void* probs = p.dropout > 0.f ? p.p_drop : p.p;
   // gemm_dv: dV = Pᵀ dO  ⇔  dVᵀ = dOᵀ P.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, n, nn, p.dv, d, nd);
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, ld, nn, p.dv, d, nd);
   names->push_back(Launch::gemm_dv);
   // gemm_dp: dP = dO Vᵀ  ⇔  dPᵀ = V dOᵀ.
-  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, n, nn);
+  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, ld, nn);
   names->push_back(Launch::gemm_dp);
   if (p.dropout > 0.f) {
-    dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.dp), static_cast<T*>(p.dp), n,
+    dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.dp), static_cast<T*>(p.dp), n, ld,
                                                         p.dropout, p.dropout_seed);
     FLASHIO_LAUNCH_CHECK("dropout_bwd");
     names->push_back(Launch::dropout_bwd);
@@ -241,14 +279,14 @@ void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   FLASHIO_LAUNCH_CHECK("rowsum_do_o");
   names->push_back(Launch::rowsum_do_o);
   softmax_bwd_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<const T*>(p.dp),
-                                                          p.delta, static_cast<T*>(p.s), n, p.stats_stride);
+                                                          p.delta, static_cast<T*>(p.s), n, ld, p.stats_stride);
   FLASHIO_LAUNCH_CHECK("softmax_bwd");
   names->push_back(Launch::softmax_bwd);
   // gemm_dq: dQ = scale · dS K  ⇔  dQᵀ = scale · Kᵀ dSᵀ.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, p.scale, p.k, d, nd, p.s, n, nn, p.dq, d, nd);
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, p.scale, p.k, d, nd, p.s, ld, nn, p.dq, d, nd);
   names->push_back(Launch::gemm_dq);
   // gemm_dk: dK = scale · dSᵀ Q  ⇔  dKᵀ = scale · Qᵀ dS.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, p.scale, p.q, d, nd, p.s, n, nn, p.dk, d, nd);
+  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, p.scale, p.q, d, nd, p.s, ld, nn, p.dk, d, nd);
   names->push_back(Launch::gemm_dk);
 }
 

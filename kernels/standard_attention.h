@@ -31,6 +31,7 @@ struct StandardParams {
   void* dq = nullptr;
   void* dk = nullptr;
   void* dv = nullptr;
+  // The N × N matrices, rows standard_row_stride(N) elements apart.
   void* s = nullptr;       // S, and dS in the backward (S is dead by then)
   void* p = nullptr;       // P
   void* p_drop = nullptr;  // P after dropout (only with dropout > 0)
@@ -42,8 +43,25 @@ struct StandardParams {
   size_t cublas_workspace_bytes = 0;
 };
 
-// Largest N the row kernels take (a row of S is staged in shared memory as fp32).
+// Largest N the row kernels take (the softmax holds a row in its threads' registers).
 constexpr int kStandardMaxSeqlen = 32768;
+
+// Elements from one row of S, P, dP, dS to the next: N rounded up to a multiple of 8, so every
+// row starts on 16 bytes. cuBLAS's fast GEMM kernels need 16-byte aligned rows: at N = 2999 its
+// GEMMs over unpadded rows ran 2.4–3.7× slower than at N = 3000 on the H200 (docs/kernels.md).
+// Only the N columns of a row are read and written (the softmax's last 16-byte chunk stores
+// zeros past N).
+constexpr int64_t standard_row_stride(int64_t n) { return (n + 7) / 8 * 8; }
+
+// The softmax's threads per row: 32 elements (kSoftmaxChunks 16-byte chunks) each, whole
+// warps, 32 to 1,024 (N ≤ kStandardMaxSeqlen). sim's catalog has the same rule
+// (sim::standard_softmax_threads; tests/kernels/test_catalog_resources.cpp compares them).
+constexpr int kSoftmaxChunks = 4;
+constexpr int standard_softmax_threads(int64_t n) {
+  const int64_t threads = (n + 8 * kSoftmaxChunks - 1) / (8 * kSoftmaxChunks);
+  return static_cast<int>(threads < 32 ? 32 : (threads + 31) / 32 * 32);
+}
+static_assert(standard_softmax_threads(kStandardMaxSeqlen) == 1024);
 
 // Launch the kernels of each pass in docs/schedules.md's order; each launch is appended to `launched`.
 void enqueue_standard_fwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,

@@ -179,7 +179,7 @@ int64_t blocks_per_sm(const BlockResources& block, const Hardware& hw) {
 }
 
 int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
-  return blocks_per_sm(BlockResources{kernel.threads_per_block, 0, kernel.smem_bytes}, hw);
+  return blocks_per_sm(BlockResources{kernel.threads_per_block, kernel.registers_per_thread, kernel.smem_bytes}, hw);
 }
 
 int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw) {

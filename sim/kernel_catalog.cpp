@@ -111,6 +111,12 @@ constexpr BuiltRowKernel kRowKernels[] = {
 
 }  // namespace
 
+int64_t standard_softmax_threads(int64_t seqlen) {
+  constexpr int64_t kElementsPerThread = 32;  // four 16-byte chunks of 16-bit elements
+  const int64_t threads = (std::max<int64_t>(seqlen, 1) + kElementsPerThread - 1) / kElementsPerThread;
+  return std::min<int64_t>(1024, (threads + 31) / 32 * 32);
+}
+
 std::span<const BuiltKernel> built_kernels() { return kBuilt; }
 
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols) {
@@ -129,7 +135,7 @@ int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row
   const int64_t per_thread = (row_elements + threads - 1) / std::max<int64_t>(threads, 1);  // loop trips
   const auto group = [&](int64_t unroll) { return threads * std::min(unroll, std::max<int64_t>(per_thread, 1)) * element_bytes; };
   switch (kind) {
-    case KernelKind::softmax: return group(16);
+    case KernelKind::softmax: return 0;  // its whole row in flight (all chunks loaded before any is used)
     case KernelKind::mask: return group(4);
     case KernelKind::dropout:
     case KernelKind::dropout_bwd: return group(1);

@@ -74,8 +74,7 @@ bool fragments_overlap_mma(const BuiltKernel& entry);
 // (0 for the other kernels: a tile step's loads are in flight together). Each thread strides
 // over the row; the compiled loops (cuobjdump -sass of the CUDA 13.0 sm_90a build, docs/
 // time_model.md "Row kernels") issue a group of loads and use them before the next group:
-// softmax 16 elements per thread (its loads hoisted in 16s, then stored to shared memory),
-// mask 4 (unrolled by 4, loads before stores), dropout 1 and softmax_bwd 1 of each of its two
+// softmax its whole row (every chunk loaded before any is used; 0 here, no limit), mask 4 (unrolled by 4, loads before stores), dropout 1 and softmax_bwd 1 of each of its two
 // inputs (each load's store before the next load), rowsum_do_o one 16-byte chunk of O and of dO
 // per thread (its shared-memory atomic before the next).
 int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row_elements, int64_t element_bytes);
@@ -98,6 +97,13 @@ struct BuiltRowKernel {
   int64_t static_smem_bytes = 0;  // the __shared__ arrays it declares
 };
 std::span<const BuiltRowKernel> built_row_kernels();
+
+// standard's softmax (kernels/standard_attention.cu): one row per block, 32 elements a thread
+// held in registers, whole warps (32 to 1,024 threads); its registers per thread (cuobjdump's
+// REG, fp16 and bf16 alike) and static shared memory (the warps' partial maxima and sums).
+int64_t standard_softmax_threads(int64_t seqlen);
+inline constexpr int64_t kStandardSoftmaxRegisters = 59;
+inline constexpr int64_t kStandardSoftmaxStaticSmemBytes = 256;
 // The row kernel `kind` of flash2's backward at (d, dtype), or nullptr when not built.
 const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dtype);
 

@@ -45,6 +45,7 @@ struct KernelSchedule {
   int64_t blocks_per_head = 0;  // thread blocks per (b, h)
   int64_t threads_per_block = 128;
   int64_t smem_bytes = 0;       // shared memory per block (occupancy in the L2 model)
+  int64_t registers_per_thread = 0;  // the compiled kernel's, where sim knows them (0: not a limit)
   // At least the transfers one block emits (tiles the filter skips included), set beside the
   // loop nest: what the work and memory limits of walk and cache count (sim/limits.h). 0 when
   // unknown (hand-made schedules in tests).

@@ -2,6 +2,7 @@
 // materialised in HBM. docs/schedules.md, "standard", states the approximation used for
 // cuBLAS's GEMMs (128 × 128 output tiles streaming the whole inner dimension).
 #include "sim/flops_model.h"
+#include "sim/kernel_catalog.h"
 #include "sim/schedule.h"
 
 namespace flashio::sim {
@@ -119,6 +120,10 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
     kernels.push_back(gemm_nt(KernelKind::gemm_qk, sh, Tensor::Q, Tensor::K, Tensor::S));
     if (p.mask) kernels.push_back(rowwise(KernelKind::mask, sh, {Tensor::S}, false, Tensor::S, &flops_model::mask_row));
     kernels.push_back(rowwise(KernelKind::softmax, sh, {Tensor::S}, false, Tensor::P, &flops_model::softmax_row));
+    // Its row lives in its threads' registers, 32 elements each (occupancy; sim/kernel_catalog.h).
+    kernels.back().threads_per_block = standard_softmax_threads(sh.n);
+    kernels.back().registers_per_thread = kStandardSoftmaxRegisters;
+    kernels.back().smem_bytes = kStandardSoftmaxStaticSmemBytes;
     if (dropout)
       kernels.push_back(rowwise(KernelKind::dropout, sh, {Tensor::P}, false, Tensor::P_drop, &flops_model::dropout_row));
     kernels.push_back(gemm_nn(KernelKind::gemm_pv, sh, p_used, false, Tensor::V, Tensor::O));

@@ -16,6 +16,7 @@
 #include <string>
 #include <tuple>
 
+#include "kernels/standard_attention.h"
 #include "sim/kernel_catalog.h"
 
 namespace fs = flashio::sim;
@@ -41,8 +42,9 @@ std::string demangle(const std::string& mangled) {
   return status == 0 && text ? std::string(text.get()) : mangled;
 }
 
-// Runs cuobjdump on the library and keeps the flashio::kernels flash instances (the standard
-// path's and the test-input kernels, in anonymous namespaces, are not catalogued). Lines:
+// Runs cuobjdump on the library and keeps the flashio::kernels flash instances and standard's
+// softmax (key: "softmax_kernel", T; the other standard kernels and the
+// test-input kernels are not catalogued). Lines:
 //   " Function <mangled>:" then "  REG:n STACK:n SHARED:n LOCAL:n ...".
 std::map<Instance, Resources> compiled_kernels() {
   const std::string tool = FLASHIO_CUOBJDUMP, library = FLASHIO_KERNELS_LIBRARY;
@@ -63,6 +65,8 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
       R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?>\(.*$)");
+  static const std::regex softmax(
+      R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
   std::istringstream lines(output);
   std::string line, function;
@@ -75,9 +79,11 @@ std::map<Instance, Resources> compiled_kernels() {
     if (function.empty() || !std::regex_search(line, m, usage_line)) continue;
     const Resources r{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3]), std::stoll(m[4])};
     std::smatch k;
-    if (std::regex_match(function, k, instance)) {
-      const Instance key{k[1], k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16, std::stoll(k[3]),
-                         k[4].matched ? std::stoll(k[4]) : 0, k[5].matched ? std::stoll(k[5]) : 0};
+    if (std::regex_match(function, k, instance) || std::regex_match(function, k, softmax)) {
+      const Instance key{k[1], k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16,
+                         k.size() > 3 && k[3].matched ? std::stoll(k[3]) : 0,
+                         k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
+                         k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0};
       INFO("one instance in the library: " << function);
       CHECK(kernels.emplace(key, r).second);
     }
@@ -120,7 +126,7 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
     CHECK(r.local_bytes == 0);
   }
   for (const auto& [key, r] : compiled) {
-    if (std::get<3>(key) == 0) continue;  // a row kernel, below
+    if (std::get<3>(key) == 0) continue;  // a row kernel or standard's softmax, below
     INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
                      << std::get<3>(key) << "x" << std::get<4>(key));
     CHECK(catalogued.count(key) == 1);
@@ -132,7 +138,7 @@ TEST_CASE("catalog: flash2 backward's row kernels have the registers and static 
   const std::map<Instance, Resources> compiled = compiled_kernels();
   size_t row_kernels = 0;
   for (const auto& [key, r] : compiled)
-    if (std::get<3>(key) == 0) ++row_kernels;
+    if (std::get<3>(key) == 0 && std::get<0>(key).starts_with("flash")) ++row_kernels;
   CHECK(row_kernels == fs::built_row_kernels().size());
   for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
     const std::string function = fs::to_string(k.kind) + "_kernel";
@@ -145,4 +151,29 @@ TEST_CASE("catalog: flash2 backward's row kernels have the registers and static 
     CHECK(k.static_smem_bytes + kReservedSmemBytes == it->second.shared_bytes);
     CHECK(it->second.stack_bytes == 0);
   }
+}
+
+TEST_CASE("catalog: standard's softmax has the registers, stack and static shared memory sim gives it "
+          "(cuobjdump, fp16 and bf16), and sim's threads per row are the kernel's for every N") {
+  const std::map<Instance, Resources> compiled = compiled_kernels();
+  size_t instances = 0;
+  for (const auto& [key, r] : compiled) instances += std::get<0>(key) == "softmax_kernel";
+  CHECK(instances == 2);
+  for (const fs::DType dtype : {fs::DType::fp16, fs::DType::bf16}) {
+    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0});
+    INFO("softmax_kernel<" << fs::to_string(dtype) << ">");
+    REQUIRE(it != compiled.end());
+    CHECK(it->second.registers == fs::kStandardSoftmaxRegisters);
+    CHECK(it->second.stack_bytes == 0);
+    CHECK(it->second.shared_bytes == kReservedSmemBytes + fs::kStandardSoftmaxStaticSmemBytes);
+  }
+  for (int64_t n = 1; n <= flashio::kernels::kStandardMaxSeqlen; n += n < 4096 ? 1 : 97) {
+    INFO("N = " << n);
+    REQUIRE(fs::standard_softmax_threads(n) == flashio::kernels::standard_softmax_threads(n));
+  }
+  CHECK(fs::standard_softmax_threads(1) == 32);
+  CHECK(fs::standard_softmax_threads(1024) == 32);
+  CHECK(fs::standard_softmax_threads(1025) == 64);
+  CHECK(fs::standard_softmax_threads(2999) == 96);
+  CHECK(fs::standard_softmax_threads(32768) == 1024);
 }

@@ -158,10 +158,9 @@ TEST_CASE("catalog: the loads a built kernel's step waits for in turn follow its
 }
 
 TEST_CASE("catalog: standard's row kernels have in flight the groups their compiled loops issue before waiting") {
-  // softmax: loads in groups of up to 16 per thread (fewer when the row is short).
-  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 1024, 2) == 256 * 4 * 2);
-  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 97, 2) == 256 * 1 * 2);
-  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 16384, 2) == 256 * 16 * 2);
+  // softmax: the whole row at once (no limit below the block's reads).
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 1024, 2) == 0);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 16384, 2) == 0);
   CHECK(row_kernel_bytes_in_flight(KernelKind::mask, 256, 16384, 2) == 256 * 4 * 2);
   CHECK(row_kernel_bytes_in_flight(KernelKind::softmax_bwd, 256, 4096, 2) == 2 * 256 * 2);  // P and dP
   CHECK(row_kernel_bytes_in_flight(KernelKind::dropout, 256, 4096, 2) == 256 * 2);
