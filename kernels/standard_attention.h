@@ -46,12 +46,12 @@ struct StandardParams {
 // Largest N the row kernels take (the softmax holds a row in its threads' registers).
 constexpr int kStandardMaxSeqlen = 32768;
 
-// Elements from one row of S, P, dP, dS to the next: N rounded up to a multiple of 8, so every
-// row starts on 16 bytes. cuBLAS's fast GEMM kernels need 16-byte aligned rows: at N = 2999 its
-// GEMMs over unpadded rows ran 2.4–3.7× slower than at N = 3000 on the H200 (docs/kernels.md).
-// Only the N columns of a row are read and written (the softmax's last 16-byte chunk stores
-// zeros past N).
-constexpr int64_t standard_row_stride(int64_t n) { return (n + 7) / 8 * 8; }
+// Elements from one row of S, P, dP, dS to the next: N rounded up to a multiple of 64, so
+// every row starts on a 128-byte line. With rows N elements apart, at N = 3000 (6,000-byte
+// rows: a row's first and last 32-byte sectors shared with its neighbours) cuBLAS wrote S at
+// half its rate (gemm_qk 0.69 ms against 0.35 at N = 1024's bytes per second, H200). Only the N
+// columns of a row are read and written (the softmax's last 16-byte chunk stores zeros past N).
+constexpr int64_t standard_row_stride(int64_t n) { return (n + 63) / 64 * 64; }
 
 // The softmax's threads per row: 32 elements (kSoftmaxChunks 16-byte chunks) each, whole
 // warps, 32 to 1,024 (N ≤ kStandardMaxSeqlen). sim's catalog has the same rule

@@ -10,7 +10,7 @@
 namespace fk = flashio::kernels;
 using flashio::test::describe;
 
-// N = 2999: rows padded to 3000 elements (kernels::standard_row_stride), the softmax in two
+// N = 2999: rows padded to 3008 elements (kernels::standard_row_stride), the softmax in two
 // chunks per thread; N = 9000 (one head): eight chunks.
 TEST_CASE("standard forward and backward are within fp16 rounding of the reference (relative error <= 1e-2, or max abs <= 1e-2 and mean abs <= 1e-3)",
           "[gpu]") {
