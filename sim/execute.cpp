@@ -16,6 +16,7 @@
 #include "sim/errors.h"
 #include "sim/limits.h"
 #include "sim/flops_model.h"
+#include "sim/kernel_catalog.h"
 #include "sim/online_softmax.h"
 
 namespace flashio::sim {
@@ -384,7 +385,11 @@ void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t,
 
 using RowBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t row)>;
 void rowwise(Launcher& run, const Standard& s, KernelKind kind, const RowBody& body) {
-  run.launch({kind, s.n, 256, 0}, body);
+  // 256 threads a row; the softmax's its catalog gives (its row in registers, sim/kernel_catalog.h).
+  if (kind == KernelKind::softmax)
+    run.launch({kind, s.n, standard_softmax_threads(s.n), kStandardSoftmaxStaticSmemBytes}, body);
+  else
+    run.launch({kind, s.n, 256, 0}, body);
 }
 
 void standard_forward(Launcher& run, const Standard& s) {
