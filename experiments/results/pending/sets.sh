@@ -1,0 +1,4 @@
+R1="--algo flash1,flash2 --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 3 --heads 14 --seqlen 2560 --dtype fp16 --block-r 32,64,128 --block-c 32,64,128"
+R2="--algo flash1,flash2,standard --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 8 --heads 28 --seqlen 1536 --dtype fp16,bf16 --tiling kernel"
+R3="--algo flash1,flash2,standard --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 5 --heads 18 --seqlen 1333,1800 --dtype bf16 --tiling kernel"
+R4="--algo flash1,flash2,standard --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 1 --heads 22 --seqlen 12288 --dtype fp16 --tiling kernel"
