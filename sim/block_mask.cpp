@@ -1,4 +1,6 @@
 #include "sim/block_mask.h"
+
+#include <algorithm>
 #include <filesystem>
 
 #include <fstream>
@@ -83,24 +85,27 @@ Parsed parse(const BlockMaskSpec& spec) {
 
 void validate_block_mask_spec(const BlockMaskSpec& spec) { (void)parse(spec); }
 
-BlockMask::BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c)
-    : tiles_r_(tiles_r), tiles_c_(tiles_c), bits_(static_cast<size_t>(tiles_r * tiles_c), 1) {
+BlockMask::BlockMask(const BlockMaskSpec& spec, const Problem& problem)
+    : n_(problem.seqlen),
+      blocks_((std::max<int64_t>(problem.seqlen, 1) + kMaskBlockTokens - 1) / kMaskBlockTokens),
+      causal_(problem.causal),
+      bits_(static_cast<size_t>(blocks_ * blocks_), 1) {
+  const int64_t b = blocks_;
   const Parsed p = parse(spec);
   switch (p.kind) {
     case Parsed::dense: break;
     case Parsed::banded:
-      for (int64_t i = 0; i < tiles_r; ++i)
-        for (int64_t j = 0; j < tiles_c; ++j)
-          bits_[i * tiles_c + j] = (i - j <= p.width && j - i <= p.width) ? 1 : 0;
+      for (int64_t i = 0; i < b; ++i)
+        for (int64_t j = 0; j < b; ++j) bits_[i * b + j] = (i - j <= p.width && j - i <= p.width) ? 1 : 0;
       break;
     case Parsed::random: {
       // mt19937_64 with the given seed: the same spec gives the same mask on every machine.
       std::mt19937_64 rng(p.seed);
       std::uniform_real_distribution<double> u(0.0, 1.0);
-      for (int64_t i = 0; i < tiles_r; ++i)
-        for (int64_t j = 0; j < tiles_c; ++j) {
+      for (int64_t i = 0; i < b; ++i)
+        for (int64_t j = 0; j < b; ++j) {
           const bool keep = u(rng) < p.density;
-          bits_[i * tiles_c + j] = (keep || i == j) ? 1 : 0;
+          bits_[i * b + j] = (keep || i == j) ? 1 : 0;
         }
       break;
     }
@@ -111,34 +116,69 @@ BlockMask::BlockMask(const BlockMaskSpec& spec, int64_t tiles_r, int64_t tiles_c
       std::istringstream in(file.text);
       std::string line;
       int64_t row = 0;
+      const std::string shape = "⌈N/128⌉ × ⌈N/128⌉ = " + std::to_string(b) + " × " + std::to_string(b) +
+                                " blocks of 128 × 128 tokens at N = " + std::to_string(n_);
       while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty() || line[0] == '#') continue;
-        if (row >= tiles_r || static_cast<int64_t>(line.size()) != tiles_c ||
-            line.find_first_not_of("01") != std::string::npos)
-          throw InvalidInput(Field::block_mask, p.path + ": line " + std::to_string(row + 1) +
-                             " must be " + std::to_string(tiles_c) +
-                             " characters of 0/1 (the grid is Tr x Tc = " +
-                             std::to_string(tiles_r) + " x " + std::to_string(tiles_c) + ")");
-        for (int64_t j = 0; j < tiles_c; ++j) bits_[row * tiles_c + j] = line[j] == '1';
+        if (row >= b || static_cast<int64_t>(line.size()) != b || line.find_first_not_of("01") != std::string::npos)
+          throw InvalidInput(Field::block_mask, p.path + ": line " + std::to_string(row + 1) + " must be " +
+                                                    std::to_string(b) + " characters of 0/1 (the mask is " + shape + ")");
+        for (int64_t j = 0; j < b; ++j) bits_[row * b + j] = line[j] == '1';
         ++row;
       }
-      if (row != tiles_r)
-        throw InvalidInput(Field::block_mask, p.path + ": has " + std::to_string(row) +
-                           " rows; the grid needs Tr = " + std::to_string(tiles_r));
+      if (row != b)
+        throw InvalidInput(Field::block_mask, p.path + ": has " + std::to_string(row) + " rows; the mask is " + shape);
       break;
     }
   }
+  // Causal: a block above the diagonal holds no score with key ≤ query.
+  if (causal_)
+    for (int64_t i = 0; i < b; ++i)
+      for (int64_t j = i + 1; j < b; ++j) bits_[i * b + j] = 0;
+  prefix_.assign(static_cast<size_t>((b + 1) * (b + 1)), 0);
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < b; ++j)
+      prefix_[(i + 1) * (b + 1) + j + 1] = prefix_[i * (b + 1) + j + 1] + prefix_[(i + 1) * (b + 1) + j] -
+                                           prefix_[i * (b + 1) + j] + bits_[i * b + j];
 }
 
-int64_t BlockMask::nonzero_count() const {
-  int64_t n = 0;
-  for (auto b : bits_) n += b;
-  return n;
+int64_t BlockMask::count(int64_t b0, int64_t b1, int64_t c0, int64_t c1) const {
+  const int64_t w = blocks_ + 1;
+  return int64_t{prefix_[b1 * w + c1]} - prefix_[b0 * w + c1] - prefix_[b1 * w + c0] + prefix_[b0 * w + c0];
+}
+
+bool BlockMask::overlaps_nonzero(int64_t q0, int64_t q1, int64_t k0, int64_t k1) const {
+  if (q1 <= q0 || k1 <= k0) return false;
+  // A nonzero block below the diagonal holds only kept scores; a nonzero diagonal block holds a
+  // kept score in every rectangle that overlaps it and reaches the causal triangle (its last
+  // query at or past its first key), which the caller's causal tile test has established.
+  return count(q0 / kMaskBlockTokens, (q1 - 1) / kMaskBlockTokens + 1, k0 / kMaskBlockTokens,
+               (k1 - 1) / kMaskBlockTokens + 1) > 0;
 }
 
 double BlockMask::density() const {
-  return static_cast<double>(nonzero_count()) / static_cast<double>(tiles_r_ * tiles_c_);
+  const double all = causal_ ? static_cast<double>(blocks_) * static_cast<double>(blocks_ + 1) / 2.0
+                             : static_cast<double>(blocks_) * static_cast<double>(blocks_);
+  return static_cast<double>(nonzero_count()) / all;
+}
+
+int64_t BlockMask::tokens_in(int64_t block) const {
+  return std::min(kMaskBlockTokens, n_ - block * kMaskBlockTokens);
+}
+
+int64_t BlockMask::kept_queries() const {
+  int64_t tokens = 0;
+  for (int64_t i = 0; i < blocks_; ++i)
+    if (count(i, i + 1, 0, blocks_) > 0) tokens += tokens_in(i);
+  return tokens;
+}
+
+int64_t BlockMask::kept_keys() const {
+  int64_t tokens = 0;
+  for (int64_t j = 0; j < blocks_; ++j)
+    if (count(0, blocks_, j, j + 1) > 0) tokens += tokens_in(j);
+  return tokens;
 }
 
 }  // namespace flashio::sim

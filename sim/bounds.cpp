@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/block_mask.h"
 #include "sim/row.h"
 
 namespace flashio::sim {
@@ -25,22 +26,43 @@ std::vector<Bound> bounds(const Config& c) {
     out.push_back({algo, std::move(formula), s.read * scale, s.write * scale});
   };
 
-  // Compulsory traffic: every input read once, every output written once.
+  // blocksparse with a mask (sim/block_mask.h): the attention reads only the queries (Nq) and
+  // keys (Nk) with a kept score, and its Theorem 2 term scales by the mask's density s
+  // (Proposition 4: Θ(Nd + N²d²M⁻¹s)). Dense: Nq = Nk = N, s = 1.
+  double nq = n, nk = n, s = 1;
+  std::string sparse_note;
+  if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
+    const BlockMask mask(c.block_mask, p);
+    nq = static_cast<double>(mask.kept_queries());
+    nk = static_cast<double>(mask.kept_keys());
+    s = mask.density();
+    sparse_note = " (blocksparse: Nq = " + std::to_string(mask.kept_queries()) + " queries and Nk = " +
+                  std::to_string(mask.kept_keys()) + " keys with a kept score; s = " + std::to_string(s) +
+                  ", the mask's nonzero blocks of 128 tokens)";
+  }
+
+  // Compulsory traffic: every input the attention needs read once, every output written once.
   Split comp;
-  if (fwd) { comp.read += 3 * n * d; comp.write += n * d; }
-  if (bwd) { comp.read += 5 * n * d; comp.write += 3 * n * d; }
-  add(RowAlgo::compulsory, "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w",
+  if (fwd) { comp.read += (nq + 2 * nk) * d; comp.write += n * d; }
+  if (bwd) { comp.read += (3 * nq + 2 * nk) * d; comp.write += 3 * n * d; }
+  add(RowAlgo::compulsory,
+      sparse_note.empty() ? "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w"
+                          : "inputs read once, outputs written once: fwd (Nq + 2Nk)d r + Nd w, bwd (3Nq + 2Nk)d r + "
+                            "3Nd w" + sparse_note,
       comp);
 
   // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading
   // Q_i and O_i and writing O_i (Nd each): 8N²d²/M read, 4N²d²/M written. Algorithm 4's
   // passes read Q, O, dO, dQ and write dQ: 16N²d²/M read, 4N²d²/M written.
-  const double t2 = n * n * d * d / m;
+  const double t2 = n * n * d * d / m * s;
   Split th;
   if (fwd) { th.read += 8 * t2; th.write += 4 * t2; }
   if (bwd) { th.read += 16 * t2; th.write += 4 * t2; }
-  add(RowAlgo::theorem2, "Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
-      "bwd 16N²d²/M r + 4N²d²/M w (M in elements)", th);
+  add(RowAlgo::theorem2,
+      std::string("Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
+                  "bwd 16N²d²/M r + 4N²d²/M w (M in elements)") +
+          (sparse_note.empty() ? "" : ", × s (Proposition 4)" + sparse_note),
+      th);
 
   // Saha & Ye: Θ(min(N²d²/M, N²d/√M)); the branches cross at M = d². A shape (constant 1),
   // carried as a total in the read column.

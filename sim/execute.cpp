@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -110,6 +111,7 @@ struct Tiles {
   bool causal;
   std::vector<unsigned char> visited;  // tr × tc
   std::vector<int64_t> first_j, last_j;  // per row tile; −1 when it visits nothing
+  std::shared_ptr<const BlockMask> mask;  // blocksparse's (null when dense): zero blocks masked in tiles
 
   int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
   int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
@@ -127,19 +129,16 @@ Tiles make_tiles(const Config& c) {
   t.e = element_bytes(c.problem.dtype);
   t.scale = 1.0 / std::sqrt(static_cast<double>(t.d));
   t.causal = c.problem.causal;
-  const bool sparse = c.algo == Algo::blocksparse && !c.block_mask.text.empty();
-  std::optional<BlockMask> mask;
-  if (sparse) mask.emplace(c.block_mask, t.tr, t.tc);
+  // A tile is skipped when it holds no kept score: under causal, when its first key comes after
+  // its last query; for blocksparse, when it overlaps no nonzero block (Proposition 4).
+  const TileFilter filter(c);
+  t.mask = filter.mask() ? std::make_shared<const BlockMask>(*filter.mask()) : nullptr;
   t.visited.assign(static_cast<size_t>(t.tr * t.tc), 0);
   t.first_j.assign(static_cast<size_t>(t.tr), -1);
   t.last_j.assign(static_cast<size_t>(t.tr), -1);
   for (int64_t i = 0; i < t.tr; ++i)
     for (int64_t j = 0; j < t.tc; ++j) {
-      // A tile is skipped when it holds no kept score: under causal, when its first key
-      // comes after its last query; for blocksparse, when its block is zero (Proposition 4).
-      const bool any_causal_score = j * t.bc <= i * t.br + t.rows_in(i) - 1;
-      const bool kept = (!t.causal || any_causal_score) && (!mask || mask->nonzero(i, j));
-      if (!kept) continue;
+      if (!filter.visits(i, j)) continue;
       t.visited[i * t.tc + j] = 1;
       if (t.first_j[i] < 0) t.first_j[i] = j;
       t.last_j[i] = j;
@@ -147,13 +146,18 @@ Tiles make_tiles(const Config& c) {
   return t;
 }
 
-// S_ij = scale · Q_i K_jᵀ, with the causal mask applied inside the tile (−∞ where key > query).
+// S_ij = scale · Q_i K_jᵀ, with the causal mask applied inside the tile (−∞ where key > query)
+// and blocksparse's: −∞ in the tile's part of zero 128-token blocks.
 Matrix tile_scores(const Tiles& t, const Matrix& qi, const Matrix& kj, int64_t i, int64_t j) {
   Matrix s = t.scale * (qi * kj.transpose());
   if (t.causal)
     for (Eigen::Index r = 0; r < s.rows(); ++r)
       for (Eigen::Index c = 0; c < s.cols(); ++c)
         if (j * t.bc + c > i * t.br + r) s(r, c) = kMinusInf;
+  if (t.mask)
+    for (Eigen::Index r = 0; r < s.rows(); ++r)
+      for (Eigen::Index c = 0; c < s.cols(); ++c)
+        if (!t.mask->keeps(i * t.br + r, j * t.bc + c)) s(r, c) = kMinusInf;
   return s;
 }
 
@@ -549,11 +553,10 @@ ScoreMask kept_scores(const Config& c, int64_t bh) {
     keep.rightCols(n - len).setConstant(false);
   }
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
-    const int64_t br = c.tiling.block_r, bc = c.tiling.block_c;
-    const BlockMask mask(c.block_mask, ceil_div(n, br), ceil_div(n, bc));
+    const BlockMask mask(c.block_mask, c.problem);
     for (int64_t r = 0; r < n; ++r)
       for (int64_t col = 0; col < n; ++col)
-        if (!mask.nonzero(r / br, col / bc)) keep(r, col) = false;
+        if (!mask.keeps(r, col)) keep(r, col) = false;
   }
   return keep;
 }

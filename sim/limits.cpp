@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "sim/block_mask.h"
 #include "sim/checked.h"
 #include "sim/errors.h"
 #include "sim/schedule.h"
@@ -78,13 +79,14 @@ void check_grid(const Config& c) {
                            limit_text(kMaxTileRowsAndCols) +
                            " (it keeps a sum per row and column tile); allowed: larger tiles or a smaller N");
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
-    const int64_t tiles = saturating_mul(g.tr, g.tc);
-    if (tiles > kMaxMaskTiles)
+    const int64_t side = ceil_div(c.problem.seqlen, kMaskBlockTokens);
+    const int64_t blocks = saturating_mul(side, side);
+    if (blocks > kMaxMaskBlocks)
       throw InvalidInput(Field::block_mask,
-                         "the block mask has Tr × Tc = " + std::to_string(g.tr) + " × " + std::to_string(g.tc) +
-                             " = " + std::to_string(tiles) + " tiles (" + shape_text(c) +
-                             "), more than the model's limit " + limit_text(kMaxMaskTiles) +
-                             " (a byte per tile); allowed: larger tiles or a smaller N");
+                         "the block mask has ⌈N/128⌉² = " + std::to_string(side) + " × " + std::to_string(side) +
+                             " = " + std::to_string(blocks) + " blocks of 128 × 128 tokens (" + shape_text(c) +
+                             "), more than the model's limit " + limit_text(kMaxMaskBlocks) +
+                             " (5 bytes per block); allowed: a smaller N");
   }
 }
 

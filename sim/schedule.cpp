@@ -15,12 +15,8 @@ TileGrid tile_grid(const Config& c) {
 }
 
 TileFilter::TileFilter(const Config& c) : grid_(tile_grid(c)), causal_(c.problem.causal) {
-  if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
-    BlockMask m(c.block_mask, grid_.tr, grid_.tc);
-    mask_.resize(static_cast<size_t>(grid_.tr * grid_.tc));
-    for (int64_t i = 0; i < grid_.tr; ++i)
-      for (int64_t j = 0; j < grid_.tc; ++j) mask_[i * grid_.tc + j] = m.nonzero(i, j);
-  }
+  if (c.algo == Algo::blocksparse && !c.block_mask.text.empty())
+    mask_ = std::make_shared<const BlockMask>(c.block_mask, c.problem);
 }
 
 TileVisits tile_visits(const Config& c) {
@@ -82,7 +78,11 @@ int64_t TileVisits::weighted_rows(const TileGrid& g, int64_t minus) const {
 
 bool TileFilter::visits(int64_t i, int64_t j) const {
   if (causal_ && grid_.above_diagonal(i, j)) return false;
-  if (!mask_.empty() && !mask_[i * grid_.tc + j]) return false;
+  // The tile's queries and keys overlap a nonzero block (the mask's blocks are 128 tokens,
+  // not tiles: the same attention at every tiling).
+  if (mask_ && !mask_->overlaps_nonzero(i * grid_.br, i * grid_.br + grid_.rows_in(i), j * grid_.bc,
+                                        j * grid_.bc + grid_.cols_in(j)))
+    return false;
   return true;
 }
 

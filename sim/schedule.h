@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/block_mask.h"
 #include "sim/config.h"
 #include "sim/counts.h"
 #include "sim/kernel_kind.h"
@@ -102,11 +104,13 @@ class TileFilter {
   explicit TileFilter(const Config& config);
   bool visits(int64_t i, int64_t j) const;
   const TileGrid& grid() const { return grid_; }
+  // blocksparse's mask (on 128-token blocks, sim/block_mask.h), or null when dense.
+  const BlockMask* mask() const { return mask_.get(); }
 
  private:
   TileGrid grid_;
   bool causal_;
-  std::vector<unsigned char> mask_;  // empty when dense
+  std::shared_ptr<const BlockMask> mask_;  // null when dense; shared by copies
 };
 
 }  // namespace flashio::sim

@@ -110,7 +110,7 @@ TEST_CASE("work and memory past the documented limits are refused before they st
                  "--seqlen", "1", "--headdim", "1"},
                 {"--count: ", "2147483648 bytes"});
   check_refused({"simulate", "--algo", "blocksparse", "--block-mask", "banded:2", "--block-r", "16", "--block-c",
-                 "16", "--seqlen", "1048576"},
+                 "16", "--seqlen", "1048577"},
                 {"--block-mask: ", "2^26"});
   check_refused({"explain", "--headdim", "2000000"}, {"--headdim", "256"});
   // --format table keeps its rows: 10^6 configurations (3·10^6 rows) pass its 2^22 cells.

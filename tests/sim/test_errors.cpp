@@ -93,19 +93,23 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
       {"explain row N", Field::tracked_row, [&] { explain_with([](Config&) {}, 40); }},
       {"execute too large", Field::count_method,
        [&] { simulate(flash2_config(4096, 64), CountMethod::execute); }},
-      {"banded:x", Field::block_mask, [] { BlockMask({"banded:x"}, 2, 2); }},
-      {"random:1.5", Field::block_mask, [] { BlockMask({"random:1.5"}, 2, 2); }},
-      {"random:0.5:-1", Field::block_mask, [] { BlockMask({"random:0.5:-1"}, 2, 2); }},
+      {"banded:x", Field::block_mask, [] { BlockMask({"banded:x"}, Problem{}); }},
+      {"random:1.5", Field::block_mask, [] { BlockMask({"random:1.5"}, Problem{}); }},
+      {"random:0.5:-1", Field::block_mask, [] { BlockMask({"random:0.5:-1"}, Problem{}); }},
       {"no such mask file", Field::block_mask, [] { validate_block_mask_spec({"no/such/file"}); }},
       {"mask file line", Field::block_mask,
        [&] {
-         write(mask_file, "101\n012\n");
-         BlockMask({mask_file}, 2, 3);
+         write(mask_file, "101\n012\n010\n");
+         Problem p;
+         p.seqlen = 3 * 128;  // 3 × 3 blocks
+         BlockMask({mask_file}, p);
        }},
       {"mask file rows", Field::block_mask,
        [&] {
          write(mask_file, "101\n");
-         BlockMask({mask_file}, 2, 3);
+         Problem p;
+         p.seqlen = 3 * 128;
+         BlockMask({mask_file}, p);
        }},
       {"no kernel built for d", Field::tiling_source,
        [] {

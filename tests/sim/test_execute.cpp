@@ -58,15 +58,17 @@ void check_against(const HeadTensors& got, const HeadTensors& ref, Pass pass, bo
   }
 }
 
-// The kept scores of a blocksparse config, built here from the block mask alone (and causal),
-// not by the code under test.
+// The kept scores of a blocksparse config, built here from the mask's blocks of 128 tokens
+// alone (read without causal) and causal, not by the code under test: whatever the tiling.
 ScoreMask zero_blocks_masked(const Config& c) {
-  const int64_t n = c.problem.seqlen, br = c.tiling.block_r, bc = c.tiling.block_c;
-  const BlockMask mask(c.block_mask, (n + br - 1) / br, (n + bc - 1) / bc);
+  const int64_t n = c.problem.seqlen;
+  Problem acausal = c.problem;
+  acausal.causal = false;
+  const BlockMask mask(c.block_mask, acausal);
   ScoreMask keep(n, n);
   for (int64_t r = 0; r < n; ++r)
     for (int64_t col = 0; col < n; ++col)
-      keep(r, col) = mask.nonzero(r / br, col / bc) && (!c.problem.causal || col <= r);
+      keep(r, col) = mask.nonzero(r / 128, col / 128) && (!c.problem.causal || col <= r);
   return keep;
 }
 
@@ -196,19 +198,21 @@ TEST_CASE("dropout keeps about 1 − p of the scores, scaled by 1/(1 − p), and
   CHECK(dropout_multipliers(p, 1, 5) != z);
 }
 
-TEST_CASE("blocksparse equals a reference that masks the zero blocks of its block mask",
+TEST_CASE("blocksparse equals a reference that masks the zero 128-token blocks of its block mask, "
+          "at tilings that are not the blocks' (Br != Bc, tiles across block edges)",
           "[execute]") {
-  for (const char* spec : {"banded:1", "random:0.4:3", ""})
-    for (int64_t n : {7, 97, 130})
-      for (bool causal : {false, true}) {
-        Config c = make(Algo::blocksparse, n, 40, 16, 32, causal, Pass::fwdbwd);
+  for (const char* spec : {"banded:1", "banded:0", "random:0.4:3", ""})
+    for (int64_t n : {7, 130, 517})
+      for (bool causal : {false, true})
+        for (const auto& [br, bc] : {std::pair<int64_t, int64_t>{16, 32}, {48, 80}}) {
+        Config c = make(Algo::blocksparse, n, 24, br, bc, causal, Pass::fwdbwd);
         c.block_mask.text = spec;
-        CAPTURE(spec, n, causal);
+        CAPTURE(spec, n, causal, br, bc);
         const HeadTensors h = execute(c, 2).heads[0];
         const ScoreMask keep = zero_blocks_masked(c);
         check_against(h, dense_reference(h.q, h.k, h.v, &h.d_o, &keep, nullptr), Pass::fwdbwd,
                       true);
-        if (std::string(spec) == "banded:1" && n == 130 && !causal) {
+        if (std::string(spec) == "banded:1" && n == 517 && !causal) {
           // The mask removed something: the dense answer is different.
           const HeadTensors dense = dense_reference(h.q, h.k, h.v, &h.d_o, false);
           CHECK((h.o - dense.o).norm() > 1e-6);
@@ -219,20 +223,20 @@ TEST_CASE("blocksparse equals a reference that masks the zero blocks of its bloc
 TEST_CASE("a row whose blocks are all zero gets O = 0, LSE = −∞ and no gradient, in the "
           "reference and in execute",
           "[execute]") {
-  // A file mask with an empty second row tile.
+  // A file mask whose second row of blocks (queries 128-199) is empty.
   const std::string path = "test_execute_empty_row.mask";
   {
     std::ofstream f(path);
     f << "11\n00\n";
   }
-  Config c = make(Algo::blocksparse, 13, 8, 8, 8, false, Pass::fwdbwd);
+  Config c = make(Algo::blocksparse, 200, 8, 48, 24, false, Pass::fwdbwd);
   c.block_mask.text = path;
   const HeadTensors h = execute(c, 1).heads[0];
   const ScoreMask keep = zero_blocks_masked(c);
   check_against(h, dense_reference(h.q, h.k, h.v, &h.d_o, &keep, nullptr), Pass::fwdbwd, true);
-  CHECK(h.o.bottomRows(5).norm() == 0.0);
-  CHECK(std::isinf(h.lse(12, 0)));
-  CHECK(h.dq.bottomRows(5).norm() == 0.0);
+  CHECK(h.o.bottomRows(72).norm() == 0.0);
+  CHECK(std::isinf(h.lse(199, 0)));
+  CHECK(h.dq.bottomRows(72).norm() == 0.0);
   std::remove(path.c_str());
 }
 
@@ -261,8 +265,8 @@ TEST_CASE("execute counts what the walk counts for standard's mask and dropout p
       s.problem.dropout = 0.1;
       CAPTURE(to_string(pass), causal);
       check_counts_equal_walk(s);
-      Config b = make(Algo::blocksparse, 97, 32, 32, 8, causal, pass);
-      b.block_mask.text = "banded:2";
+      Config b = make(Algo::blocksparse, 517, 32, 32, 8, causal, pass);
+      b.block_mask.text = "banded:0";
       check_counts_equal_walk(b);
     }
 }

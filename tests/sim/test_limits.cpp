@@ -191,9 +191,9 @@ TEST_CASE("the tile grid and a block mask are capped before anything is allocate
     t.block_r = t.block_c = 1;
     simulate(make_config(Algo::flash2, p, hardware_preset("h200"), 64, t), CountMethod::formula);
   });
-  check_refused("a 2^16 × 2^16-tile block mask (16 × 16 tiles, N = 2^20)", Field::block_mask, [] {
-    Config c = flashio::sim::test::tiled_config(Algo::blocksparse, Pass::fwd, 1, 1, int64_t{1} << 20, 64,
-                                                16, 16, false);
+  check_refused("a block mask of 8193 × 8193 blocks of 128 tokens (N = 2^20 + 1)", Field::block_mask, [] {
+    Config c = flashio::sim::test::tiled_config(Algo::blocksparse, Pass::fwd, 1, 1, (int64_t{1} << 20) + 1, 64,
+                                                256, 256, false);
     c.block_mask.text = "banded:2";
     simulate(c, CountMethod::formula);
   });
@@ -206,14 +206,16 @@ TEST_CASE("the tile grid and a block mask are capped before anything is allocate
     at.problem.seqlen += 1;
     check_refused("one row past the tile grid's limit", Field::seqlen, [&] { simulate(at, CountMethod::formula); });
   }
-  // At the limit's side that is allowed: Tr·Tc = 2^26 exactly counts.
-  Config c = flashio::sim::test::tiled_config(Algo::blocksparse, Pass::fwd, 1, 1, int64_t{1} << 17, 16, 16,
-                                              16, false);
+  // At the limit's side that is allowed: 8192 × 8192 = 2^26 blocks (N = 2^20) counts. With
+  // 256 × 256 tiles each tile spans 2 × 2 blocks, so a band of one block visits |i − j| ≤ 1.
+  Config c = flashio::sim::test::tiled_config(Algo::blocksparse, Pass::fwd, 1, 1, int64_t{1} << 20, 16, 256,
+                                              256, false);
   c.block_mask.text = "banded:1";
-  REQUIRE(tile_grid(c).tr * tile_grid(c).tc == kMaxMaskTiles);
+  const int64_t side = ceil_div(c.problem.seqlen, kMaskBlockTokens);
+  REQUIRE(side * side == kMaxMaskBlocks);
   const SimResult r = simulate(c, CountMethod::formula);
-  const int64_t tiles = 3 * (int64_t{1} << 13) - 2;  // a band of width 1 on 2^13 × 2^13 tiles
-  CHECK(r.total.flops.tensor == flops_model::flash2_fwd_tile(16, 16, 16).tensor * tiles);
+  const int64_t tiles = 3 * (int64_t{1} << 12) - 2;  // a band of width 1 on 2^12 × 2^12 tiles
+  CHECK(r.total.flops.tensor == flops_model::flash2_fwd_tile(256, 256, 16).tensor * tiles);
 }
 
 TEST_CASE("walk, cache and execute refuse work past their limits before starting", "[limits]") {

@@ -53,7 +53,9 @@ TEST_CASE("a leading UTF-8 byte-order mark is skipped by every text reader", "[b
   SECTION("block-mask file: the first row is 0/1 characters") {
     TempFile f("bom_mask.txt");
     f.write(kBom + "110\n011\n001\n");
-    const BlockMask mask({f.path}, 3, 3);
+    Problem p;
+    p.seqlen = 3 * 128;  // 3 × 3 blocks of 128 tokens
+    const BlockMask mask({f.path}, p);
     CHECK(mask.nonzero_count() == 5);
     CHECK(mask.nonzero(0, 1));
     CHECK(!mask.nonzero(0, 2));

@@ -71,17 +71,40 @@ TEST_CASE("hardware presets carry the H200 figures read off the device, files lo
   std::remove(path.c_str());
 }
 
-TEST_CASE("block masks: banded keeps |i-j| <= W, random is seeded and keeps the diagonal") {
-  BlockMask band({"banded:1"}, 5, 5);
+namespace {
+Problem of_length(int64_t n, bool causal = false) {
+  Problem p;
+  p.seqlen = n;
+  p.causal = causal;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("block masks: on blocks of 128 tokens, banded keeps |i-j| <= W, random is seeded and keeps "
+          "the diagonal, causal drops the blocks above it") {
+  BlockMask band({"banded:1"}, of_length(5 * 128 - 7));  // 5 × 5 blocks, the last one 121 tokens
+  CHECK(band.blocks() == 5);
   CHECK(band.nonzero_count() == 5 + 4 + 4);
-  BlockMask r1({"random:0.25:3"}, 20, 20), r2({"random:0.25:3"}, 20, 20);
+  CHECK(band.keeps(0, 255));
+  CHECK(!band.keeps(0, 256));
+  CHECK(band.kept_queries() == 5 * 128 - 7);
+  BlockMask causal_band({"banded:1"}, of_length(5 * 128 - 7, true));
+  CHECK(causal_band.nonzero_count() == 5 + 4);
+  CHECK(!causal_band.keeps(0, 1));
+  CHECK(causal_band.keeps(129, 0));
+  CHECK(causal_band.density() == Approx(9.0 / 15.0));
+  BlockMask r1({"random:0.25:3"}, of_length(20 * 128)), r2({"random:0.25:3"}, of_length(20 * 128));
   for (int i = 0; i < 20; ++i) {
     CHECK(r1.nonzero(i, i));
     for (int j = 0; j < 20; ++j) CHECK(r1.nonzero(i, j) == r2.nonzero(i, j));
   }
-  CHECK_THROWS_AS(BlockMask({"banded:x"}, 2, 2), InvalidInput);
-  CHECK_THROWS_AS(BlockMask({"random:1.5"}, 2, 2), InvalidInput);
-  CHECK_THROWS_AS(BlockMask({"no/such/file"}, 2, 2), InvalidInput);
+  // A rectangle of queries × keys overlaps a nonzero block or not, at any edges.
+  CHECK(band.overlaps_nonzero(0, 16, 240, 272));   // keys 240-271 reach block 1 (|0 − 1| ≤ 1)
+  CHECK(!band.overlaps_nonzero(0, 16, 256, 300));  // block 2 only: |0 − 2| > 1
+  CHECK(band.overlaps_nonzero(120, 136, 380, 400));  // query block 1 meets key block 2
+  CHECK_THROWS_AS(BlockMask({"banded:x"}, of_length(2)), InvalidInput);
+  CHECK_THROWS_AS(BlockMask({"random:1.5"}, of_length(2)), InvalidInput);
+  CHECK_THROWS_AS(BlockMask({"no/such/file"}, of_length(2)), InvalidInput);
 }
 
 TEST_CASE("FLOP convention: 4BHN²d forward, 2.5x backward, 3.5x both, halved when causal") {
