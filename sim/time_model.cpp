@@ -203,7 +203,7 @@ class BlockWorkSink : public ScheduleSink {
 constexpr int64_t kMaxWalkedTransfers = int64_t{1} << 20;
 constexpr int64_t kSampledBlocks = 1024;
 // Blocks list-scheduled exactly; beyond, the first whole heads are and the rest scale.
-constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 21;
+constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 16;
 
 // Work of each block of one head (every head runs the same schedule, sim/schedule.h).
 std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry) {
