@@ -49,10 +49,11 @@ bool wait_data(flashio::gui::MainWindow& window, int timeout_ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool with_cache = false;
+  bool with_cache = false, blocksparse = false;
   int repeats = 20;
   for (int k = 1; k < argc; ++k) {
     if (std::strcmp(argv[k], "--with-cache") == 0) with_cache = true;
+    else if (std::strcmp(argv[k], "--blocksparse") == 0) blocksparse = true;
     else if (std::strcmp(argv[k], "--repeats") == 0 && k + 1 < argc) repeats = std::atoi(argv[++k]);
   }
   QElapsedTimer process;
@@ -80,12 +81,20 @@ int main(int argc, char** argv) {
   std::vector<double> change_ms, change_cpu_ms;
   QSpinBox* seqlen = window.panel()->seqlen_box();
   const int values[] = {1025, 2048, 97, 4096, 1024};
+  const int blocksparse_values[] = {4096, 8192, 16384, 6000, 12288};
+  if (blocksparse) {
+    // blocksparse ticked beside the default algorithms, its mask the panel's, at long N.
+    flashio::gui::WorkbenchParams p = window.panel()->params();
+    p.algos.push_back(flashio::sim::Algo::blocksparse);
+    window.set_params(p);
+    if (!wait_data(window, 60000)) return 1;
+  }
   for (int r = 0; r < repeats; ++r) {
     QElapsedTimer change;
     const double cpu0 = cpu_ms();
     change.start();
-    seqlen->setValue(values[r % 5]);
-    if (!wait_data(window, 10000)) {
+    seqlen->setValue(blocksparse ? blocksparse_values[r % 5] : values[r % 5]);
+    if (!wait_data(window, 60000)) {
       std::fprintf(stderr, "flashio-gui-bench: no redraw after a change\n");
       return 1;
     }
@@ -169,8 +178,9 @@ int main(int argc, char** argv) {
     l2_all_ms = static_cast<double>(l2.nsecsElapsed()) / 1e6;
     l2_cells = map_view->cache_cells_done();
   }
-  std::printf("platform %s, L2-model curves %s\n", qPrintable(QApplication::platformName()),
-              with_cache ? "computing in the background" : "off");
+  std::printf("platform %s, L2-model curves %s%s\n", qPrintable(QApplication::platformName()),
+              with_cache ? "computing in the background" : "off",
+              blocksparse ? "; blocksparse ticked, N changing over 4096-16384" : "");
   std::printf("QApplication start: %.1f ms\n", app_ms);
   std::printf("window open (construct, show, closed-form curves drawn, painted): %.1f ms wall, "
               "%.1f ms CPU\n", open_ms, open_cpu_ms);

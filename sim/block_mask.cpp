@@ -153,8 +153,10 @@ bool BlockMask::overlaps_nonzero(int64_t q0, int64_t q1, int64_t k0, int64_t k1)
   // A nonzero block below the diagonal holds only kept scores; a nonzero diagonal block holds a
   // kept score in every rectangle that overlaps it and reaches the causal triangle (its last
   // query at or past its first key), which the caller's causal tile test has established.
-  return count(q0 / kMaskBlockTokens, (q1 - 1) / kMaskBlockTokens + 1, k0 / kMaskBlockTokens,
-               (k1 - 1) / kMaskBlockTokens + 1) > 0;
+  const int64_t b0 = q0 / kMaskBlockTokens, b1 = (q1 - 1) / kMaskBlockTokens + 1;
+  const int64_t c0 = k0 / kMaskBlockTokens, c1 = (k1 - 1) / kMaskBlockTokens + 1;
+  if (b1 == b0 + 1 && c1 == c0 + 1) return nonzero(b0, c0);  // within one block: its bit
+  return count(b0, b1, c0, c1) > 0;
 }
 
 double BlockMask::density() const {

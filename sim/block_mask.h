@@ -38,6 +38,8 @@ class BlockMask {
   // Whether queries [q0, q1) × keys [k0, k1) hold a kept score, the rectangle's first query at or
   // past its first key when causal (the caller's tile test): a nonzero block overlapping it. O(1).
   bool overlaps_nonzero(int64_t q0, int64_t q1, int64_t k0, int64_t k1) const;
+  // Whether blocks [b0, b1) × [c0, c1) hold a nonzero one. O(1).
+  bool any_nonzero(int64_t b0, int64_t b1, int64_t c0, int64_t c1) const { return count(b0, b1, c0, c1) > 0; }
   int64_t nonzero_count() const { return count(0, blocks_, 0, blocks_); }
   double density() const;  // s in Proposition 4: nonzero blocks ÷ blocks (causal: ÷ the lower triangle's)
   // Tokens of the query (key) side with at least one kept score: what the attention reads of
