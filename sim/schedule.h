@@ -106,6 +106,7 @@ class TileFilter {
   const TileGrid& grid() const { return grid_; }
   // blocksparse's mask (on 128-token blocks, sim/block_mask.h), or null when dense.
   const BlockMask* mask() const { return mask_.get(); }
+  bool causal() const { return causal_; }
 
  private:
   TileGrid grid_;
