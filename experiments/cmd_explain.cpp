@@ -80,7 +80,7 @@ std::string algo_story(sim::Algo algo) {
       return "FlashAttention-2: Q loop outside, O kept on chip and written once with the "
              "log-sum-exp";
     case sim::Algo::blocksparse:
-      return "block-sparse FlashAttention: flash2's order over the nonzero tiles of the block mask";
+      return "block-sparse FlashAttention: flash2's order over the tiles that meet the block mask's nonzero 128 x 128-token blocks";
   }
   return "";
 }

@@ -54,7 +54,7 @@ Algo algo_of(KernelKind kind);
 Pass pass_of(KernelKind kind);
 
 // What a FlashAttention-2-order kernel does, whichever algorithm launches it: block-sparse runs
-// flash2's four kernels over the nonzero tiles of its mask, so the two share one closed form.
+// flash2's four kernels over the tiles that meet its mask's nonzero blocks, so the two share one closed form.
 enum class Flash2Role { fwd, bwd_preprocess, bwd, bwd_convert_dq };
 // The kind of flash2 or blocksparse (algo) that plays the role.
 KernelKind flash2_kind(Algo algo, Flash2Role role);

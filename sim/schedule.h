@@ -66,7 +66,7 @@ struct KernelSchedule {
 std::vector<KernelSchedule> build_schedule(const Config& config);
 
 // Per-algorithm builders (schedule_standard.cpp, schedule_flash1.cpp, schedule_flash2.cpp);
-// blocksparse is flash2's order over the mask's nonzero tiles.
+// blocksparse is flash2's order over the tiles that meet its mask's nonzero 128-token blocks.
 std::vector<KernelSchedule> standard_schedule(const Config& config);
 std::vector<KernelSchedule> flash1_schedule(const Config& config);
 std::vector<KernelSchedule> flash2_schedule(const Config& config);
