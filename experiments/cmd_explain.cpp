@@ -80,7 +80,7 @@ std::string algo_story(sim::Algo algo) {
       return "FlashAttention-2: Q loop outside, O kept on chip and written once with the "
              "log-sum-exp";
     case sim::Algo::blocksparse:
-      return "block-sparse FlashAttention: flash2's order over the tiles that meet the block mask's nonzero 128 x 128-token blocks";
+      return "block-sparse FlashAttention: flash2's order over the tiles that meet the block mask's nonzero blocks (of 128 x 128 tokens unless the mask ends in @T)";
   }
   return "";
 }

@@ -89,8 +89,8 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
       ("dropout", po::value<std::string>(),
        "standard: dropout probability, a separate pass over P when > 0 (list or range) [0]")
       ("block-mask", po::value<std::string>(),
-       "blocksparse, on blocks of 128 x 128 tokens: banded:W, random:DENSITY[:SEED] or a file of ceil(N/128) "
-       "lines of 0/1 (list) [dense]")
+       "blocksparse, on blocks of T x T tokens (T = 128 unless the mask ends in @T): banded:W, "
+       "random:DENSITY[:SEED] or a file of ceil(N/T) lines of 0/1 (list) [dense]")
       ("sram", po::value<std::string>(),
        "M: shared memory per thread block; bytes, KiB/MiB (1024), KB/MB (1000) (list or range) "
        "[the --hw preset's]")

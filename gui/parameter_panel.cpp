@@ -78,8 +78,8 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     algos_[k]->setChecked(k < 3);
   }
   block_mask_ = new QLineEdit("banded:2");
-  block_mask_->setToolTip("blocksparse's block mask, on blocks of 128 × 128 tokens whatever the tiling: "
-                          "banded:W (|bi − bj| ≤ W) or random:DENSITY[:SEED]");
+  block_mask_->setToolTip("blocksparse's block mask, on blocks of 128 × 128 tokens whatever the tiling "
+                          "(@T for T × T: banded:1@16 at small N): banded:W (|bi − bj| ≤ W) or random:DENSITY[:SEED]");
 
   sweep_min_ = spin(1, 65536, 16, "smallest block size of the sweep");
   sweep_max_ = spin(1, 65536, 512, "largest block size of the sweep (doubling from the smallest)");

@@ -14,7 +14,7 @@
 namespace flashio::sim {
 namespace {
 
-const char* kAllowed = "allowed: banded:W, random:DENSITY[:SEED] or a file of 0/1 rows";
+const char* kAllowed = "allowed: banded:W, random:DENSITY[:SEED] or a file of 0/1 rows, each optionally @T (T tokens a block, default 128)";
 
 bool parse_int(const std::string& s, int64_t& out) {
   try {
@@ -38,20 +38,37 @@ bool parse_real(const std::string& s, double& out) {
 
 struct Parsed {
   enum Kind { dense, banded, random, file } kind = dense;
+  int64_t block = kMaskBlockTokens;  // T
   int64_t width = 0;
   double density = 1.0;
   uint64_t seed = 0;
   std::string path;
 };
 
+// Splits a trailing "@T" off `text` into `block` (a whole number ≥ 1); false when malformed.
+bool split_block(std::string& text, int64_t& block, const std::string& whole) {
+  const auto at = text.rfind('@');
+  if (at == std::string::npos) return true;
+  int64_t t = 0;
+  if (!parse_int(text.substr(at + 1), t) || t < 1)
+    throw InvalidInput(Field::block_mask, "'" + whole + "': T in @T must be an integer >= 1 (tokens a block); " + kAllowed);
+  block = t;
+  text = text.substr(0, at);
+  return true;
+}
+
 Parsed parse(const BlockMaskSpec& spec) {
   Parsed p;
-  const std::string& t = spec.text;
+  std::string t = spec.text;
   if (t.empty()) return p;
+  // A file whose own name holds '@' is that file; otherwise a trailing @T gives the block size.
+  std::error_code exists_ec;
+  const bool whole_is_file = std::filesystem::exists(t, exists_ec);
+  if (!whole_is_file) split_block(t, p.block, spec.text);
   if (t.rfind("banded:", 0) == 0) {
     p.kind = Parsed::banded;
     if (!parse_int(t.substr(7), p.width) || p.width < 0)
-      throw InvalidInput(Field::block_mask, "'" + t + "': W must be an integer >= 0; " + kAllowed);
+      throw InvalidInput(Field::block_mask, "'" + spec.text + "': W must be an integer >= 0; " + kAllowed);
     return p;
   }
   if (t.rfind("random:", 0) == 0) {
@@ -60,12 +77,12 @@ Parsed parse(const BlockMaskSpec& spec) {
     const auto colon = rest.find(':');
     std::string dens = rest.substr(0, colon);
     if (!parse_real(dens, p.density) || !(p.density > 0.0 && p.density <= 1.0))
-      throw InvalidInput(Field::block_mask, "'" + t + "': DENSITY must be in (0, 1]; " + kAllowed);
+      throw InvalidInput(Field::block_mask, "'" + spec.text + "': DENSITY must be in (0, 1]; " + kAllowed);
     if (colon != std::string::npos) {
       int64_t seed = 0;
       if (!parse_int(rest.substr(colon + 1), seed) || seed < 0)
         throw InvalidInput(Field::block_mask,
-                           "'" + t + "': SEED must be an integer >= 0; " + kAllowed);
+                           "'" + spec.text + "': SEED must be an integer >= 0; " + kAllowed);
       p.seed = static_cast<uint64_t>(seed);
     }
     return p;
@@ -74,10 +91,10 @@ Parsed parse(const BlockMaskSpec& spec) {
   p.path = t;
   std::error_code ec;
   if (std::filesystem::is_directory(t, ec))
-    throw InvalidInput(Field::block_mask, "'" + t + "' is a directory; " + kAllowed);
+    throw InvalidInput(Field::block_mask, "'" + spec.text + "' is a directory; " + kAllowed);
   if (!std::ifstream(t).good())
     throw InvalidInput(Field::block_mask,
-                       "'" + t + "' is not a spec nor a readable file; " + kAllowed);
+                       "'" + spec.text + "' is not a spec nor a readable file; " + kAllowed);
   return p;
 }
 
@@ -85,13 +102,14 @@ Parsed parse(const BlockMaskSpec& spec) {
 
 void validate_block_mask_spec(const BlockMaskSpec& spec) { (void)parse(spec); }
 
-BlockMask::BlockMask(const BlockMaskSpec& spec, const Problem& problem)
-    : n_(problem.seqlen),
-      blocks_((std::max<int64_t>(problem.seqlen, 1) + kMaskBlockTokens - 1) / kMaskBlockTokens),
-      causal_(problem.causal),
-      bits_(static_cast<size_t>(blocks_ * blocks_), 1) {
-  const int64_t b = blocks_;
+int64_t block_mask_tokens(const BlockMaskSpec& spec) { return parse(spec).block; }
+
+BlockMask::BlockMask(const BlockMaskSpec& spec, const Problem& problem) : n_(problem.seqlen), causal_(problem.causal) {
   const Parsed p = parse(spec);
+  block_ = p.block;
+  blocks_ = (std::max<int64_t>(n_, 1) + block_ - 1) / block_;
+  bits_.assign(static_cast<size_t>(blocks_ * blocks_), 1);
+  const int64_t b = blocks_;
   switch (p.kind) {
     case Parsed::dense: break;
     case Parsed::banded:
@@ -116,8 +134,9 @@ BlockMask::BlockMask(const BlockMaskSpec& spec, const Problem& problem)
       std::istringstream in(file.text);
       std::string line;
       int64_t row = 0;
-      const std::string shape = "⌈N/128⌉ × ⌈N/128⌉ = " + std::to_string(b) + " × " + std::to_string(b) +
-                                " blocks of 128 × 128 tokens at N = " + std::to_string(n_);
+      const std::string t = std::to_string(block_);
+      const std::string shape = "⌈N/" + t + "⌉ × ⌈N/" + t + "⌉ = " + std::to_string(b) + " × " + std::to_string(b) +
+                                " blocks of " + t + " × " + t + " tokens at N = " + std::to_string(n_);
       while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty() || line[0] == '#') continue;
@@ -153,8 +172,8 @@ bool BlockMask::overlaps_nonzero(int64_t q0, int64_t q1, int64_t k0, int64_t k1)
   // A nonzero block below the diagonal holds only kept scores; a nonzero diagonal block holds a
   // kept score in every rectangle that overlaps it and reaches the causal triangle (its last
   // query at or past its first key), which the caller's causal tile test has established.
-  const int64_t b0 = q0 / kMaskBlockTokens, b1 = (q1 - 1) / kMaskBlockTokens + 1;
-  const int64_t c0 = k0 / kMaskBlockTokens, c1 = (k1 - 1) / kMaskBlockTokens + 1;
+  const int64_t b0 = q0 / block_, b1 = (q1 - 1) / block_ + 1;
+  const int64_t c0 = k0 / block_, c1 = (k1 - 1) / block_ + 1;
   if (b1 == b0 + 1 && c1 == c0 + 1) return nonzero(b0, c0);  // within one block: its bit
   return count(b0, b1, c0, c1) > 0;
 }
@@ -166,7 +185,7 @@ double BlockMask::density() const {
 }
 
 int64_t BlockMask::tokens_in(int64_t block) const {
-  return std::min(kMaskBlockTokens, n_ - block * kMaskBlockTokens);
+  return std::min(block_, n_ - block * block_);
 }
 
 int64_t BlockMask::kept_queries() const {

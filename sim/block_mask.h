@@ -1,12 +1,13 @@
 // The block mask of block-sparse FlashAttention (docs/paper.md, §3.3 and Proposition 4), defined
-// on blocks of kMaskBlockTokens × kMaskBlockTokens tokens of the N × N score matrix, as
-// block-sparse FlashAttention defines it, so that a mask means the same attention whatever the
-// tiling: query i attends to key j only where the block (⌊i/128⌋, ⌊j/128⌋) is nonzero (and,
-// causal, j ≤ i). A tiling visits a Br × Bc tile when it overlaps a nonzero block holding a kept
-// score, and masks the scores of zero blocks inside it (docs/schedules.md, "blocksparse").
-// Specs (experiments/README.md, "Options"): `banded:W` (|bi − bj| ≤ W, in 128-token blocks),
+// on blocks of T × T tokens of the N × N score matrix (T = 128 unless the spec says, as
+// block-sparse FlashAttention defines it), so that a mask means the same attention whatever the
+// tiling: query i attends to key j only where the block (⌊i/T⌋, ⌊j/T⌋) is nonzero (and, causal,
+// j ≤ i). A tiling visits a Br × Bc tile when it overlaps a nonzero block holding a kept score,
+// and masks the scores of zero blocks inside it (docs/schedules.md, "blocksparse").
+// Specs (experiments/README.md, "Options"): `banded:W` (|bi − bj| ≤ W, in blocks),
 // `random:DENSITY[:SEED]` (each block kept with that probability; the diagonal always kept so
-// every query has a key), or a path to a file of ⌈N/128⌉ lines of ⌈N/128⌉ characters 0/1.
+// every query has a key), or a path to a file of ⌈N/T⌉ lines of ⌈N/T⌉ characters 0/1; any of
+// them followed by `@T` for blocks of T tokens (`banded:1@16`: small problems, the teaching view).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,7 +17,7 @@
 
 namespace flashio::sim {
 
-inline constexpr int64_t kMaskBlockTokens = 128;
+inline constexpr int64_t kMaskBlockTokens = 128;  // T when the spec gives none
 
 struct BlockMaskSpec {
   std::string text;  // as given; empty means dense (every block)
@@ -29,11 +30,12 @@ class BlockMask {
   // ⌈N/128⌉ × ⌈N/128⌉. Causal: blocks above the diagonal hold no kept score and count as zero
   // (a diagonal block keeps its lower triangle).
   BlockMask(const BlockMaskSpec& spec, const Problem& problem);
-  int64_t blocks() const { return blocks_; }  // per side: ⌈N / 128⌉
+  int64_t blocks() const { return blocks_; }  // per side: ⌈N / T⌉
+  int64_t block_tokens() const { return block_; }  // T
   bool nonzero(int64_t bi, int64_t bj) const { return bits_[static_cast<size_t>(bi * blocks_ + bj)] != 0; }
   // Whether query `query` attends to key `key` (its block is nonzero, and causal: key ≤ query).
   bool keeps(int64_t query, int64_t key) const {
-    return (!causal_ || key <= query) && nonzero(query / kMaskBlockTokens, key / kMaskBlockTokens);
+    return (!causal_ || key <= query) && nonzero(query / block_, key / block_);
   }
   // Whether queries [q0, q1) × keys [k0, k1) hold a kept score, the rectangle's first query at or
   // past its first key when causal (the caller's tile test): a nonzero block overlapping it. O(1).
@@ -50,7 +52,7 @@ class BlockMask {
  private:
   int64_t count(int64_t b0, int64_t b1, int64_t c0, int64_t c1) const;  // nonzero blocks in [b0,b1)×[c0,c1)
   int64_t tokens_in(int64_t block) const;
-  int64_t n_, blocks_;
+  int64_t n_, block_, blocks_;
   bool causal_;
   std::vector<unsigned char> bits_;
   std::vector<int32_t> prefix_;  // (blocks + 1)² prefix sums of bits_
@@ -58,5 +60,8 @@ class BlockMask {
 
 // Checks the spec's syntax without a sequence length (for the CLI's early validation).
 void validate_block_mask_spec(const BlockMaskSpec& spec);
+// The spec's T, tokens per block side (kMaskBlockTokens unless it ends in @T). Throws as the
+// constructor does on a malformed spec.
+int64_t block_mask_tokens(const BlockMaskSpec& spec);
 
 }  // namespace flashio::sim

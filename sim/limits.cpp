@@ -79,14 +79,15 @@ void check_grid(const Config& c) {
                            limit_text(kMaxTileRowsAndCols) +
                            " (it keeps a sum per row and column tile); allowed: larger tiles or a smaller N");
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
-    const int64_t side = ceil_div(c.problem.seqlen, kMaskBlockTokens);
+    const int64_t t = block_mask_tokens(c.block_mask);
+    const int64_t side = ceil_div(c.problem.seqlen, t);
     const int64_t blocks = saturating_mul(side, side);
     if (blocks > kMaxMaskBlocks)
       throw InvalidInput(Field::block_mask,
-                         "the block mask has ⌈N/128⌉² = " + std::to_string(side) + " × " + std::to_string(side) +
-                             " = " + std::to_string(blocks) + " blocks of 128 × 128 tokens (" + shape_text(c) +
-                             "), more than the model's limit " + limit_text(kMaxMaskBlocks) +
-                             " (5 bytes per block); allowed: a smaller N");
+                         "the block mask has ⌈N/T⌉² = " + std::to_string(side) + " × " + std::to_string(side) +
+                             " = " + std::to_string(blocks) + " blocks of " + std::to_string(t) + " × " +
+                             std::to_string(t) + " tokens (" + shape_text(c) + "), more than the model's limit " +
+                             limit_text(kMaxMaskBlocks) + " (5 bytes per block); allowed: a smaller N or larger blocks (@T)");
   }
 }
 

@@ -56,7 +56,7 @@ TileVisits tile_visits(const Config& c) {
   // block rows bi0..bi1; each of their nonzero block columns covers the column tiles whose keys
   // meet its 128 keys, a range of j; the row tile visits the union of those ranges (up to the
   // causal frontier), the same tiles as TileFilter::visits (tests/sim compare them), in O(Tr ·
-  // ⌈N/128⌉) steps instead of O(Tr · Tc): the GUI sweeps small tiles at long N.
+  // ⌈N/T⌉) steps instead of O(Tr · Tc): the GUI sweeps small tiles at long N.
   const TileFilter f(c);
   const BlockMask& mask = *f.mask();
   const int64_t blocks = mask.blocks();
@@ -64,11 +64,12 @@ TileVisits tile_visits(const Config& c) {
   for (int64_t i = 0; i < g.tr; ++i) {
     const int64_t q0 = i * g.br, q1 = q0 + g.rows_in(i);
     const int64_t last_j = c.problem.causal ? (q1 - 1) / g.bc : g.tc - 1;  // the causal frontier
-    const int64_t bi0 = q0 / kMaskBlockTokens, bi1 = (q1 - 1) / kMaskBlockTokens + 1;
+    const int64_t t = mask.block_tokens();
+    const int64_t bi0 = q0 / t, bi1 = (q1 - 1) / t + 1;
     int64_t next = 0;  // the first column tile not yet counted for this row tile
     for (int64_t bj = 0; bj < blocks && next <= last_j; ++bj) {
       if (!mask.any_nonzero(bi0, bi1, bj, bj + 1)) continue;
-      const int64_t k0 = bj * kMaskBlockTokens, k1 = std::min(g.n, k0 + kMaskBlockTokens);
+      const int64_t k0 = bj * t, k1 = std::min(g.n, k0 + t);
       const int64_t from = std::max(next, k0 / g.bc), to = std::min(last_j, (k1 - 1) / g.bc);
       if (from > to) continue;
       v.per_row[i] += to - from + 1;

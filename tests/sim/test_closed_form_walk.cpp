@@ -107,3 +107,15 @@ TEST_CASE("standard with mask and dropout adds their passes and walk still equal
                                          K::gemm_dv, K::gemm_dp, K::dropout_bwd, K::rowsum_do_o,
                                          K::softmax_bwd, K::gemm_dq, K::gemm_dk});
 }
+
+TEST_CASE("a block mask of small blocks (@T) skips tiles in a small problem: banded:0@16 at N = 64 "
+          "on 16 x 16 tiles visits the 4 diagonal tiles, on 32 x 16 tiles 2 per row tile") {
+  Config c = config(Algo::blocksparse, Pass::fwd, 1, 1, 64, 16, 16, 16, false);
+  c.block_mask.text = "banded:0@16";
+  require_equal(c);
+  CHECK(tile_visits(c).tiles() == 4);
+  c.tiling = {32, 16};
+  CHECK(tile_visits(c).tiles() == 4);  // each 32-row tile meets two 16-token blocks' keys
+  c.block_mask.text = "banded:0";      // one 128-token block: dense
+  CHECK(tile_visits(c).tiles() == 8);
+}

@@ -68,7 +68,7 @@ ScoreMask zero_blocks_masked(const Config& c) {
   ScoreMask keep(n, n);
   for (int64_t r = 0; r < n; ++r)
     for (int64_t col = 0; col < n; ++col)
-      keep(r, col) = mask.nonzero(r / 128, col / 128) && (!c.problem.causal || col <= r);
+      keep(r, col) = mask.nonzero(r / mask.block_tokens(), col / mask.block_tokens()) && (!c.problem.causal || col <= r);
   return keep;
 }
 
@@ -201,7 +201,7 @@ TEST_CASE("dropout keeps about 1 − p of the scores, scaled by 1/(1 − p), and
 TEST_CASE("blocksparse equals a reference that masks the zero 128-token blocks of its block mask, "
           "at tilings that are not the blocks' (Br != Bc, tiles across block edges)",
           "[execute]") {
-  for (const char* spec : {"banded:1", "banded:0", "random:0.4:3", ""})
+  for (const char* spec : {"banded:1", "banded:0", "random:0.4:3", "", "banded:1@16", "random:0.3:2@40"})
     for (int64_t n : {7, 130, 517})
       for (bool causal : {false, true})
         for (const auto& [br, bc] : {std::pair<int64_t, int64_t>{16, 32}, {48, 80}}) {

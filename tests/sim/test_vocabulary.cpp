@@ -102,6 +102,17 @@ TEST_CASE("block masks: on blocks of 128 tokens, banded keeps |i-j| <= W, random
   CHECK(band.overlaps_nonzero(0, 16, 240, 272));   // keys 240-271 reach block 1 (|0 − 1| ≤ 1)
   CHECK(!band.overlaps_nonzero(0, 16, 256, 300));  // block 2 only: |0 − 2| > 1
   CHECK(band.overlaps_nonzero(120, 136, 380, 400));  // query block 1 meets key block 2
+  // @T: blocks of T tokens (a small problem's mask; the teaching view's N = 64).
+  BlockMask small({"banded:1@16"}, of_length(80));
+  CHECK(small.block_tokens() == 16);
+  CHECK(small.blocks() == 5);
+  CHECK(small.nonzero_count() == 13);
+  CHECK(small.keeps(0, 31));
+  CHECK(!small.keeps(0, 32));
+  CHECK(block_mask_tokens({"random:0.5:3@40"}) == 40);
+  CHECK(block_mask_tokens({"banded:2"}) == 128);
+  CHECK_THROWS_AS(BlockMask({"banded:1@0"}, of_length(2)), InvalidInput);
+  CHECK_THROWS_AS(BlockMask({"banded:1@x"}, of_length(2)), InvalidInput);
   CHECK_THROWS_AS(BlockMask({"banded:x"}, of_length(2)), InvalidInput);
   CHECK_THROWS_AS(BlockMask({"random:1.5"}, of_length(2)), InvalidInput);
   CHECK_THROWS_AS(BlockMask({"no/such/file"}, of_length(2)), InvalidInput);
