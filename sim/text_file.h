@@ -13,8 +13,8 @@ namespace flashio::sim {
 // The largest text files read (docs/architecture.md, "Limits"). Experiment and hardware files
 // are a few dozen `key = value` lines.
 inline constexpr int64_t kMaxSettingsFileBytes = int64_t{1} << 20;
-// A block-mask file is Tr lines of Tc characters (sim/limits.h bounds Tr·Tc by 2^26) plus
-// line ends (Tr + Tc ≤ 2^22), so 2^27 bytes leave room for comments.
+// A block-mask file is ⌈N/T⌉ lines of ⌈N/T⌉ characters (sim/limits.h bounds their product by
+// 2^26) plus line ends, so 2^27 bytes leave room for comments.
 inline constexpr int64_t kMaxMaskFileBytes = int64_t{1} << 27;
 // A rows csv (flashio's own output, read by compare): about 500,000 rows.
 inline constexpr int64_t kMaxRowsFileBytes = int64_t{1} << 27;
