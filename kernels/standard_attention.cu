@@ -40,14 +40,19 @@ __device__ __forceinline__ void merge_max_sum(float& m, float& l, float m2, floa
   m = mx;
 }
 
-// The block's (max, sum) from every thread's: each warp's by shuffles; with more than one warp,
-// the warps' through shared memory, which every warp then reduces by shuffles again (so all
-// threads hold the same figures).
-__device__ void block_reduce_max_sum(float& m, float& l) {
+// A warp's (max, sum) from its lanes', by butterfly shuffles: every lane ends with the warp's.
+__device__ __forceinline__ void warp_reduce_max_sum(float& m, float& l) {
   for (int off = 16; off > 0; off /= 2) {
     const float m2 = __shfl_xor_sync(0xffffffffu, m, off), l2 = __shfl_xor_sync(0xffffffffu, l, off);
     merge_max_sum(m, l, m2, l2);
   }
+}
+
+// The block's (max, sum) from every thread's: each warp's by shuffles; with more than one warp,
+// the warps' through shared memory, which every warp then reduces by shuffles again (so all
+// threads hold the same figures).
+__device__ void block_reduce_max_sum(float& m, float& l) {
+  warp_reduce_max_sum(m, l);
   const int warps = blockDim.x / 32;
   if (warps == 1) return;
   __shared__ float warp_m[32], warp_l[32];
@@ -56,10 +61,7 @@ __device__ void block_reduce_max_sum(float& m, float& l) {
   __syncthreads();
   m = lane < warps ? warp_m[lane] : -INFINITY;
   l = lane < warps ? warp_l[lane] : 0.f;
-  for (int off = 16; off > 0; off /= 2) {
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, off), l2 = __shfl_xor_sync(0xffffffffu, l, off);
-    merge_max_sum(m, l, m2, l2);
-  }
+  warp_reduce_max_sum(m, l);
 }
 
 // Key-padding mask (the paper's benchmark masks padded keys): keys ≥ len_b get −inf, with
