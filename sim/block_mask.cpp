@@ -45,16 +45,15 @@ struct Parsed {
   std::string path;
 };
 
-// Splits a trailing "@T" off `text` into `block` (a whole number ≥ 1); false when malformed.
-bool split_block(std::string& text, int64_t& block, const std::string& whole) {
+// Splits a trailing "@T" off `text` into `block` (a whole number ≥ 1); throws when malformed.
+void split_block(std::string& text, int64_t& block, const std::string& whole) {
   const auto at = text.rfind('@');
-  if (at == std::string::npos) return true;
+  if (at == std::string::npos) return;
   int64_t t = 0;
   if (!parse_int(text.substr(at + 1), t) || t < 1)
     throw InvalidInput(Field::block_mask, "'" + whole + "': T in @T must be an integer >= 1 (tokens a block); " + kAllowed);
   block = t;
   text = text.substr(0, at);
-  return true;
 }
 
 Parsed parse(const BlockMaskSpec& spec) {

@@ -132,7 +132,7 @@ Tiles make_tiles(const Config& c) {
   // A tile is skipped when it holds no kept score: under causal, when its first key comes after
   // its last query; for blocksparse, when it overlaps no nonzero block (Proposition 4).
   const TileFilter filter(c);
-  t.mask = filter.mask() ? std::make_shared<const BlockMask>(*filter.mask()) : nullptr;
+  t.mask = filter.mask();
   t.visited.assign(static_cast<size_t>(t.tr * t.tc), 0);
   t.first_j.assign(static_cast<size_t>(t.tr), -1);
   t.last_j.assign(static_cast<size_t>(t.tr), -1);
@@ -389,11 +389,8 @@ void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t,
 
 using RowBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t row)>;
 void rowwise(Launcher& run, const Standard& s, KernelKind kind, const RowBody& body) {
-  // 256 threads a row; the softmax's its catalog gives (its row in registers, sim/kernel_catalog.h).
-  if (kind == KernelKind::softmax)
-    run.launch({kind, s.n, standard_softmax_threads(s.n), kStandardSoftmaxStaticSmemBytes}, body);
-  else
-    run.launch({kind, s.n, 256, 0}, body);
+  const RowKernelLaunch launch = standard_row_kernel_launch(kind, s.n);  // as the schedule's
+  run.launch({kind, s.n, launch.threads, launch.smem_bytes}, body);
 }
 
 void standard_forward(Launcher& run, const Standard& s) {

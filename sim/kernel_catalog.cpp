@@ -117,6 +117,12 @@ int64_t standard_softmax_threads(int64_t seqlen) {
   return std::min<int64_t>(1024, (threads + 31) / 32 * 32);
 }
 
+RowKernelLaunch standard_row_kernel_launch(KernelKind kind, int64_t seqlen) {
+  if (kind == KernelKind::softmax)
+    return {standard_softmax_threads(seqlen), kStandardSoftmaxRegisters, kStandardSoftmaxStaticSmemBytes};
+  return {};
+}
+
 std::span<const BuiltKernel> built_kernels() { return kBuilt; }
 
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols) {

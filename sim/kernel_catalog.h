@@ -104,6 +104,16 @@ std::span<const BuiltRowKernel> built_row_kernels();
 int64_t standard_softmax_threads(int64_t seqlen);
 inline constexpr int64_t kStandardSoftmaxRegisters = 59;
 inline constexpr int64_t kStandardSoftmaxStaticSmemBytes = 256;
+
+// What a standard row kernel (mask, softmax, dropout, dropout_bwd, softmax_bwd) is launched with
+// for rows of N elements: 256 threads and no shared memory (registers not catalogued), but the
+// softmax's above. The schedule and the numeric execution both take it from here.
+struct RowKernelLaunch {
+  int64_t threads = 256;
+  int64_t registers = 0;  // 0: not a limit the model knows
+  int64_t smem_bytes = 0;
+};
+RowKernelLaunch standard_row_kernel_launch(KernelKind kind, int64_t seqlen);
 // The row kernel `kind` of flash2's backward at (d, dtype), or nullptr when not built.
 const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dtype);
 

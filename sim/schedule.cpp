@@ -63,7 +63,7 @@ TileVisits tile_visits(const Config& c) {
   std::vector<int64_t> count_diff(static_cast<size_t>(g.tc + 1), 0), rows_diff(static_cast<size_t>(g.tc + 1), 0);
   for (int64_t i = 0; i < g.tr; ++i) {
     const int64_t q0 = i * g.br, q1 = q0 + g.rows_in(i);
-    const int64_t last_j = c.problem.causal ? (q1 - 1) / g.bc : g.tc - 1;  // the causal frontier
+    const int64_t last_j = c.problem.causal ? g.causal_last_col(i) : g.tc - 1;
     const int64_t t = mask.block_tokens();
     const int64_t bi0 = q0 / t, bi1 = (q1 - 1) / t + 1;
     int64_t next = 0;  // the first column tile not yet counted for this row tile

@@ -78,6 +78,8 @@ struct TileGrid {
   int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
   // Causal: tile (i, j) is skipped when its first column lies beyond its last row.
   bool above_diagonal(int64_t i, int64_t j) const { return j * bc > i * br + rows_in(i) - 1; }
+  // Causal: the last column tile row tile i visits, the one holding its last row.
+  int64_t causal_last_col(int64_t i) const { return (i * br + rows_in(i) - 1) / bc; }
 };
 TileGrid tile_grid(const Config& config);
 
@@ -104,8 +106,8 @@ class TileFilter {
   explicit TileFilter(const Config& config);
   bool visits(int64_t i, int64_t j) const;
   const TileGrid& grid() const { return grid_; }
-  // blocksparse's mask (on 128-token blocks, sim/block_mask.h), or null when dense.
-  const BlockMask* mask() const { return mask_.get(); }
+  // blocksparse's mask (on blocks of T tokens, sim/block_mask.h), or null when dense.
+  const std::shared_ptr<const BlockMask>& mask() const { return mask_; }
   bool causal() const { return causal_; }
 
  private:

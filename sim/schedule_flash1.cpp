@@ -31,7 +31,7 @@ struct RowSpan {
       // O(Tr), not a scan of Tr·Tc tiles (N = 16384 at 16 × 16 tiles is 10^6 of them).
       for (int64_t i = 0; i < g.tr; ++i) {
         first_j[i] = 0;
-        last_j[i] = filter.causal() ? (i * g.br + g.rows_in(i) - 1) / g.bc : g.tc - 1;
+        last_j[i] = filter.causal() ? g.causal_last_col(i) : g.tc - 1;
       }
       return;
     }

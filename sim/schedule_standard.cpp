@@ -87,8 +87,10 @@ KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> rea
   k.kind = kind;
   k.heads = sh.heads;
   k.blocks_per_head = sh.n;
-  k.threads_per_block = 256;
-  k.smem_bytes = 0;
+  const RowKernelLaunch launch = standard_row_kernel_launch(kind, sh.n);  // sim/kernel_catalog.h
+  k.threads_per_block = launch.threads;
+  k.registers_per_thread = launch.registers;
+  k.smem_bytes = launch.smem_bytes;
   k.transfers_per_block = static_cast<int64_t>(reads.size()) + (reads_delta ? 1 : 0) + 1;
   k.emit_block = [sh, reads, reads_delta, out, row_flops](int64_t bh, int64_t row, ScheduleSink& s) {
     for (Tensor t : reads) s.transfer({t, Dir::read, bh, row, 1, 0, sh.n});
@@ -120,10 +122,6 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
     kernels.push_back(gemm_nt(KernelKind::gemm_qk, sh, Tensor::Q, Tensor::K, Tensor::S));
     if (p.mask) kernels.push_back(rowwise(KernelKind::mask, sh, {Tensor::S}, false, Tensor::S, &flops_model::mask_row));
     kernels.push_back(rowwise(KernelKind::softmax, sh, {Tensor::S}, false, Tensor::P, &flops_model::softmax_row));
-    // Its row lives in its threads' registers, 32 elements each (occupancy; sim/kernel_catalog.h).
-    kernels.back().threads_per_block = standard_softmax_threads(sh.n);
-    kernels.back().registers_per_thread = kStandardSoftmaxRegisters;
-    kernels.back().smem_bytes = kStandardSoftmaxStaticSmemBytes;
     if (dropout)
       kernels.push_back(rowwise(KernelKind::dropout, sh, {Tensor::P}, false, Tensor::P_drop, &flops_model::dropout_row));
     kernels.push_back(gemm_nn(KernelKind::gemm_pv, sh, p_used, false, Tensor::V, Tensor::O));

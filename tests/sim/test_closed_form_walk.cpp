@@ -58,40 +58,47 @@ TEST_CASE("walk equals closed form for N not divisible by the blocks (N = 97, 10
         require_equal(config(a, Pass::fwdbwd, 2, 3, n, 64, 64, 32, causal));
 }
 
-TEST_CASE("walk equals closed form for blocksparse masks, causal and not, at tilings across the "
-          "mask's 128-token blocks") {
-  for (const char* spec : {"banded:1", "banded:0", "random:0.3:7", "random:1"})
+// Every (mask, causal, N × Br × Bc) case of a blocksparse configuration of `pass`, B = 1, H = 2,
+// d = 40, handed to `check` (each CAPTUREd).
+using MaskShape = std::tuple<int64_t, int64_t, int64_t>;  // N, Br, Bc
+template <typename Check>
+void for_each_mask_case(Pass pass, std::initializer_list<const char*> specs, std::initializer_list<MaskShape> shapes,
+                        Check check) {
+  for (const char* spec : specs)
     for (bool causal : {false, true})
-      for (const auto& [n, br, bc] : {std::tuple<int64_t, int64_t, int64_t>{333, 32, 48}, {1000, 16, 160},
-                                      {1000, 200, 24}, {517, 256, 256}, {129, 8, 8}}) {
-        Config c = config(Algo::blocksparse, Pass::fwdbwd, 1, 2, n, 40, br, bc, causal);
+      for (const auto& [n, br, bc] : shapes) {
+        Config c = config(Algo::blocksparse, pass, 1, 2, n, 40, br, bc, causal);
         c.block_mask.text = spec;
         CAPTURE(spec, causal, n, br, bc);
-        require_equal(c);
+        check(c);
       }
+}
+
+TEST_CASE("walk equals closed form for blocksparse masks, causal and not, at tilings across the "
+          "mask's 128-token blocks") {
+  for_each_mask_case(Pass::fwdbwd, {"banded:1", "banded:0", "random:0.3:7", "random:1"},
+                     {{333, 32, 48}, {1000, 16, 160}, {1000, 200, 24}, {517, 256, 256}, {129, 8, 8}},
+                     [](const Config& c) { require_equal(c); });
 }
 
 TEST_CASE("with a block mask, tile_visits counts exactly the tiles TileFilter visits (per row tile, "
           "per column tile, and the rows they cover)") {
-  for (const char* spec : {"banded:0", "banded:2", "random:0.2:3", "random:0.6:9"})
-    for (bool causal : {false, true})
-      for (const auto& [n, br, bc] : {std::tuple<int64_t, int64_t, int64_t>{1000, 16, 160}, {1000, 200, 24},
-                                      {777, 128, 128}, {2049, 96, 40}, {300, 512, 8}}) {
-        Config c = config(Algo::blocksparse, Pass::fwd, 1, 1, n, 16, br, bc, causal);
-        c.block_mask.text = spec;
-        CAPTURE(spec, causal, n, br, bc);
-        const TileVisits v = tile_visits(c);
-        const TileFilter f(c);
-        const TileGrid& g = f.grid();
-        std::vector<int64_t> per_row(g.tr, 0), kv_rows(g.tr, 0), per_col(g.tc, 0), q_rows(g.tc, 0);
-        for (int64_t i = 0; i < g.tr; ++i)
-          for (int64_t j = 0; j < g.tc; ++j)
-            if (f.visits(i, j)) ++per_row[i], kv_rows[i] += g.cols_in(j), ++per_col[j], q_rows[j] += g.rows_in(i);
-        CHECK(v.per_row == per_row);
-        CHECK(v.kv_rows == kv_rows);
-        CHECK(v.per_col == per_col);
-        CHECK(v.q_rows == q_rows);
-      }
+  for_each_mask_case(Pass::fwd, {"banded:0", "banded:2", "random:0.2:3", "random:0.6:9"},
+                     {{1000, 16, 160}, {1000, 200, 24}, {777, 128, 128}, {2049, 96, 40}, {300, 512, 8}},
+                     [](const Config& c) {
+                       const TileVisits v = tile_visits(c);
+                       const TileFilter f(c);
+                       const TileGrid& g = f.grid();
+                       std::vector<int64_t> per_row(g.tr, 0), kv_rows(g.tr, 0), per_col(g.tc, 0), q_rows(g.tc, 0);
+                       for (int64_t i = 0; i < g.tr; ++i)
+                         for (int64_t j = 0; j < g.tc; ++j)
+                           if (f.visits(i, j))
+                             ++per_row[i], kv_rows[i] += g.cols_in(j), ++per_col[j], q_rows[j] += g.rows_in(i);
+                       CHECK(v.per_row == per_row);
+                       CHECK(v.kv_rows == kv_rows);
+                       CHECK(v.per_col == per_col);
+                       CHECK(v.q_rows == q_rows);
+                     });
 }
 
 TEST_CASE("standard with mask and dropout adds their passes and walk still equals closed form") {
