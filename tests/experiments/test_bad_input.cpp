@@ -94,6 +94,8 @@ TEST_CASE("malformed values are rejected naming the option and what is allowed")
   check_rejected({{"simulate", "--seqlen", "4096:1024:x2"}, "--seqlen"});
   check_rejected({{"simulate", "--hw", "no-such-gpu"}, "--hw"});
   check_rejected({{"simulate", "--algo", "blocksparse", "--block-mask", "stripes:3"}, "--block-mask"});
+  check_rejected({{"simulate", "--algo", "blocksparse", "--block-mask", "banded:1@0"}, "--block-mask"});
+  check_rejected({{"simulate", "--algo", "blocksparse", "--block-mask", "random:0.5@x"}, "--block-mask"});
   check_rejected({{"simulate", "--dropout", "1.5"}, "--dropout"});
 }
 
