@@ -294,3 +294,19 @@ TEST_CASE("the forward tile's ldmatrix loads overlap its mma (the longer of the 
   const PassTime bwd = model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
   CHECK(bwd.time_ms == Approx(tensor_ms + smem_ms).epsilon(1e-6));
 }
+
+TEST_CASE("a grid past the list schedule's cap (2^16 blocks) schedules whole heads and scales: causal's "
+          "unequal blocks at 4 and 8 times the cap take time in proportion to their heads") {
+  Problem p;
+  p.batch = 64, p.heads = 64, p.seqlen = 1000, p.headdim = 64, p.causal = true, p.pass = Pass::fwd;
+  const TilingRequest tiles{TilingSource::rule, 64, 64};  // 16 row tiles a head, unequal under causal
+  const auto flash2_ms = [&](int64_t heads) {
+    p.heads = heads;
+    const SimResult r = simulate(make_config(Algo::flash2, p, flat_hardware(), std::nullopt, tiles), CountMethod::formula);
+    return r.kernel_time_ms.at(0);
+  };
+  // 64 × 64 heads × 16 blocks = 2^16 (exact); × 4 and × 8 past the cap.
+  const double at_cap = flash2_ms(64), four = flash2_ms(256), eight = flash2_ms(512);
+  CHECK(four == Approx(4 * at_cap).epsilon(0.02));
+  CHECK(eight == Approx(2 * four).epsilon(0.02));
+}
