@@ -3,7 +3,7 @@
 # predictions beside this script were committed before any of these rows was measured.
 # Usage, from the repository root on the GPU machine, with the CUDA build's binaries in BIN
 # (flashio, test_kernels_gpu; lib/ with libgomp.so.1) and OUT a directory for the results:
-#   experiments/results/pending/measure.sh BIN OUT
+#   experiments/results/h200_time_round3/measure.sh BIN OUT
 # Then here: flashio compare --predicted pred_R?.csv --measured OUT/bench_R?.csv --format csv,
 # and the same against formula_R?.csv and roof_R?.csv.
 set -u
