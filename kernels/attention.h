@@ -69,6 +69,10 @@ struct AttentionConfig;
 // order). Pure C++ (kernels/launch_sequence.cpp): it needs no GPU, so the bridge to sim's kernel
 // kinds is tested on any machine; enqueue checks that it launched exactly these.
 std::vector<Launch> launch_sequence(const AttentionConfig& config, Pass pass);
+// How many library calls `launch` makes for `config`: standard's GEMMs call cuBLAS twice when N
+// is not a multiple of 8 (standard_gemm_main_keys, kernels/standard_attention.h), every other
+// launch is one kernel launch. The profiler attributes captured launches with it.
+int library_calls(const AttentionConfig& config, Launch launch);
 
 struct AttentionConfig {
   int64_t batch = 1, heads = 1, seqlen = 128, headdim = 64;  // layout (B, H, N, d) contiguous

@@ -2,6 +2,7 @@
 // standard's separate passes (mask, dropout only when asked for), flash1's one kernel per pass,
 // flash2's forward and its three backward kernels. Pure C++, no CUDA.
 #include "kernels/attention.h"
+#include "kernels/standard_layout.h"
 
 namespace flashio::kernels {
 
@@ -35,6 +36,18 @@ std::vector<Launch> launch_sequence(const AttentionConfig& c, Pass pass) {
       return out;
   }
   return out;
+}
+
+int library_calls(const AttentionConfig& c, Launch launch) {
+  switch (launch) {
+    case Launch::gemm_qk:
+    case Launch::gemm_pv:
+    case Launch::gemm_dv:
+    case Launch::gemm_dp:
+    case Launch::gemm_dq:
+    case Launch::gemm_dk: return standard_gemm_main_keys(c.seqlen) < c.seqlen ? 2 : 1;
+    default: return 1;
+  }
 }
 
 }  // namespace flashio::kernels

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/cublas_library.h"
 #include "kernels/launch.h"
@@ -210,14 +211,72 @@ cudaDataType_t cuda_type(DType dtype) { return dtype == DType::fp16 ? CUDA_R_16F
 
 // Row-major X (r × c) is column-major Xᵀ, so each product is written for cuBLAS transposed:
 // C_rowmajor = A B  ⇔  Cᵀ = Bᵀ Aᵀ in column-major terms.
-void gemm(cublasHandle_t h, const StandardParams& p, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
-          int k, float alpha, const void* a, int lda, int64_t stride_a, const void* b, int ldb, int64_t stride_b,
-          void* c, int ldc, int64_t stride_c) {
-  const float beta = 0.f;
+struct Gemm {
+  cublasOperation_t ta, tb;
+  int m, n, k;
+  float alpha;
+  const void* a;
+  int lda;
+  int64_t stride_a;
+  const void* b;
+  int ldb;
+  int64_t stride_b;
+  void* c;
+  int ldc;
+  int64_t stride_c;
+};
+
+void run_gemm(cublasHandle_t h, const StandardParams& p, const Gemm& g, float beta) {
   const cudaDataType_t t = cuda_type(p.dtype);
-  FLASHIO_CUBLAS_CHECK(cublas_library().gemm_strided_batched_ex(h, ta, tb, m, n, k, &alpha, a, t, lda, stride_a, b, t, ldb,
-                                                  stride_b, &beta, c, t, ldc, stride_c, p.batch * p.heads,
-                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  FLASHIO_CUBLAS_CHECK(cublas_library().gemm_strided_batched_ex(
+      h, g.ta, g.tb, g.m, g.n, g.k, &g.alpha, g.a, t, g.lda, g.stride_a, g.b, t, g.ldb, g.stride_b, &beta, g.c, t, g.ldc,
+      g.stride_c, p.batch * p.heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+// Which of the cuBLAS dimensions is the keys': m (gemm_qk, gemm_dp: C's rows, A's columns),
+// k (gemm_pv, gemm_dq: the inner one, B's rows and A's columns) or n (gemm_dv, gemm_dk: C's
+// columns, B's rows). The keys from standard_gemm_main_keys(N) on run as a second GEMM on
+// pointers moved to that key, a multiple of 8, so every moved pointer stays 16-byte aligned.
+// Over k the second GEMM adds to the first's C (beta = 1).
+enum class KeysIn { m, k, n };
+
+template <typename V>  // V: void or const void
+V* at_key(V* x, int64_t elements, DType dtype) {
+  using Byte = std::conditional_t<std::is_const_v<V>, const char, char>;
+  const int64_t bytes = dtype == DType::fp16 ? sizeof(__half) : sizeof(__nv_bfloat16);
+  return static_cast<Byte*>(x) + elements * bytes;
+}
+
+void gemm(cublasHandle_t h, const StandardParams& p, KeysIn keys, Gemm g) {
+  const int n = p.seqlen;
+  const int main_keys = static_cast<int>(standard_gemm_main_keys(n));
+  if (main_keys == n) {
+    run_gemm(h, p, g, 0.f);
+    return;
+  }
+  Gemm tail = g;
+  switch (keys) {
+    case KeysIn::m:
+      g.m = main_keys;
+      tail.m = n - main_keys;
+      tail.a = at_key(g.a, int64_t(main_keys) * g.lda, p.dtype);  // op(A) = Aᵀ: A's columns are keys
+      tail.c = at_key(g.c, main_keys, p.dtype);
+      break;
+    case KeysIn::k:
+      g.k = main_keys;
+      tail.k = n - main_keys;
+      tail.a = at_key(g.a, int64_t(main_keys) * g.lda, p.dtype);
+      tail.b = at_key(g.b, main_keys, p.dtype);
+      break;
+    case KeysIn::n:
+      g.n = main_keys;
+      tail.n = n - main_keys;
+      tail.b = at_key(g.b, main_keys, p.dtype);  // op(B) = Bᵀ: B's rows are keys
+      tail.c = at_key(g.c, int64_t(main_keys) * g.ldc, p.dtype);
+      break;
+  }
+  run_gemm(h, p, g, 0.f);
+  run_gemm(h, p, tail, keys == KeysIn::k ? 1.f : 0.f);
 }
 
 // cublasSetStream resets the handle's workspace to cuBLAS's own pool (cuBLAS documentation,
@@ -235,7 +294,7 @@ void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   const int64_t rows = int64_t(p.batch) * p.heads * n;
   bind_stream(h, p, stream);
   // gemm_qk: S = scale · Q Kᵀ  ⇔  Sᵀ = scale · K Qᵀ (col-major: op(A) = (Kᵀ)ᵀ, B = Qᵀ).
-  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, ld, nn);
+  gemm(h, p, KeysIn::m, {CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, p.scale, p.k, d, nd, p.q, d, nd, p.s, int(ld), nn});
   names->push_back(Launch::gemm_qk);
   if (p.mask) {
     mask_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<T*>(p.s), n, ld, p.heads, p.batch);
@@ -253,7 +312,7 @@ void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
     probs = p.p_drop;
   }
   // gemm_pv: O = P V  ⇔  Oᵀ = Vᵀ Pᵀ.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, 1.f, p.v, d, nd, probs, ld, nn, p.o, d, nd);
+  gemm(h, p, KeysIn::k, {CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, 1.f, p.v, d, nd, probs, int(ld), nn, p.o, d, nd});
   names->push_back(Launch::gemm_pv);
 }
 
@@ -265,10 +324,10 @@ void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   bind_stream(h, p, stream);
   const void* probs = p.dropout > 0.f ? p.p_drop : p.p;
   // gemm_dv: dV = Pᵀ dO  ⇔  dVᵀ = dOᵀ P.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, ld, nn, p.dv, d, nd);
+  gemm(h, p, KeysIn::n, {CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, int(ld), nn, p.dv, d, nd});
   names->push_back(Launch::gemm_dv);
   // gemm_dp: dP = dO Vᵀ  ⇔  dPᵀ = V dOᵀ.
-  gemm(h, p, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, ld, nn);
+  gemm(h, p, KeysIn::m, {CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, int(ld), nn});
   names->push_back(Launch::gemm_dp);
   if (p.dropout > 0.f) {
     dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.dp), static_cast<T*>(p.dp), n, ld,
@@ -285,10 +344,10 @@ void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   FLASHIO_LAUNCH_CHECK("softmax_bwd");
   names->push_back(Launch::softmax_bwd);
   // gemm_dq: dQ = scale · dS K  ⇔  dQᵀ = scale · Kᵀ dSᵀ.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, p.scale, p.k, d, nd, p.s, ld, nn, p.dq, d, nd);
+  gemm(h, p, KeysIn::k, {CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, p.scale, p.k, d, nd, p.s, int(ld), nn, p.dq, d, nd});
   names->push_back(Launch::gemm_dq);
   // gemm_dk: dK = scale · dSᵀ Q  ⇔  dKᵀ = scale · Qᵀ dS.
-  gemm(h, p, CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, p.scale, p.q, d, nd, p.s, ld, nn, p.dk, d, nd);
+  gemm(h, p, KeysIn::n, {CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, p.scale, p.q, d, nd, p.s, int(ld), nn, p.dk, d, nd});
   names->push_back(Launch::gemm_dk);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
+#include "kernels/standard_layout.h"
 
 namespace flashio::kernels {
 
@@ -42,26 +43,6 @@ struct StandardParams {
   void* cublas_workspace = nullptr;
   size_t cublas_workspace_bytes = 0;
 };
-
-// Largest N the row kernels take (the softmax holds a row in its threads' registers).
-constexpr int kStandardMaxSeqlen = 32768;
-
-// Elements from one row of S, P, dP, dS to the next: N rounded up to a multiple of 64, so
-// every row starts on a 128-byte line. With rows N elements apart, at N = 3000 (6,000-byte
-// rows: a row's first and last 32-byte sectors shared with its neighbours) cuBLAS wrote S at
-// half its rate (gemm_qk 0.69 ms against 0.35 at N = 1024's bytes per second, H200). Only the N
-// columns of a row are read and written (the softmax's last 16-byte chunk stores zeros past N).
-constexpr int64_t standard_row_stride(int64_t n) { return (n + 63) / 64 * 64; }
-
-// The softmax's threads per row: 32 elements (kSoftmaxChunks 16-byte chunks) each, whole
-// warps, 32 to 1,024 (N ≤ kStandardMaxSeqlen). sim's catalog has the same rule
-// (sim::standard_softmax_threads; tests/kernels/test_catalog_resources.cpp compares them).
-constexpr int kSoftmaxChunks = 4;
-constexpr int standard_softmax_threads(int64_t n) {
-  const int64_t threads = (n + 8 * kSoftmaxChunks - 1) / (8 * kSoftmaxChunks);
-  return static_cast<int>(threads < 32 ? 32 : (threads + 31) / 32 * 32);
-}
-static_assert(standard_softmax_threads(kStandardMaxSeqlen) == 1024);
 
 // Launch the kernels of each pass in docs/schedules.md's order; each launch is appended to `launched`.
 void enqueue_standard_fwd(const StandardParams& p, cublasHandle_t cublas, cudaStream_t stream,

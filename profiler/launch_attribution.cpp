@@ -1,5 +1,8 @@
 #include "profiler/launch_attribution.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "profiler/profiler_error.h"
 
 namespace flashio::profiler {
@@ -13,30 +16,30 @@ bool looks_like_cublas(const std::string& function) {
 
 }  // namespace
 
-std::vector<size_t> attribute_launches(const std::vector<std::string>& names,
+std::vector<size_t> attribute_launches(const std::vector<std::string>& names, const std::vector<size_t>& calls,
                                        const std::vector<std::string>& functions) {
+  if (calls.size() != names.size()) throw std::logic_error("attribute_launches: one call count per name");
   std::vector<size_t> owner;
   if (names.empty() && !functions.empty())
     throw ProfilerError(ErrorKind::cuda_failure, "kernel launches in a pass that has no kernels");
-  if (names.size() == functions.size()) {
-    for (size_t i = 0; i < names.size(); ++i) owner.push_back(i);
-    return owner;
-  }
+  // Launches the names from n on need at least.
+  std::vector<size_t> needed_from(names.size() + 1, 0);
+  for (size_t n = names.size(); n-- > 0;) needed_from[n] = needed_from[n + 1] + std::max<size_t>(calls[n], 1);
   size_t launch = 0;
   for (size_t n = 0; n < names.size(); ++n) {
-    if (launch >= functions.size()) break;
-    owner.push_back(n);
-    ++launch;
+    for (size_t c = 0; c < std::max<size_t>(calls[n], 1) && launch < functions.size(); ++c, ++launch)
+      owner.push_back(n);
     if (names[n].rfind("gemm_", 0) == 0) {
       // Extra launches left to place: take them while they look like cuBLAS's.
-      while (launch < functions.size() && functions.size() - launch > names.size() - n - 1 &&
+      while (launch < functions.size() && functions.size() - launch > needed_from[n + 1] &&
              looks_like_cublas(functions[launch])) {
         owner.push_back(n);
         ++launch;
       }
     }
   }
-  if (owner.size() != functions.size() || owner.back() != names.size() - 1)
+  if (owner.size() != functions.size() || owner.empty() || owner.back() != names.size() - 1 ||
+      functions.size() < needed_from[0])
     throw ProfilerError(ErrorKind::cuda_failure,
                         "cannot attribute " + std::to_string(functions.size()) +
                             " kernel launches to the pass's " + std::to_string(names.size()) +

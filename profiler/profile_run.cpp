@@ -110,10 +110,14 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
   for (kernels::Pass p : passes) {
     std::vector<sim::KernelKind> kinds;  // the model's kind of each launch (the rows' kernel column)
     std::vector<std::string> names;      // its spelling, which attribute_launches matches
+    std::vector<size_t> calls;           // its library calls (kernels::library_calls)
     for (kernels::Launch l : kernels::launch_sequence(kc, p)) {
       kinds.push_back(to_sim(l));
       names.push_back(sim::to_string(kinds.back()));
+      calls.push_back(static_cast<size_t>(kernels::library_calls(kc, l)));
     }
+    size_t call_count = 0;
+    for (size_t c : calls) call_count += c;
     std::unique_ptr<CapturedPass> capture;
     std::string capture_error;
     try {
@@ -132,18 +136,20 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
             flush(m.stream);
           },
           [&] { flush(m.stream); });
-      if (records.size() != names.size() + 1)
+      if (records.size() != call_count + 1)
         throw ProfilerError(ErrorKind::cuda_failure,
                             "the " + kernels::to_string(p) + " pass launched " +
                                 std::to_string(records.size() - 1) + " kernels for " +
-                                std::to_string(names.size()) +
-                                " names; cannot attribute them (the pass could not be captured "
+                                std::to_string(names.size()) + " names (" + std::to_string(call_count) +
+                                " library calls); cannot attribute them (the pass could not be captured "
                                 "for one-by-one replay: " + capture_error + ")");
-      for (size_t n = 0; n < names.size(); ++n) {
+      size_t first = 0;  // the name's first record: one record per library call
+      for (size_t n = 0; n < names.size(); first += calls[n], ++n) {
         MetricValues v;
         for (size_t i = 0; i < metrics.size(); ++i) {
-          double x = records[n].values[i];
-          if (metrics[i] == metric::dram_write && n + 1 == names.size()) x += records[n + 1].values[i];
+          double x = 0;
+          for (size_t r = first; r < first + calls[n]; ++r) x += records[r].values[i];
+          if (metrics[i] == metric::dram_write && n + 1 == names.size()) x += records[first + calls[n]].values[i];
           if (x == x) v[metrics[i]] = x;
         }
         sim::Row r = key;
@@ -156,8 +162,8 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     CapturedPass& captured = *capture;
     std::vector<std::string> functions;
     for (size_t k = 0; k < captured.kernel_count(); ++k) functions.push_back(captured.kernel_function(k));
-    const std::vector<size_t> owner = attribute_launches(names, functions);
-    if (functions.size() != names.size())
+    const std::vector<size_t> owner = attribute_launches(names, calls, functions);
+    if (functions.size() != call_count)
       m.note(Note::Kind::split_gemm, sim::to_string(key.algo) + " " + kernels::to_string(p) + ": " +
                                          std::to_string(functions.size()) + " launches for " +
                                          std::to_string(names.size()) + " kernels (cuBLAS split a GEMM)");

@@ -25,7 +25,7 @@ namespace {
 
 constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
 // docs/schedules.md, "standard": cuBLAS's GEMMs are modelled as 128 × 128 output tiles.
-constexpr int64_t kGemmTile = 128;
+constexpr int64_t kGemmTile = kStandardGemmTile;
 
 // ---------------------------------------------------------------------------------------------
 // One head's off-chip memory, and the one door to it: load, store and atomic_add count the
@@ -354,36 +354,59 @@ struct Standard {
   Tensor p_used() const { return dropout ? Tensor::P_drop : Tensor::P; }
 };
 
-// C (N × N) = scale · A Bᵀ, A and B N × d, one 128 × 128 output tile per block (b fastest).
+// C (N × N) = scale · A Bᵀ, A and B N × d (B the keys), one 128 × 128 output tile per block,
+// the key tiles of the two cuBLAS calls as the schedule's (GemmKeyTiles::key_fastest).
 void gemm_nt(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t,
              Tensor c_t, double scale) {
   const int64_t tn = s.tiles(s.n);
-  run.launch({kind, tn * tn, 256, s.gemm_smem()},
-             [&s, tn, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
-               const int64_t a = blk / tn, b = blk % tn;
-               const int64_t ra = s.extent_of(a, s.n), rb = s.extent_of(b, s.n);
-               const Matrix at = mem.load(a_t, a * kGemmTile, ra, 0, s.d);
-               const Matrix bt = mem.load(b_t, b * kGemmTile, rb, 0, s.d);
+  const GemmKeyTiles keys = gemm_key_tiles(s.n);
+  run.launch({kind, tn * keys.count(), 256, s.gemm_smem()},
+             [&s, tn, keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+               const GemmKeyTiles::Block t = keys.key_fastest(tn, blk);
+               const int64_t ra = s.extent_of(t.other, s.n), k0 = keys.start(t.key), rb = keys.extent(t.key);
+               const Matrix at = mem.load(a_t, t.other * kGemmTile, ra, 0, s.d);
+               const Matrix bt = mem.load(b_t, k0, rb, 0, s.d);
                mem.compute(flops_model::gemm(ra, rb, s.d));
-               mem.store(c_t, a * kGemmTile, b * kGemmTile, scale * (at * bt.transpose()));
+               mem.store(c_t, t.other * kGemmTile, k0, scale * (at * bt.transpose()));
              });
 }
 
-// C (N × d) = scale · A B (A N × N; or Aᵀ B when transposed), B N × d: output tile (a, b)
-// reads A's rows [a] (or columns [a]) across all N and B's columns [b] across all N.
-void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t,
-             bool transposed, Tensor b_t, Tensor c_t, double scale) {
+// C (N × d) = scale · A B over the keys (A N × N, B N × d): the main call's output tile (a, b)
+// reads A's rows [a] and B's columns [b] over its keys, the second call's over the keys left,
+// adding to C.
+void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t, Tensor c_t,
+             double scale) {
   const int64_t tn = s.tiles(s.n), td = s.tiles(s.d);
-  run.launch({kind, tn * td, 256, s.gemm_smem()},
-             [&s, td, a_t, transposed, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
-               const int64_t a = blk / td, b = blk % td;
+  const int64_t main_keys = standard_gemm_main_keys(s.n), calls = standard_gemm_calls(s.n);
+  run.launch({kind, tn * td * calls, 256, s.gemm_smem()},
+             [&s, tn, td, main_keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+               const bool second = blk >= tn * td;
+               const int64_t a = (blk % (tn * td)) / td, b = blk % td;
                const int64_t ra = s.extent_of(a, s.n), cb = s.extent_of(b, s.d);
-               const Matrix at = transposed
-                                     ? Matrix(mem.load(a_t, 0, s.n, a * kGemmTile, ra).transpose())
-                                     : mem.load(a_t, a * kGemmTile, ra, 0, s.n);
-               const Matrix bt = mem.load(b_t, 0, s.n, b * kGemmTile, cb);
-               mem.compute(flops_model::gemm(ra, cb, s.n));
-               mem.store(c_t, a * kGemmTile, b * kGemmTile, scale * (at * bt));
+               const int64_t k0 = second ? main_keys : 0, kn = second ? s.n - main_keys : main_keys;
+               const Matrix at = mem.load(a_t, a * kGemmTile, ra, k0, kn);
+               const Matrix bt = mem.load(b_t, k0, kn, b * kGemmTile, cb);
+               Matrix c = scale * (at * bt);
+               if (second) c += mem.load(c_t, a * kGemmTile, ra, b * kGemmTile, cb);
+               mem.compute(flops_model::gemm(ra, cb, kn));
+               mem.store(c_t, a * kGemmTile, b * kGemmTile, c);
+             });
+}
+
+// C (N × d, a row per key) = scale · Aᵀ B (A N × N, B N × d): output tile (key tile, b) reads
+// A's columns of the key tile and B's columns [b], all N rows (GemmKeyTiles::key_slowest).
+void gemm_tn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t, Tensor c_t,
+             double scale) {
+  const int64_t td = s.tiles(s.d);
+  const GemmKeyTiles keys = gemm_key_tiles(s.n);
+  run.launch({kind, keys.count() * td, 256, s.gemm_smem()},
+             [&s, td, keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+               const GemmKeyTiles::Block t = keys.key_slowest(td, blk);
+               const int64_t k0 = keys.start(t.key), kn = keys.extent(t.key), cb = s.extent_of(t.other, s.d);
+               const Matrix at = mem.load(a_t, 0, s.n, k0, kn).transpose();
+               const Matrix bt = mem.load(b_t, 0, s.n, t.other * kGemmTile, cb);
+               mem.compute(flops_model::gemm(kn, cb, s.n));
+               mem.store(c_t, k0, t.other * kGemmTile, scale * (at * bt));
              });
 }
 
@@ -422,11 +445,11 @@ void standard_forward(Launcher& run, const Standard& s) {
       mem.compute(flops_model::dropout_row(s.n));
       mem.store(Tensor::P_drop, row, 0, p.cwiseProduct(z));
     });
-  gemm_nn(run, s, KernelKind::gemm_pv, s.p_used(), false, Tensor::V, Tensor::O, 1.0);
+  gemm_nn(run, s, KernelKind::gemm_pv, s.p_used(), Tensor::V, Tensor::O, 1.0);
 }
 
 void standard_backward(Launcher& run, const Standard& s) {
-  gemm_nn(run, s, KernelKind::gemm_dv, s.p_used(), true, Tensor::dO, Tensor::dV, 1.0);
+  gemm_tn(run, s, KernelKind::gemm_dv, s.p_used(), Tensor::dO, Tensor::dV, 1.0);
   gemm_nt(run, s, KernelKind::gemm_dp, Tensor::dO, Tensor::V, Tensor::dP, 1.0);
   if (s.dropout)  // dP of P_drop → dP of P: the same multipliers, regenerated
     rowwise(run, s, KernelKind::dropout_bwd, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
@@ -450,8 +473,8 @@ void standard_backward(Launcher& run, const Standard& s) {
     mem.compute(flops_model::softmax_bwd_row(s.n));
     mem.store(Tensor::dS, row, 0, p.cwiseProduct((dp.array() - delta).matrix()));
   });
-  gemm_nn(run, s, KernelKind::gemm_dq, Tensor::dS, false, Tensor::K, Tensor::dQ, s.scale);
-  gemm_nn(run, s, KernelKind::gemm_dk, Tensor::dS, true, Tensor::Q, Tensor::dK, s.scale);
+  gemm_nn(run, s, KernelKind::gemm_dq, Tensor::dS, Tensor::K, Tensor::dQ, s.scale);
+  gemm_tn(run, s, KernelKind::gemm_dk, Tensor::dS, Tensor::Q, Tensor::dK, s.scale);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -117,6 +117,10 @@ int64_t standard_softmax_threads(int64_t seqlen) {
   return std::min<int64_t>(1024, (threads + 31) / 32 * 32);
 }
 
+int64_t standard_gemm_main_keys(int64_t seqlen) { return seqlen < 8 ? seqlen : seqlen / 8 * 8; }
+
+int64_t standard_gemm_calls(int64_t seqlen) { return standard_gemm_main_keys(seqlen) < seqlen ? 2 : 1; }
+
 RowKernelLaunch standard_row_kernel_launch(KernelKind kind, int64_t seqlen) {
   if (kind == KernelKind::softmax)
     return {standard_softmax_threads(seqlen), kStandardSoftmaxRegisters, kStandardSoftmaxStaticSmemBytes};

@@ -105,6 +105,13 @@ int64_t standard_softmax_threads(int64_t seqlen);
 inline constexpr int64_t kStandardSoftmaxRegisters = 59;
 inline constexpr int64_t kStandardSoftmaxStaticSmemBytes = 256;
 
+// standard's cuBLAS GEMMs (kernels/standard_attention.cu) run in one call over the first
+// standard_gemm_main_keys(N) keys, N rounded down to a multiple of 8 (cuBLAS's Hopper kernels
+// need the keys, the N × N operand's contiguous dimension, in multiples of 8 elements), and in a
+// second call over the N mod 8 keys left: standard_gemm_calls(N) cuBLAS calls a GEMM.
+int64_t standard_gemm_main_keys(int64_t seqlen);
+int64_t standard_gemm_calls(int64_t seqlen);
+
 // What a standard row kernel (mask, softmax, dropout, dropout_bwd, softmax_bwd) is launched with
 // for rows of N elements: 256 threads and no shared memory (registers not catalogued), but the
 // softmax's above. The schedule and the numeric execution both take it from here.

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sim/kernel_catalog.h"
+
 namespace flashio::sim {
 
 TileGrid tile_grid(const Config& c) {
@@ -13,6 +15,8 @@ TileGrid tile_grid(const Config& c) {
   g.tc = ceil_div(g.n, g.bc);
   return g;
 }
+
+GemmKeyTiles gemm_key_tiles(int64_t seqlen) { return {seqlen, standard_gemm_main_keys(seqlen)}; }
 
 TileFilter::TileFilter(const Config& c) : grid_(tile_grid(c)), causal_(c.problem.causal) {
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty())

@@ -83,6 +83,35 @@ struct TileGrid {
 };
 TileGrid tile_grid(const Config& config);
 
+// standard's cuBLAS GEMMs as modelled (docs/schedules.md, "standard"): output tiles of
+// kStandardGemmTile × kStandardGemmTile. Along the keys the tiles cover the main call's
+// standard_gemm_main_keys(N) keys (sim/kernel_catalog.h) 128 at a time, then, when N is not a
+// multiple of 8, the second call's keys as one tile.
+inline constexpr int64_t kStandardGemmTile = 128;
+struct GemmKeyTiles {
+  int64_t n = 0, main = 0;  // keys in all, keys of the main call
+  int64_t main_tiles() const { return (main + kStandardGemmTile - 1) / kStandardGemmTile; }
+  int64_t count() const { return main_tiles() + (main < n ? 1 : 0); }
+  bool in_main(int64_t b) const { return b < main_tiles(); }
+  int64_t start(int64_t b) const { return in_main(b) ? b * kStandardGemmTile : main; }
+  int64_t extent(int64_t b) const { return in_main(b) ? std::min(kStandardGemmTile, main - start(b)) : n - main; }
+  // Block `blk` of a GEMM with `others` tiles along the output's other dimension: the main
+  // call's blocks first, then the second call's; within a call the key tile runs fastest
+  // (gemm_qk, gemm_dp: keys are the output's columns) or slowest (gemm_dv, gemm_dk: its rows).
+  struct Block {
+    int64_t other, key;
+  };
+  Block key_fastest(int64_t others, int64_t blk) const {
+    const int64_t mt = main_tiles();
+    return blk < others * mt ? Block{blk / mt, blk % mt} : Block{blk - others * mt, mt};
+  }
+  Block key_slowest(int64_t others, int64_t blk) const {
+    const int64_t mt = main_tiles();
+    return blk < others * mt ? Block{blk % others, blk / others} : Block{blk - others * mt, mt};
+  }
+};
+GemmKeyTiles gemm_key_tiles(int64_t seqlen);
+
 // How many tiles each row tile i and column tile j visits, and how many rows they cover: the
 // arithmetic the flash1 and flash2 closed forms sum. Per-row-tile sums appear only where causal
 // or a block mask makes rows differ; they are arithmetic over Tr or Tc terms (a block mask is

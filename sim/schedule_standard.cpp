@@ -8,35 +8,37 @@
 namespace flashio::sim {
 namespace {
 
-constexpr int64_t kGemmTile = 128;  // modelled cuBLAS output tile (an approximation)
+constexpr int64_t kGemmTile = kStandardGemmTile;
 
 struct Shape {
   int64_t n, d, heads, e;
+  GemmKeyTiles keys;
   int64_t tiles_n() const { return ceil_div(n, kGemmTile); }
   int64_t tiles_d() const { return ceil_div(d, kGemmTile); }
   int64_t rows(int64_t a, int64_t extent) const { return std::min(kGemmTile, extent - a * kGemmTile); }
+  int64_t calls() const { return keys.main < n ? 2 : 1; }
 };
 
-// C (N × N) = A (N × d) · Bᵀ (B: N × d): gemm_qk, gemm_dp. Block (a, b), b fastest.
+// C (N × N) = A (N × d) · Bᵀ (B: N × d, the keys): gemm_qk, gemm_dp. A's row tiles × the key tiles.
 KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
   KernelSchedule k;
   k.kind = kind;
   k.heads = sh.heads;
-  k.blocks_per_head = saturating_mul(sh.tiles_n(), sh.tiles_n());  // before the limits are checked
+  k.blocks_per_head = saturating_mul(sh.tiles_n(), sh.keys.count());  // before the limits are checked
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;  // two stages of 128×64 A and B panels
   k.transfers_per_block = 3;  // A, B in; C out
   k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
-    const int64_t a = blk / sh.tiles_n(), b = blk % sh.tiles_n();
-    const int64_t ra = sh.rows(a, sh.n), rb = sh.rows(b, sh.n);
-    s.transfer({a_t, Dir::read, bh, a * kGemmTile, ra, 0, sh.d});
-    s.transfer({b_t, Dir::read, bh, b * kGemmTile, rb, 0, sh.d});
+    const GemmKeyTiles::Block t = sh.keys.key_fastest(sh.tiles_n(), blk);
+    const int64_t ra = sh.rows(t.other, sh.n), k0 = sh.keys.start(t.key), rb = sh.keys.extent(t.key);
+    s.transfer({a_t, Dir::read, bh, t.other * kGemmTile, ra, 0, sh.d});
+    s.transfer({b_t, Dir::read, bh, k0, rb, 0, sh.d});
     s.compute(flops_model::gemm(ra, rb, sh.d));
-    s.transfer({c_t, Dir::write, bh, a * kGemmTile, ra, b * kGemmTile, rb});
+    s.transfer({c_t, Dir::write, bh, t.other * kGemmTile, ra, k0, rb});
   };
-  k.head_counts = [sh, a_t, b_t, c_t] {  // A, B read once per output tile row / column
+  k.head_counts = [sh, a_t, b_t, c_t] {  // A read once per key tile, B once per row tile of A
     Counts h;
-    h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_n(), sh.n, sh.d, sh.e));
+    h.add_transfer(a_t, Dir::read, checked_mul(sh.keys.count(), sh.n, sh.d, sh.e));
     h.add_transfer(b_t, Dir::read, checked_mul(sh.tiles_n(), sh.n, sh.d, sh.e));
     h.add_transfer(c_t, Dir::write, checked_mul(sh.n, sh.n, sh.e));
     h.flops = flops_model::gemm(sh.n, sh.n, sh.d);
@@ -45,33 +47,63 @@ KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
   return k;
 }
 
-// C (N × d) = A (N × N) · B (N × d) when a_transposed is false (gemm_pv, gemm_dq),
-// or Aᵀ · B when true (gemm_dv, gemm_dk): output row tile a reads A's rows [a] (or its
-// columns [a], all N rows) and all of B's rows for column tile b.
-KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, bool a_transposed,
-                       Tensor b_t, Tensor c_t) {
+// C (N × d) = A (N × N) · B (N × d) over the keys (A's columns, B's rows): gemm_pv, gemm_dq.
+// Output tile (a, b) of the main call reads A's rows [a] and B's columns [b] over the main
+// call's keys; the second call's reads them over the keys left and adds to C (reads it back).
+KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
   KernelSchedule k;
   k.kind = kind;
   k.heads = sh.heads;
-  k.blocks_per_head = saturating_mul(sh.tiles_n(), sh.tiles_d());
+  k.blocks_per_head = saturating_mul(saturating_mul(sh.tiles_n(), sh.tiles_d()), sh.calls());
   k.threads_per_block = 256;
   k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
-  k.transfers_per_block = 3;
-  k.emit_block = [sh, a_t, a_transposed, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
-    const int64_t a = blk / sh.tiles_d(), b = blk % sh.tiles_d();
+  k.transfers_per_block = 4;  // A, B (and C in the second call) in; C out
+  k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
+    const int64_t per_call = sh.tiles_n() * sh.tiles_d();
+    const bool second = blk >= per_call;
+    const int64_t a = (blk % per_call) / sh.tiles_d(), b = blk % sh.tiles_d();
     const int64_t ra = sh.rows(a, sh.n), cb = sh.rows(b, sh.d);
-    if (a_transposed)
-      s.transfer({a_t, Dir::read, bh, 0, sh.n, a * kGemmTile, ra});
-    else
-      s.transfer({a_t, Dir::read, bh, a * kGemmTile, ra, 0, sh.n});
-    s.transfer({b_t, Dir::read, bh, 0, sh.n, b * kGemmTile, cb});
-    s.compute(flops_model::gemm(ra, cb, sh.n));
+    const int64_t k0 = second ? sh.keys.main : 0, kn = second ? sh.n - sh.keys.main : sh.keys.main;
+    s.transfer({a_t, Dir::read, bh, a * kGemmTile, ra, k0, kn});
+    s.transfer({b_t, Dir::read, bh, k0, kn, b * kGemmTile, cb});
+    if (second) s.transfer({c_t, Dir::read, bh, a * kGemmTile, ra, b * kGemmTile, cb});
+    s.compute(flops_model::gemm(ra, cb, kn));
     s.transfer({c_t, Dir::write, bh, a * kGemmTile, ra, b * kGemmTile, cb});
   };
   k.head_counts = [sh, a_t, b_t, c_t] {  // A once per column tile of d, B once per row tile
     Counts h;
     h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_d(), sh.n, sh.n, sh.e));
     h.add_transfer(b_t, Dir::read, checked_mul(sh.tiles_n(), sh.n, sh.d, sh.e));
+    if (sh.calls() > 1) h.add_transfer(c_t, Dir::read, checked_mul(sh.n, sh.d, sh.e));
+    h.add_transfer(c_t, Dir::write, checked_mul(sh.calls(), sh.n, sh.d, sh.e));
+    h.flops = flops_model::gemm(sh.n, sh.d, sh.n);
+    return h;
+  };
+  return k;
+}
+
+// C (N × d, a row per key) = Aᵀ (A: N × N) · B (N × d): gemm_dv, gemm_dk. Output tile (a, b)
+// reads A's columns of key tile a, all N rows, and B's columns [b], all N rows.
+KernelSchedule gemm_tn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
+  KernelSchedule k;
+  k.kind = kind;
+  k.heads = sh.heads;
+  k.blocks_per_head = saturating_mul(sh.keys.count(), sh.tiles_d());
+  k.threads_per_block = 256;
+  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
+  k.transfers_per_block = 3;
+  k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
+    const GemmKeyTiles::Block t = sh.keys.key_slowest(sh.tiles_d(), blk);
+    const int64_t k0 = sh.keys.start(t.key), kn = sh.keys.extent(t.key), cb = sh.rows(t.other, sh.d);
+    s.transfer({a_t, Dir::read, bh, 0, sh.n, k0, kn});
+    s.transfer({b_t, Dir::read, bh, 0, sh.n, t.other * kGemmTile, cb});
+    s.compute(flops_model::gemm(kn, cb, sh.n));
+    s.transfer({c_t, Dir::write, bh, k0, kn, t.other * kGemmTile, cb});
+  };
+  k.head_counts = [sh, a_t, b_t, c_t] {  // A once per column tile of d, B once per key tile
+    Counts h;
+    h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_d(), sh.n, sh.n, sh.e));
+    h.add_transfer(b_t, Dir::read, checked_mul(sh.keys.count(), sh.n, sh.d, sh.e));
     h.add_transfer(c_t, Dir::write, checked_mul(sh.n, sh.d, sh.e));
     h.flops = flops_model::gemm(sh.n, sh.d, sh.n);
     return h;
@@ -113,7 +145,7 @@ KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> rea
 
 std::vector<KernelSchedule> standard_schedule(const Config& c) {
   const Problem& p = c.problem;
-  const Shape sh{p.seqlen, p.headdim, p.batch_heads(), element_bytes(p.dtype)};
+  const Shape sh{p.seqlen, p.headdim, p.batch_heads(), element_bytes(p.dtype), gemm_key_tiles(p.seqlen)};
   const bool dropout = p.dropout > 0.0;
   const Tensor p_used = dropout ? Tensor::P_drop : Tensor::P;  // what multiplies V
   std::vector<KernelSchedule> kernels;
@@ -124,10 +156,10 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
     kernels.push_back(rowwise(KernelKind::softmax, sh, {Tensor::S}, false, Tensor::P, &flops_model::softmax_row));
     if (dropout)
       kernels.push_back(rowwise(KernelKind::dropout, sh, {Tensor::P}, false, Tensor::P_drop, &flops_model::dropout_row));
-    kernels.push_back(gemm_nn(KernelKind::gemm_pv, sh, p_used, false, Tensor::V, Tensor::O));
+    kernels.push_back(gemm_nn(KernelKind::gemm_pv, sh, p_used, Tensor::V, Tensor::O));
   }
   if (has_backward(p.pass)) {
-    kernels.push_back(gemm_nn(KernelKind::gemm_dv, sh, p_used, true, Tensor::dO, Tensor::dV));
+    kernels.push_back(gemm_tn(KernelKind::gemm_dv, sh, p_used, Tensor::dO, Tensor::dV));
     kernels.push_back(gemm_nt(KernelKind::gemm_dp, sh, Tensor::dO, Tensor::V, Tensor::dP));
     if (dropout)
       kernels.push_back(rowwise(KernelKind::dropout_bwd, sh, {Tensor::dP}, false, Tensor::dP, &flops_model::dropout_row));
@@ -157,8 +189,8 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
     }
     kernels.push_back(rowwise(KernelKind::softmax_bwd, sh, {Tensor::P, Tensor::dP}, true, Tensor::dS,
                               &flops_model::softmax_bwd_row));
-    kernels.push_back(gemm_nn(KernelKind::gemm_dq, sh, Tensor::dS, false, Tensor::K, Tensor::dQ));
-    kernels.push_back(gemm_nn(KernelKind::gemm_dk, sh, Tensor::dS, true, Tensor::Q, Tensor::dK));
+    kernels.push_back(gemm_nn(KernelKind::gemm_dq, sh, Tensor::dS, Tensor::K, Tensor::dQ));
+    kernels.push_back(gemm_tn(KernelKind::gemm_dk, sh, Tensor::dS, Tensor::Q, Tensor::dK));
   }
   return kernels;
 }

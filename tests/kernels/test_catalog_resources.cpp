@@ -177,3 +177,15 @@ TEST_CASE("catalog: standard's softmax has the registers, stack and static share
   CHECK(fs::standard_softmax_threads(2999) == 96);
   CHECK(fs::standard_softmax_threads(32768) == 1024);
 }
+
+TEST_CASE("catalog: standard's GEMMs split the keys where the kernels do (N rounded down to a multiple of 8, "
+          "the rest a second cuBLAS call)") {
+  for (int64_t n = 1; n <= flashio::kernels::kStandardMaxSeqlen; ++n) {
+    INFO("N = " << n);
+    REQUIRE(fs::standard_gemm_main_keys(n) == flashio::kernels::standard_gemm_main_keys(n));
+    REQUIRE(fs::standard_gemm_calls(n) == (n % 8 != 0 && n > 8 ? 2 : 1));
+  }
+  CHECK(fs::standard_gemm_main_keys(7) == 7);
+  CHECK(fs::standard_gemm_main_keys(2999) == 2992);
+  CHECK(fs::standard_gemm_main_keys(3000) == 3000);
+}

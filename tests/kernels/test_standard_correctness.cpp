@@ -11,10 +11,12 @@ namespace fk = flashio::kernels;
 using flashio::test::describe;
 
 // N = 2999: rows padded to 3008 elements (kernels::standard_row_stride), the softmax in two
-// chunks per thread; N = 9000 (one head): eight chunks.
+// chunks per thread; N = 9000 (one head): eight chunks. The GEMMs' key split
+// (kernels::standard_gemm_main_keys): N = 1 and 6 run whole, 13 as 8 + 5 keys, 97 as 96 + 1,
+// 1025 as 1024 + 1, 2999 as 2992 + 7; 9000 is a multiple of 8.
 TEST_CASE("standard forward and backward are within fp16 rounding of the reference (relative error <= 1e-2, or max abs <= 1e-2 and mean abs <= 1e-3)",
           "[gpu]") {
-  for (int64_t n : {1, 97, 1025, 2999, 9000})
+  for (int64_t n : {1, 6, 13, 97, 1025, 2999, 9000})
     for (int64_t d : {64, 128})
       for (bool causal : {false, true})
         for (bool mask : {false, true}) {

@@ -123,13 +123,33 @@ TEST_CASE("the total row adds up the kernel rows, a column unknown for one kerne
 
 TEST_CASE("launches map one to one when they match the kernels, a GEMM that cuBLAS split keeps "
           "its extra launches", "[attribution]") {
-  CHECK(attribute_launches({"flash2_fwd"}, {"_ZN7flashio7kernels17flash2_fwd_kernel"}) ==
+  CHECK(attribute_launches({"flash2_fwd"}, {1}, {"_ZN7flashio7kernels17flash2_fwd_kernel"}) ==
         std::vector<size_t>{0});
   const std::vector<std::string> names = {"gemm_qk", "softmax", "gemm_pv"};
   const std::vector<std::string> functions = {"sm90_xmma_gemm_f16f16_f16f32", "splitKreduce_kernel",
                                               "_ZN7flashio7kernels14softmax_rows", "sm90_xmma_gemm_x"};
-  CHECK(attribute_launches(names, functions) == std::vector<size_t>{0, 0, 1, 2});
+  CHECK(attribute_launches(names, {1, 1, 1}, functions) == std::vector<size_t>{0, 0, 1, 2});
   // More launches than can be explained: an error, not a guess.
-  CHECK_THROWS_AS(attribute_launches({"flash2_fwd"}, {"a", "b"}), ProfilerError);
-  CHECK_THROWS_AS(attribute_launches({"gemm_qk", "softmax"}, {"sm90_gemm"}), ProfilerError);
+  CHECK_THROWS_AS(attribute_launches({"flash2_fwd"}, {1}, {"a", "b"}), ProfilerError);
+  CHECK_THROWS_AS(attribute_launches({"gemm_qk", "softmax"}, {1, 1}, {"sm90_gemm"}), ProfilerError);
+}
+
+TEST_CASE("launches of GEMMs that make two cuBLAS calls each go to their own GEMM, also when "
+          "GEMMs follow each other", "[attribution]") {
+  // standard's backward at N = 2999 (kernels::library_calls): every GEMM two calls.
+  const std::vector<std::string> names = {"gemm_dv", "gemm_dp", "rowsum_do_o", "softmax_bwd", "gemm_dq", "gemm_dk"};
+  const std::vector<size_t> calls = {2, 2, 1, 1, 2, 2};
+  const std::vector<std::string> functions = {"nvjet_sm90_tst", "cutlass::Kernel2<cutlass_75_align1>",
+                                              "nvjet_sm90_tst", "cutlass::Kernel2<cutlass_75_align1>",
+                                              "rowsum_do_o_kernel", "softmax_bwd_kernel",
+                                              "nvjet_sm90_tst", "cutlass::Kernel2<cutlass_75_align1>",
+                                              "nvjet_sm90_tst", "cutlass::Kernel2<cutlass_75_align1>"};
+  CHECK(attribute_launches(names, calls, functions) == std::vector<size_t>{0, 0, 1, 1, 2, 3, 4, 4, 5, 5});
+  // One more launch, cuBLAS's split of the first GEMM: it stays with the first GEMM.
+  std::vector<std::string> split = functions;
+  split.insert(split.begin() + 1, "splitKreduce_kernel");
+  CHECK(attribute_launches(names, calls, split) == std::vector<size_t>{0, 0, 0, 1, 1, 2, 3, 4, 4, 5, 5});
+  // Fewer launches than the calls: an error.
+  CHECK_THROWS_AS(attribute_launches(names, calls, std::vector<std::string>(functions.begin(), functions.end() - 1)),
+                  ProfilerError);
 }

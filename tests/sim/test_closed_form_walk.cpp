@@ -8,6 +8,7 @@
 
 #include "sim/config.h"
 #include "sim/hardware.h"
+#include "sim/kernel_catalog.h"
 #include "sim/simulate.h"
 #include "tiled_config.h"
 
@@ -125,4 +126,32 @@ TEST_CASE("a block mask of small blocks (@T) skips tiles in a small problem: ban
   CHECK(tile_visits(c).tiles() == 4);  // each 32-row tile meets two 16-token blocks' keys
   c.block_mask.text = "banded:0";      // one 128-token block: dense
   CHECK(tile_visits(c).tiles() == 8);
+}
+
+TEST_CASE("standard's GEMMs at N not a multiple of 8 run the last N mod 8 keys as a second cuBLAS call: "
+          "N = 300 (296 + 4 keys) reads Q once more in gemm_qk, O back and twice written in gemm_pv, "
+          "and N = 296 has no second call") {
+  for (int64_t n : {300, 296, 13, 7}) {
+    Config c = config(Algo::standard, Pass::fwdbwd, 2, 3, n, 72, 64, 64, n % 2 == 1);
+    require_equal(c);
+    const int64_t e = 2, bh = 6, d = 72;
+    const int64_t main = standard_gemm_main_keys(n), calls = main < n ? 2 : 1;
+    const int64_t key_tiles = (main + 127) / 128 + (calls - 1), row_tiles = (n + 127) / 128;
+    INFO("N = " << n << " main keys " << main);
+    for (const auto& k : closed_form_counts(c)) {
+      const Counts& h = k.counts;
+      if (k.kind == KernelKind::gemm_qk) {
+        CHECK(h.of(Tensor::Q).read_bytes == bh * key_tiles * n * d * e);
+        CHECK(h.of(Tensor::K).read_bytes == bh * row_tiles * n * d * e);
+        CHECK(h.of(Tensor::S).write_bytes == bh * n * n * e);
+      }
+      if (k.kind == KernelKind::gemm_pv) {
+        CHECK(h.of(Tensor::O).read_bytes == bh * (calls - 1) * n * d * e);
+        CHECK(h.of(Tensor::O).write_bytes == bh * calls * n * d * e);
+        CHECK(h.of(Tensor::P).read_bytes == bh * n * n * e);  // d = 72: one column tile of d
+      }
+      if (k.kind == KernelKind::gemm_dv) CHECK(h.of(Tensor::dO).read_bytes == bh * key_tiles * n * d * e);
+      if (k.kind == KernelKind::gemm_dq) CHECK(h.of(Tensor::dQ).write_bytes == bh * calls * n * d * e);
+    }
+  }
 }

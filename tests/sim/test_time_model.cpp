@@ -310,3 +310,21 @@ TEST_CASE("a grid past the list schedule's cap (2^16 blocks) schedules whole hea
   CHECK(four == Approx(4 * at_cap).epsilon(0.02));
   CHECK(eight == Approx(2 * four).epsilon(0.02));
 }
+
+TEST_CASE("standard's GEMMs at N not a multiple of 8 pay two launches (two cuBLAS calls), at a multiple of 8 one") {
+  Hardware hw = flat_hardware();
+  hw.calibration.wgmma_n128_fp16_flops_per_s = RateCurve({{1, 1e30}});  // the GEMMs' work vanishes
+  hw.calibration.kernel_overhead_us = 3.0;
+  for (int64_t n : {29, 32}) {
+    Problem p;
+    p.batch = 1, p.heads = 1, p.seqlen = n, p.headdim = 16, p.pass = Pass::fwd;
+    const Config c = make_config(Algo::standard, p, hw);
+    const std::vector<KernelSchedule> ks = build_schedule(c);
+    const std::vector<int64_t> none(ks.size(), 0);
+    const PassTime t = model_time(c, ks, none, none);
+    INFO("N = " << n);
+    for (const KernelTime& k : t.kernels)
+      if (k.kind == KernelKind::gemm_qk || k.kind == KernelKind::gemm_pv)
+        CHECK(k.launch_ms == Approx((n == 29 ? 2 : 1) * 3.0e-3));
+  }
+}
