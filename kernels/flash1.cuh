@@ -81,24 +81,42 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
       Tile acc;
       acc.init();
       if (!first) {  // line 8: read O_i, ℓ_i, m_i (valid rows only)
+        // Every row slice's loads are issued before any is used, so a step waits for one round
+        // trip, not one per 8-row slice (ncu on the H200: at 64 × 32 the two waits of the
+        // slice-by-slice version held the warps 41 % of the time; docs/kernels.md).
+        float l_in[Tile::kMT][2];
 #pragma unroll
         for (int mt = 0; mt < Tile::kMT; ++mt)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int r = Tile::row_of(warp, lane, mt, h);
+            l_in[mt][h] = 0.f;
             if (r < rows) {
               // __ldcg: past L1 to the L2, so a row this block wrote one step earlier is not
               // served by L1 and the per-SM counters see every re-read Algorithm 1 counts.
-              const float l = __ldcg(row_sum + q_row0 + r);
-              acc.m[mt][h] = __ldcg(row_max + q_row0 + r) * tile::kLog2e;
-              acc.l[mt][h] = (lane & 3) == 0 ? l : 0.f;  // lane-partial sums, reduced at the end
+              l_in[mt][h] = __ldcg(row_sum + q_row0 + r);
+              acc.m[mt][h] = __ldcg(row_max + q_row0 + r);  // natural-log units until below
 #pragma unroll
               for (int dt = 0; dt < Tile::kDT; ++dt) {
                 const float2 x = __ldcg(reinterpret_cast<const float2*>(o_accum + int64_t(q_row0 + r) * kD +
                                                                         dt * 8 + (lane & 3) * 2));
-                acc.o[mt][dt][2 * h] = x.x * l;  // O_i was stored normalised
-                acc.o[mt][dt][2 * h + 1] = x.y * l;
+                acc.o[mt][dt][2 * h] = x.x;
+                acc.o[mt][dt][2 * h + 1] = x.y;
               }
+            }
+          }
+#pragma unroll
+        for (int mt = 0; mt < Tile::kMT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            if (Tile::row_of(warp, lane, mt, h) >= rows) continue;
+            const float l = l_in[mt][h];
+            acc.m[mt][h] *= tile::kLog2e;
+            acc.l[mt][h] = (lane & 3) == 0 ? l : 0.f;  // lane-partial sums, reduced at the end
+#pragma unroll
+            for (int dt = 0; dt < Tile::kDT; ++dt) {  // O_i was stored normalised
+              acc.o[mt][dt][2 * h] *= l;
+              acc.o[mt][dt][2 * h + 1] *= l;
             }
           }
       }

@@ -38,15 +38,15 @@ namespace {
 // Fields: algo, pass, d, dtype, {Br, Bc}, threads, registers, stack_bytes, smem_bytes, stages,
 // mma, grid order, is_default.
 constexpr BuiltKernel kBuilt[] = {
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 122, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 126, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 158, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 217, 0, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 223, 0, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 232, 0, 57344, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64}, 128, 255, 8, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64}, 128, 255, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
     {Algo::flash1, Pass::fwd, 64, DType::bf16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
     {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 216, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
-    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 241, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
+    {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 239, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 255, 0, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 252, 0, 114688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 0, 131072, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
@@ -132,11 +132,7 @@ std::span<const BuiltKernel> built_kernels() { return kBuilt; }
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols) {
   if (entry.algo != Algo::flash1 || rows <= 0 || cols <= 0) return 0;
   const int64_t threads = std::max<int64_t>(entry.threads, 32);
-  if (entry.pass == Pass::fwd && tensor == Tensor::o_accum) {
-    const int64_t warps = threads / 32;
-    const int64_t groups = std::max<int64_t>(1, 2 * entry.tiling.block_r / (16 * warps));  // 8-row slices per warp
-    return std::min(groups, (rows + 7) / 8);
-  }
+  if (entry.pass == Pass::fwd && tensor == Tensor::o_accum) return 1;  // every slice's loads before any use
   if (entry.pass == Pass::bwd && tensor == Tensor::dq_accum) return (rows * cols / 4 + threads - 1) / threads;
   return 0;
 }

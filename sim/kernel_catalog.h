@@ -54,9 +54,10 @@ struct BuiltKernel {
 // uses before it issues the next group (docs/time_model.md, "Dependent loads"). Counted per
 // transfer of `tensor` (rows × cols elements of it) by a step of the built kernel `entry`; 0 for
 // tensors the kernel streams or never reads synchronously. The counts follow the kernels' code:
-// - flash1 forward reads the running o_accum, ℓ, m with plain loads, one group per 8-row slice a
-//   warp owns (kernels/flash1.cuh: each (slice, half) behind its own row check, the products
-//   with ℓ before the next group): 2·Br / (16·warps) rounds, fewer for a ragged last row tile.
+// - flash1 forward reads the running o_accum, ℓ, m with plain loads, every 8-row slice a warp
+//   owns issued before any is used (kernels/flash1.cuh; its SASS has all the LDGs of a step
+//   before the first FMUL that uses one): one round a step. (Issued slice by slice, as before,
+//   it was 2·Br / (16·warps) rounds, and ncu found the warps waiting there 41 % of the time.)
 // - flash1 backward adds its partial dQ into dq_accum one float4 per thread and iteration, the
 //   load before the add before the store: ⌈rows·d / (4·threads)⌉ rounds.
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols);
