@@ -17,9 +17,15 @@ __device__ __forceinline__ int last_visited_key_tile(int q_row0, int rows, int t
   return causal ? min(tc - 1, (q_row0 + rows - 1) / block_c) : tc - 1;
 }
 
+// Warps of flash1's forward block: one 16-row slice of the row tile each (2, 4, 8 for Br = 32,
+// 64, 128). Its grid is one block per head, often fewer blocks than SMs: with 4 warps a Br = 128
+// block left each scheduler one warp, whose dependent latencies nothing hid (ncu on the H200:
+// docs/time_model.md, "Why flash1's forward is under-predicted"); 8 give each scheduler two.
+constexpr int flash1_fwd_warps(int block_r) { return block_r / 16; }
+
 template <typename T, int kD, int kBr, int kBc>
 struct Flash1Fwd {
-  static constexpr int kWarps = fwd_warps(kBr, kBc, kD);
+  static constexpr int kWarps = flash1_fwd_warps(kBr);
   using Tile = FwdTile<T, kD, kBr, kBc, kWarps>;
   static constexpr int kThreads = Tile::kThreads;
   // K, V; Q double-buffered; O staging.

@@ -240,7 +240,7 @@ void flash2_backward(Launcher& run, const Tiles& t, Algo algo) {
 // ---------------------------------------------------------------------------------------------
 // flash1: the paper's Algorithms 1 and 4 (K/V outside), one thread block per head.
 void flash1_forward(Launcher& run, const Tiles& t) {
-  run.launch({KernelKind::flash1_fwd, 1, 128, (2 * t.br + 2 * t.bc) * t.d * t.e},
+  run.launch({KernelKind::flash1_fwd, 1, flash1_fwd_threads(t.br), (2 * t.br + 2 * t.bc) * t.d * t.e},
              [&t](HeadMemory& mem, int64_t, int64_t) {
                for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 1 line 5
                  const int64_t cj = t.cols_in(j);

@@ -83,6 +83,10 @@ struct TileGrid {
 };
 TileGrid tile_grid(const Config& config);
 
+// flash1's forward block: one warp per 16-row slice of its row tile (kernels/flash1.cuh,
+// flash1_fwd_warps), for the schedule and the numeric execution alike.
+inline int64_t flash1_fwd_threads(int64_t block_r) { return std::max<int64_t>(1, block_r / 16) * 32; }
+
 // standard's cuBLAS GEMMs as modelled (docs/schedules.md, "standard"): output tiles of
 // kStandardGemmTile × kStandardGemmTile. Along the keys the tiles cover the main call's
 // standard_gemm_main_keys(N) keys (sim/kernel_catalog.h) 128 at a time, then, when N is not a

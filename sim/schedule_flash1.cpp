@@ -83,7 +83,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
     k.kind = KernelKind::flash1_fwd;
     k.heads = heads;
     k.blocks_per_head = 1;
-    k.threads_per_block = 128;
+    k.threads_per_block = flash1_fwd_threads(c.tiling.block_r);
     k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);
     // Per outer step K, V; per inner step at most Q, o_accum, ℓ, m in and O (or o_accum), ℓ, m out.
     k.transfers_per_block = saturating_mul(g.tc, saturating_add(2, saturating_mul(7, g.tr)));

@@ -234,12 +234,12 @@ TEST_CASE("on the H200 the replay uses the occupancy measured for our kernels, e
   Problem p = small_problem(1025, 64, Pass::fwd);
   Config c = make_config(Algo::flash1, p, hardware_preset("h200"));
   c.tiling = {128, 64};
-  CHECK(replay_cache(c).kernels[0].blocks_per_sm == 2);  // measured: registers limit flash1_fwd
+  CHECK(replay_cache(c).kernels[0].blocks_per_sm == 1);  // measured: registers limit flash1_fwd (8 warps of 166)
   CacheOptions formula;
   formula.measured_occupancy = false;
   const KernelSchedule fwd = build_schedule(c)[0];
   CHECK(replay_cache(c, formula).kernels[0].blocks_per_sm == blocks_per_sm(fwd, c.hw));
-  CHECK(blocks_per_sm(fwd, c.hw) != 2);
+  CHECK(blocks_per_sm(fwd, c.hw) != 1);
   Config a100 = c;
   a100.hw = hardware_preset("a100-40gb");
   a100.sram_bytes = a100.hw.sram_bytes;

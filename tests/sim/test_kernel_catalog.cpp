@@ -133,7 +133,7 @@ TEST_CASE("catalog: the loads a built kernel's step waits for in turn follow its
           "a step (every slice's loads before any use), flash1 backward one float4 per thread and round of dq_accum, "
           "none in flash2") {
   const BuiltKernel* f1_64x32 = find_built(Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32});      // 4 warps
-  const BuiltKernel* f1_128x64 = find_built(Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64});    // 4 warps
+  const BuiltKernel* f1_128x64 = find_built(Algo::flash1, Pass::fwd, 64, DType::fp16, {128, 64});    // 8 warps
   const BuiltKernel* f1_128x128 = find_built(Algo::flash1, Pass::fwd, 128, DType::fp16, {128, 128});  // 8 warps
   const BuiltKernel* b1 = find_built(Algo::flash1, Pass::bwd, 64, DType::fp16, {128, 128});           // 256 threads
   const BuiltKernel* f2 = find_built(Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64});

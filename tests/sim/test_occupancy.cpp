@@ -70,7 +70,7 @@ TEST_CASE("occupancy: built_blocks_per_sm is 0 for a kind the entry does not lau
   REQUIRE(f2 != nullptr);
   CHECK(built_blocks_per_sm(*f1, KernelKind::flash2_bwd_preprocess, hw) == 0);
   CHECK(built_blocks_per_sm(*f1, KernelKind::flash1_bwd, hw) == 0);
-  CHECK(built_blocks_per_sm(*f1, KernelKind::flash1_fwd, hw) == 2);
+  CHECK(built_blocks_per_sm(*f1, KernelKind::flash1_fwd, hw) == 1);  // 8 warps of 217 registers
   CHECK(built_blocks_per_sm(*f2, KernelKind::flash2_bwd_preprocess, hw) == 16);
   CHECK(built_blocks_per_sm(*f2, KernelKind::flash2_bwd_convert_dq, hw) == 16);
   CHECK(built_blocks_per_sm(*f2, KernelKind::flash2_bwd, hw) == 1);
