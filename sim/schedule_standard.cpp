@@ -19,15 +19,23 @@ struct Shape {
   int64_t calls() const { return keys.main < n ? 2 : 1; }
 };
 
-// C (N × N) = A (N × d) · Bᵀ (B: N × d, the keys): gemm_qk, gemm_dp. A's row tiles × the key tiles.
-KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
+// What every modelled cuBLAS GEMM launch shares: 256 threads, two stages of 128 × 64 A and B
+// panels in shared memory (an approximation, docs/schedules.md).
+KernelSchedule gemm_kernel(KernelKind kind, const Shape& sh, int64_t blocks_per_head, int64_t transfers_per_block) {
   KernelSchedule k;
   k.kind = kind;
   k.heads = sh.heads;
-  k.blocks_per_head = saturating_mul(sh.tiles_n(), sh.keys.count());  // before the limits are checked
+  k.blocks_per_head = blocks_per_head;
   k.threads_per_block = 256;
-  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;  // two stages of 128×64 A and B panels
-  k.transfers_per_block = 3;  // A, B in; C out
+  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
+  k.transfers_per_block = transfers_per_block;
+  return k;
+}
+
+// C (N × N) = A (N × d) · Bᵀ (B: N × d, the keys): gemm_qk, gemm_dp. A's row tiles × the key tiles.
+KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
+  // Blocks saturate before the limits are checked; A, B in, C out.
+  KernelSchedule k = gemm_kernel(kind, sh, saturating_mul(sh.tiles_n(), sh.keys.count()), 3);
   k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const GemmKeyTiles::Block t = sh.keys.key_fastest(sh.tiles_n(), blk);
     const int64_t ra = sh.rows(t.other, sh.n), k0 = sh.keys.start(t.key), rb = sh.keys.extent(t.key);
@@ -51,13 +59,8 @@ KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
 // Output tile (a, b) of the main call reads A's rows [a] and B's columns [b] over the main
 // call's keys; the second call's reads them over the keys left and adds to C (reads it back).
 KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
-  KernelSchedule k;
-  k.kind = kind;
-  k.heads = sh.heads;
-  k.blocks_per_head = saturating_mul(saturating_mul(sh.tiles_n(), sh.tiles_d()), sh.calls());
-  k.threads_per_block = 256;
-  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
-  k.transfers_per_block = 4;  // A, B (and C in the second call) in; C out
+  // A, B (and C in the second call) in; C out.
+  KernelSchedule k = gemm_kernel(kind, sh, saturating_mul(saturating_mul(sh.tiles_n(), sh.tiles_d()), sh.calls()), 4);
   k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const int64_t per_call = sh.tiles_n() * sh.tiles_d();
     const bool second = blk >= per_call;
@@ -85,13 +88,7 @@ KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
 // C (N × d, a row per key) = Aᵀ (A: N × N) · B (N × d): gemm_dv, gemm_dk. Output tile (a, b)
 // reads A's columns of key tile a, all N rows, and B's columns [b], all N rows.
 KernelSchedule gemm_tn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t, Tensor c_t) {
-  KernelSchedule k;
-  k.kind = kind;
-  k.heads = sh.heads;
-  k.blocks_per_head = saturating_mul(sh.keys.count(), sh.tiles_d());
-  k.threads_per_block = 256;
-  k.smem_bytes = 2 * kGemmTile * 64 * sh.e * 2;
-  k.transfers_per_block = 3;
+  KernelSchedule k = gemm_kernel(kind, sh, saturating_mul(sh.keys.count(), sh.tiles_d()), 3);
   k.emit_block = [sh, a_t, b_t, c_t](int64_t bh, int64_t blk, ScheduleSink& s) {
     const GemmKeyTiles::Block t = sh.keys.key_slowest(sh.tiles_d(), blk);
     const int64_t k0 = sh.keys.start(t.key), kn = sh.keys.extent(t.key), cb = sh.rows(t.other, sh.d);

@@ -1,8 +1,9 @@
 # The four sets of the sixth held-out time round (docs/time_model.md, "Sixth round"): sourced by
-# measure.sh beside it; the predictions were made with `flashio simulate $G --format csv` and
+# experiments/results/measure_time_round.sh (SETS names them); the predictions were made with `flashio simulate $G --format csv` and
 # --count cache --kernels (pred_G*.csv), --count formula (formula_G*.csv), --count formula --time
 # roofline (roof_G*.csv), by the binaries of commit 591da39 (the model frozen there).
 G1="--algo flash1,flash2 --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 5 --heads 8 --seqlen 2304 --dtype fp16 --block-r 32,64,128 --block-c 32,64,128"
 G2="--algo flash1,flash2,standard --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 6 --heads 15 --seqlen 1200,2500 --dtype fp16,bf16 --tiling kernel"
 G3="--algo flash1,flash2,standard --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 20 --heads 8 --seqlen 1024 --dtype bf16 --tiling kernel"
 G4="--algo flash1,flash2,standard --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 1 --heads 26 --seqlen 10000 --dtype fp16 --tiling kernel"
+SETS="G1 G2 G3 G4"

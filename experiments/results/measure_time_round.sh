@@ -1,20 +1,21 @@
 #!/bin/bash
-# The measuring side of the fifth held-out time set (docs/time_model.md, "Fifth round"): the
-# predictions beside this script were committed before any of these rows was measured.
+# The measuring side of a held-out time round (docs/time_model.md, "Validation"): the predictions
+# in ROUND (a folder h200_time_roundK/ with sets.sh, which names its sets in SETS) were committed
+# before any of these rows was measured.
 # Usage, from the repository root on the GPU machine, with the CUDA build's binaries in BIN
 # (flashio, test_kernels_gpu; lib/ with libgomp.so.1) and OUT a directory for the results:
-#   experiments/results/h200_time_round5/measure.sh BIN OUT
-# Then here: flashio compare --predicted pred_F?.csv --measured OUT/bench_F?.csv --format csv,
-# and the same against formula_F?.csv and roof_F?.csv.
+#   experiments/results/measure_time_round.sh experiments/results/h200_time_roundK BIN OUT
+# Then here, for each set S: flashio compare --predicted ROUND/pred_S.csv --measured OUT/bench_S.csv
+# --format csv, and the same against ROUND/formula_S.csv and ROUND/roof_S.csv.
 set -u
-BIN=$1
-OUT=$2
-HERE=$(dirname "$0")
+ROUND=$1
+BIN=$2
+OUT=$3
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt"
 date -u > "$OUT/started"
-. "$HERE/sets.sh"
-for n in F1 F2 F3 F4; do
+. "$ROUND/sets.sh"
+for n in $SETS; do
   eval "\"$BIN/flashio\" bench \$$n --format csv --repeats 10" > "$OUT/bench_$n.csv" 2> "$OUT/bench_$n.err"
 done
 date -u > "$OUT/bench_ended"
