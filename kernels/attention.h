@@ -70,7 +70,7 @@ struct AttentionConfig;
 // kinds is tested on any machine; enqueue checks that it launched exactly these.
 std::vector<Launch> launch_sequence(const AttentionConfig& config, Pass pass);
 // How many library calls `launch` makes for `config`: standard's GEMMs call cuBLAS twice when N
-// is not a multiple of 8 (standard_gemm_main_keys, kernels/standard_attention.h), every other
+// is not a multiple of 8 (standard_gemm_calls, kernels/standard_layout.h), every other
 // launch is one kernel launch. The profiler attributes captured launches with it.
 int library_calls(const AttentionConfig& config, Launch launch);
 

@@ -45,7 +45,7 @@ int library_calls(const AttentionConfig& c, Launch launch) {
     case Launch::gemm_dv:
     case Launch::gemm_dp:
     case Launch::gemm_dq:
-    case Launch::gemm_dk: return standard_gemm_main_keys(c.seqlen) < c.seqlen ? 2 : 1;
+    case Launch::gemm_dk: return standard_gemm_calls(c.seqlen);
     default: return 1;
   }
 }

@@ -24,6 +24,8 @@ constexpr int64_t standard_row_stride(int64_t n) { return (n + 63) / 64 * 64; }
 // "Which cuBLAS kernels"). The N mod 8 keys left run as a second, small GEMM (docs/kernels.md,
 // "the GEMMs' key split"). sim's catalog has the same rule (sim::standard_gemm_main_keys).
 constexpr int64_t standard_gemm_main_keys(int64_t n) { return n < 8 ? n : n / 8 * 8; }
+// cuBLAS calls a GEMM makes: two when keys are left after the main call.
+constexpr int standard_gemm_calls(int64_t n) { return standard_gemm_main_keys(n) < n ? 2 : 1; }
 
 // The softmax's threads per row: 32 elements (kSoftmaxChunks 16-byte chunks) each, whole
 // warps, 32 to 1,024 (N ≤ kStandardMaxSeqlen). sim's catalog has the same rule

@@ -18,16 +18,17 @@ bool looks_like_cublas(const std::string& function) {
 
 std::vector<size_t> attribute_launches(const std::vector<std::string>& names, const std::vector<size_t>& calls,
                                        const std::vector<std::string>& functions) {
-  if (calls.size() != names.size()) throw std::logic_error("attribute_launches: one call count per name");
+  if (calls.size() != names.size() || std::find(calls.begin(), calls.end(), size_t{0}) != calls.end())
+    throw std::logic_error("attribute_launches: one call count, at least 1, per name");
   std::vector<size_t> owner;
   if (names.empty() && !functions.empty())
     throw ProfilerError(ErrorKind::cuda_failure, "kernel launches in a pass that has no kernels");
   // Launches the names from n on need at least.
   std::vector<size_t> needed_from(names.size() + 1, 0);
-  for (size_t n = names.size(); n-- > 0;) needed_from[n] = needed_from[n + 1] + std::max<size_t>(calls[n], 1);
+  for (size_t n = names.size(); n-- > 0;) needed_from[n] = needed_from[n + 1] + calls[n];
   size_t launch = 0;
   for (size_t n = 0; n < names.size(); ++n) {
-    for (size_t c = 0; c < std::max<size_t>(calls[n], 1) && launch < functions.size(); ++c, ++launch)
+    for (size_t c = 0; c < calls[n] && launch < functions.size(); ++c, ++launch)
       owner.push_back(n);
     if (names[n].rfind("gemm_", 0) == 0) {
       // Extra launches left to place: take them while they look like cuBLAS's.

@@ -9,7 +9,7 @@ namespace flashio::profiler {
 
 // Groups captured kernel launches under the pass's kernel names. calls[n] is how many library
 // calls name n makes (standard's GEMMs call cuBLAS twice when N is not a multiple of 8,
-// kernels/standard_attention.h): it takes at least that many launches. One launch per call
+// kernels/standard_layout.h), at least 1: it takes at least that many launches. One launch per call
 // when the counts agree; otherwise a name starting with "gemm_" takes, after its calls'
 // launches, the following launches whose function looks like cuBLAS's while enough are left
 // for the names after it (cuBLAS may split one GEMM into several kernels). Returns, for each

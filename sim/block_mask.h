@@ -27,7 +27,7 @@ class BlockMask {
  public:
   // The mask of `problem`'s N (its seqlen) and causality. Throws InvalidInput
   // (Field::block_mask) when the spec or file is malformed or the file's shape is not
-  // ⌈N/128⌉ × ⌈N/128⌉. Causal: blocks above the diagonal hold no kept score and count as zero
+  // ⌈N/T⌉ × ⌈N/T⌉. Causal: blocks above the diagonal hold no kept score and count as zero
   // (a diagonal block keeps its lower triangle).
   BlockMask(const BlockMaskSpec& spec, const Problem& problem);
   int64_t blocks() const { return blocks_; }  // per side: ⌈N / T⌉

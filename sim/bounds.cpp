@@ -38,7 +38,7 @@ std::vector<Bound> bounds(const Config& c) {
     s = mask.density();
     sparse_note = " (blocksparse: Nq = " + std::to_string(mask.kept_queries()) + " queries and Nk = " +
                   std::to_string(mask.kept_keys()) + " keys with a kept score; s = " + std::to_string(s) +
-                  ", the mask's nonzero blocks of 128 tokens)";
+                  ", the mask's nonzero blocks of " + std::to_string(mask.block_tokens()) + " tokens)";
   }
 
   // Compulsory traffic: every input the attention needs read once, every output written once.

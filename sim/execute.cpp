@@ -147,7 +147,7 @@ Tiles make_tiles(const Config& c) {
 }
 
 // S_ij = scale · Q_i K_jᵀ, with the causal mask applied inside the tile (−∞ where key > query)
-// and blocksparse's: −∞ in the tile's part of zero 128-token blocks.
+// and blocksparse's: −∞ in the tile's part of the mask's zero blocks (T × T tokens).
 Matrix tile_scores(const Tiles& t, const Matrix& qi, const Matrix& kj, int64_t i, int64_t j) {
   Matrix s = t.scale * (qi * kj.transpose());
   if (t.causal)
@@ -377,7 +377,7 @@ void gemm_nt(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tens
 void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t, Tensor c_t,
              double scale) {
   const int64_t tn = s.tiles(s.n), td = s.tiles(s.d);
-  const int64_t main_keys = standard_gemm_main_keys(s.n), calls = standard_gemm_calls(s.n);
+  const int64_t main_keys = gemm_key_tiles(s.n).main, calls = standard_gemm_calls(s.n);
   run.launch({kind, tn * td * calls, 256, s.gemm_smem()},
              [&s, tn, td, main_keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
                const bool second = blk >= tn * td;

@@ -15,8 +15,8 @@ namespace flashio::sim {
 // (sim/schedule.h, TileVisits; 16 bytes each, 64 MiB at the limit): Tr + Tc at most this, so
 // that the closed form, evaluated for every configuration, takes well under a second.
 inline constexpr int64_t kMaxTileRowsAndCols = int64_t{1} << 22;
-// blocksparse with a block mask: the mask is a byte and a 32-bit prefix sum per 128 × 128-token
-// block (sim/block_mask.h; 320 MiB at the limit, N = 1,048,576): ⌈N/128⌉² at most this.
+// blocksparse with a block mask: the mask is a byte and a 32-bit prefix sum per T × T-token
+// block (sim/block_mask.h; 320 MiB at the limit: N = 1,048,576 at T = 128): ⌈N/T⌉² at most this.
 inline constexpr int64_t kMaxMaskBlocks = int64_t{1} << 26;
 // --count walk visits every thread block of one head: its transfers at most this (half a
 // minute at the limit: the walk takes 3-7 ns per transfer).

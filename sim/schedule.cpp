@@ -58,17 +58,17 @@ TileVisits tile_visits(const Config& c) {
   }
   // A block mask is data: count its tiles, a row tile at a time. Row tile i meets the mask's
   // block rows bi0..bi1; each of their nonzero block columns covers the column tiles whose keys
-  // meet its 128 keys, a range of j; the row tile visits the union of those ranges (up to the
+  // meet its T keys, a range of j; the row tile visits the union of those ranges (up to the
   // causal frontier), the same tiles as TileFilter::visits (tests/sim compare them), in O(Tr ·
   // ⌈N/T⌉) steps instead of O(Tr · Tc): the GUI sweeps small tiles at long N.
   const TileFilter f(c);
   const BlockMask& mask = *f.mask();
   const int64_t blocks = mask.blocks();
   std::vector<int64_t> count_diff(static_cast<size_t>(g.tc + 1), 0), rows_diff(static_cast<size_t>(g.tc + 1), 0);
+  const int64_t t = mask.block_tokens();
   for (int64_t i = 0; i < g.tr; ++i) {
     const int64_t q0 = i * g.br, q1 = q0 + g.rows_in(i);
     const int64_t last_j = c.problem.causal ? g.causal_last_col(i) : g.tc - 1;
-    const int64_t t = mask.block_tokens();
     const int64_t bi0 = q0 / t, bi1 = (q1 - 1) / t + 1;
     int64_t next = 0;  // the first column tile not yet counted for this row tile
     for (int64_t bj = 0; bj < blocks && next <= last_j; ++bj) {
@@ -106,7 +106,7 @@ int64_t TileVisits::weighted_rows(const TileGrid& g, int64_t minus) const {
 
 bool TileFilter::visits(int64_t i, int64_t j) const {
   if (causal_ && grid_.above_diagonal(i, j)) return false;
-  // The tile's queries and keys overlap a nonzero block (the mask's blocks are 128 tokens,
+  // The tile's queries and keys overlap a nonzero block (the mask's blocks are T tokens,
   // not tiles: the same attention at every tiling).
   if (mask_ && !mask_->overlaps_nonzero(i * grid_.br, i * grid_.br + grid_.rows_in(i), j * grid_.bc,
                                         j * grid_.bc + grid_.cols_in(j)))

@@ -16,7 +16,7 @@ struct Shape {
   int64_t tiles_n() const { return ceil_div(n, kGemmTile); }
   int64_t tiles_d() const { return ceil_div(d, kGemmTile); }
   int64_t rows(int64_t a, int64_t extent) const { return std::min(kGemmTile, extent - a * kGemmTile); }
-  int64_t calls() const { return keys.main < n ? 2 : 1; }
+  int64_t calls() const { return standard_gemm_calls(n); }
 };
 
 // What every modelled cuBLAS GEMM launch shares: 256 threads, two stages of 128 × 64 A and B

@@ -183,6 +183,7 @@ TEST_CASE("catalog: standard's GEMMs split the keys where the kernels do (N roun
   for (int64_t n = 1; n <= flashio::kernels::kStandardMaxSeqlen; ++n) {
     INFO("N = " << n);
     REQUIRE(fs::standard_gemm_main_keys(n) == flashio::kernels::standard_gemm_main_keys(n));
+    REQUIRE(fs::standard_gemm_calls(n) == flashio::kernels::standard_gemm_calls(n));
     REQUIRE(fs::standard_gemm_calls(n) == (n % 8 != 0 && n > 8 ? 2 : 1));
   }
   CHECK(fs::standard_gemm_main_keys(7) == 7);

@@ -100,7 +100,12 @@ TEST_CASE("blocksparse's bounds come from its mask: the compulsory traffic count
   dense.block_mask.text.clear();
   const auto bd = bounds_by_algo(dense);
   CHECK(b.at(RowAlgo::theorem2).read_bytes == Approx(bd.at(RowAlgo::theorem2).read_bytes * 2.0 / 9.0));
+  CHECK(b.at(RowAlgo::compulsory).formula.find("nonzero blocks of 128 tokens") != std::string::npos);
   std::remove(path.c_str());
+  // The formula names the mask's own block size.
+  Config small = c;
+  small.block_mask.text = "banded:1@16";
+  CHECK(bounds_by_algo(small).at(RowAlgo::compulsory).formula.find("nonzero blocks of 16 tokens") != std::string::npos);
 
   for (const char* spec : {"banded:0", "banded:1", "random:0.3:5"})
     for (int64_t n2 : {130, 517, 1000})
