@@ -8,6 +8,10 @@
 # Then here, for each set S: flashio compare --predicted ROUND/pred_S.csv --measured OUT/bench_S.csv
 # --format csv, and the same against ROUND/formula_S.csv and ROUND/roof_S.csv.
 set -u
+if [ $# -ne 3 ] || [ ! -f "$1/sets.sh" ] || [ ! -x "$2/flashio" ] || [ ! -d "$3" ]; then
+  echo "usage: $0 ROUND BIN OUT (ROUND a folder with sets.sh, BIN holding flashio, OUT an existing folder)" >&2
+  exit 2
+fi
 ROUND=$1
 BIN=$2
 OUT=$3
