@@ -185,17 +185,44 @@ __global__ void __launch_bounds__(128) rowsum_do_o_kernel(const T* dout, const T
   if (threadIdx.x < rows) delta[bh * stats_stride + row0 + threadIdx.x] = row_sum[threadIdx.x];
 }
 
-// dS = P ∘ (dP − delta) (Appendix B.2, eq. for dS), written over S.
+// dS = P ∘ (dP − delta) (Appendix B.2, eq. for dS), written over S. The row in 16-byte chunks,
+// kSoftmaxBwdChunksInFlight of them of P and of dP loaded per thread before any is used, so a
+// block has 2 × 256 × 16 × 4 = 32 KiB in flight (a DRAM-bound pass needs that many bytes
+// waiting: the scalar loop before it, one element of each input at a time, moved 2.5 TB/s at
+// B=6 H=12 N=3000 on the H200; docs/kernels.md). Rows start every ld elements (a multiple of 64,
+// so chunks are aligned); the last chunk's columns past N lie in the row's padding: they are
+// read and written (dS there is never read: the GEMMs stop at N).
 template <typename T>
 __global__ void __launch_bounds__(kRowThreads)
     softmax_bwd_kernel(const T* p, const T* dp, const float* delta, T* ds, int n, int64_t ld, int stats_stride) {
+  constexpr int kPer = 8;  // elements per 16-byte chunk
+  constexpr int kU = kSoftmaxBwdChunksInFlight;
   const int64_t row = blockIdx.x;
   const int64_t bh = row / n;
   const float d = delta[bh * stats_stride + row % n];
-  for (int c = threadIdx.x; c < n; c += kRowThreads) {
-    const float pv = E<T>::to_float(p[row * ld + c]);
-    const float dpv = E<T>::to_float(dp[row * ld + c]);
-    ds[row * ld + c] = E<T>::from_float(pv * (dpv - d));
+  const uint4* prow = reinterpret_cast<const uint4*>(p + row * ld);
+  const uint4* dprow = reinterpret_cast<const uint4*>(dp + row * ld);
+  uint4* dsrow = reinterpret_cast<uint4*>(ds + row * ld);
+  const int chunks = (n + kPer - 1) / kPer;
+  for (int c0 = threadIdx.x; c0 < chunks; c0 += kRowThreads * kU) {
+    uint4 pc[kU], dpc[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int c = c0 + u * kRowThreads;
+      if (c < chunks) pc[u] = prow[c], dpc[u] = dprow[c];
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int c = c0 + u * kRowThreads;
+      if (c >= chunks) continue;
+      const T* pv = reinterpret_cast<const T*>(&pc[u]);
+      const T* dpv = reinterpret_cast<const T*>(&dpc[u]);
+      uint4 out;
+      T* o = reinterpret_cast<T*>(&out);
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) o[e] = E<T>::from_float(E<T>::to_float(pv[e]) * (E<T>::to_float(dpv[e]) - d));
+      dsrow[c] = out;
+    }
   }
 }
 

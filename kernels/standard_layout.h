@@ -27,6 +27,11 @@ constexpr int64_t standard_gemm_main_keys(int64_t n) { return n < 8 ? n : n / 8 
 // cuBLAS calls a GEMM makes: two when keys are left after the main call.
 constexpr int standard_gemm_calls(int64_t n) { return standard_gemm_main_keys(n) < n ? 2 : 1; }
 
+// 16-byte chunks of P and of dP each thread of softmax_bwd loads before it uses any (its block's
+// 256 threads then have 32 KiB in flight). sim's catalog has the same figure
+// (sim::kStandardSoftmaxBwdChunksInFlight; tests/kernels/test_catalog_resources.cpp compares).
+constexpr int kSoftmaxBwdChunksInFlight = 4;
+
 // The softmax's threads per row: 32 elements (kSoftmaxChunks 16-byte chunks) each, whole
 // warps, 32 to 1,024 (N ≤ kStandardMaxSeqlen). sim's catalog has the same rule
 // (sim::standard_softmax_threads; tests/kernels/test_catalog_resources.cpp compares them).

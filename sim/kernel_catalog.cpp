@@ -145,7 +145,11 @@ int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row
     case KernelKind::mask: return group(4);
     case KernelKind::dropout:
     case KernelKind::dropout_bwd: return group(1);
-    case KernelKind::softmax_bwd: return 2 * group(1);
+    case KernelKind::softmax_bwd: {  // 16-byte chunks of P and dP, kStandardSoftmaxBwdChunksInFlight a thread
+      const int64_t chunks = (row_elements * element_bytes + 15) / 16;
+      const int64_t trips = (chunks + threads - 1) / std::max<int64_t>(threads, 1);
+      return 2 * threads * std::min(kStandardSoftmaxBwdChunksInFlight, std::max<int64_t>(trips, 1)) * 16;
+    }
     case KernelKind::rowsum_do_o: return threads * 2 * 16;
     default: return 0;
   }

@@ -75,9 +75,12 @@ bool fragments_overlap_mma(const BuiltKernel& entry);
 // (0 for the other kernels: a tile step's loads are in flight together). Each thread strides
 // over the row; the compiled loops (cuobjdump -sass of the CUDA 13.0 sm_90a build, docs/
 // time_model.md "Row kernels") issue a group of loads and use them before the next group:
-// softmax its whole row (every chunk loaded before any is used; 0 here, no limit), mask 4 (unrolled by 4, loads before stores), dropout 1 and softmax_bwd 1 of each of its two
-// inputs (each load's store before the next load), rowsum_do_o one 16-byte chunk of O and of dO
-// per thread (its shared-memory atomic before the next).
+// softmax its whole row (every chunk loaded before any is used; 0 here, no limit), mask 4
+// (unrolled by 4, loads before stores), dropout 1 (each load's store before the next load),
+// softmax_bwd kStandardSoftmaxBwdChunksInFlight 16-byte chunks of each of its two inputs per
+// thread (fewer when the row has fewer), rowsum_do_o one 16-byte chunk of O and of dO per
+// thread (its shared-memory atomic before the next).
+inline constexpr int64_t kStandardSoftmaxBwdChunksInFlight = 4;
 int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row_elements, int64_t element_bytes);
 
 // Every built kernel, in the registry's order.

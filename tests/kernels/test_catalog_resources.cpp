@@ -190,3 +190,7 @@ TEST_CASE("catalog: standard's GEMMs split the keys where the kernels do (N roun
   CHECK(fs::standard_gemm_main_keys(2999) == 2992);
   CHECK(fs::standard_gemm_main_keys(3000) == 3000);
 }
+
+TEST_CASE("catalog: softmax_bwd's 16-byte chunks in flight per thread are the kernel's") {
+  CHECK(fs::kStandardSoftmaxBwdChunksInFlight == flashio::kernels::kSoftmaxBwdChunksInFlight);
+}

@@ -163,7 +163,10 @@ TEST_CASE("catalog: standard's row kernels have in flight the groups their compi
   CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 1024, 2) == 0);
   CHECK(row_kernel_bytes_in_flight(KernelKind::softmax, 256, 16384, 2) == 0);
   CHECK(row_kernel_bytes_in_flight(KernelKind::mask, 256, 16384, 2) == 256 * 4 * 2);
-  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax_bwd, 256, 4096, 2) == 2 * 256 * 2);  // P and dP
+  // softmax_bwd: 4 chunks of 16 bytes of P and of dP per thread; N = 4096 has 512 chunks, 2 a thread.
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax_bwd, 256, 16384, 2) == 2 * 256 * 4 * 16);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax_bwd, 256, 4096, 2) == 2 * 256 * 2 * 16);
+  CHECK(row_kernel_bytes_in_flight(KernelKind::softmax_bwd, 256, 1000, 2) == 2 * 256 * 1 * 16);  // 125 chunks
   CHECK(row_kernel_bytes_in_flight(KernelKind::dropout, 256, 4096, 2) == 256 * 2);
   CHECK(row_kernel_bytes_in_flight(KernelKind::rowsum_do_o, 128, 4096, 2) == 128 * 2 * 16);
   CHECK(row_kernel_bytes_in_flight(KernelKind::flash2_fwd, 128, 4096, 2) == 0);
