@@ -413,7 +413,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     const double warps_per_sm = resident * static_cast<double>(warps_per_block);
     // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
     // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma.
-    double tensor_rate_sm = 0;
+    double tensor_rate_sm = 0, tensor_rate_one_block = 0;  // all resident blocks' warps; one block's
     bool has_tensor = false;
     for (const BlockWork& w : work) has_tensor = has_tensor || w.flops.tensor > 0;
     if (has_tensor) {
@@ -422,6 +422,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                                                        : *cal.mma_sync_fp16_flops_per_s;
       const double per = f.mma == MmaKind::wgmma ? 4.0 : 1.0;  // warps per unit of the curve's x
       tensor_rate_sm = curve.at(warps_per_sm / per);
+      tensor_rate_one_block = curve.at(static_cast<double>(warps_per_block) / per);
     }
     const double barrier_s = cal.barrier_ns->at(static_cast<double>(f.threads)) * 1e-9;
     const double latency_s = *cal.cp_async_latency_ns * 1e-9;
@@ -512,8 +513,21 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // A single-stage kernel waits for its loads before it computes; its stores drain beside
       // the next step's work, so only the reads are in series, the whole traffic a floor.
       const double reads = resident * std::max(dram_read / r.dram_read, static_cast<double>(streamed_read_bytes) / r.l2);
-      const double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory);
-      t.total = overlapped + t.sync + t.latency;
+      const double step_waits = waits * latency_s;  // the cp.async waits within t.latency
+      double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory) + step_waits;
+      if (f.stages < 2 && resident_blocks > 1) {
+        // One block's own path: its compute at the rates its own warps reach (the tensor curve
+        // at its warps; a warp's exp and fp32 work runs on its own sub-partition's units, so a
+        // block of w < 4 warps has w / 4 of the SM's), its share of the reads, its waits.
+        const double own_fraction = std::min(1.0, static_cast<double>(warps_per_block) / 4.0);
+        const double own_tensor =
+            w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
+        const double own_smem = t.smem / resident;
+        const double own_matrix = fragments_overlap_mma(f.entry) ? std::max(own_tensor, own_smem) : own_tensor + own_smem;
+        const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
+        overlapped = std::max({compute, memory, own + reads / resident + step_waits});
+      }
+      t.total = overlapped + t.sync + (t.latency - (f.stages < 2 ? step_waits : 0.0));
       block_s[b] = t.total;
       sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
       sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
