@@ -328,3 +328,40 @@ TEST_CASE("standard's GEMMs at N not a multiple of 8 pay two launches (two cuBLA
         CHECK(k.launch_ms == Approx((n == 29 ? 2 : 1) * 3.0e-3));
   }
 }
+
+TEST_CASE("a single-stage kernel's load waits are filled by the SM's other resident blocks: two blocks an SM "
+          "hide each other's waits behind their compute, and when the waits are longer each block's own path "
+          "(its compute, its share of the reads, its waits) bounds the SM") {
+  Hardware hw = flat_hardware();
+  hw.calibration.cp_async_latency_ns = 20'000;  // 0.02 ms a step
+  const Config c = config_on(hw);
+  const auto time_ms = [&](int64_t blocks, int64_t threads, int steps, int64_t flops_per_step) {
+    Flops f;
+    f.tensor = flops_per_step;
+    KernelSchedule k = kernel_of(blocks, 0, f);
+    k.threads_per_block = threads;  // 1024 threads an SM: 1024-thread blocks one, 512-thread two
+    k.transfers_per_block = steps;
+    k.emit_block = [f, steps](int64_t, int64_t, ScheduleSink& s) {
+      for (int i = 0; i < steps; ++i) {
+        s.transfer({Tensor::Q, Dir::read, 0, 0, 1, 0, 10'000});  // 20 kB a step
+        s.compute(f);
+      }
+    };
+    const int64_t read = blocks * steps * 20'000;
+    return model_time(c, {k}, std::vector<int64_t>{read}, std::vector<int64_t>{0}).time_ms;
+  };
+  const int steps = 10;
+  const double reads_ms = steps * 132.0 * 20'000 / 3e12 * 1e3;  // one block's reads at its SM's share
+  const double waits_ms = steps * 0.02;
+  // Compute-bound: 2 · 10^8 FLOPs a step, 0.0528 ms a step for one block at its SM's tensor rate.
+  const double compute_ms = steps * 132.0 * 2e8 / 5e14 * 1e3;
+  // One block an SM waits for its reads and its loads' latency at every step, in series.
+  CHECK(time_ms(132, 1024, steps, 200'000'000) == Approx(compute_ms + reads_ms + waits_ms).epsilon(1e-6));
+  // Two an SM: the SM's tensor pipe holds both blocks' work, the waits hide behind the other's.
+  CHECK(time_ms(264, 512, steps, 200'000'000) == Approx(2 * compute_ms).epsilon(1e-6));
+  // Wait-bound: 2 · 10^7 FLOPs a step; each block's own path is the SM's time, so two blocks an SM
+  // take the time one takes alone.
+  const double light_ms = compute_ms / 10;
+  CHECK(time_ms(132, 1024, steps, 20'000'000) == Approx(light_ms + reads_ms + waits_ms).epsilon(1e-6));
+  CHECK(time_ms(264, 512, steps, 20'000'000) == Approx(light_ms + reads_ms + waits_ms).epsilon(1e-6));
+}
