@@ -405,156 +405,171 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     // (flash1's one block per head). The blocks that share an SM's pipes are the resident ones.
     const int64_t grid = k.grid_blocks();
     const int64_t sm_count = std::max<int64_t>(hw.sm_count, 1);
-    const int64_t resident_blocks =
+    const int64_t occupancy_blocks =
         std::max<int64_t>(1, std::min(f.blocks_per_sm, (grid + sm_count - 1) / sm_count));
-    kt.blocks_per_sm = resident_blocks;
-    const double resident = static_cast<double>(resident_blocks);
+    kt.blocks_per_sm = occupancy_blocks;
     const int64_t warps_per_block = std::max<int64_t>(1, f.threads / 32);
-    const double warps_per_sm = resident * static_cast<double>(warps_per_block);
-    // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
-    // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma.
-    double tensor_rate_sm = 0, tensor_rate_one_block = 0;  // all resident blocks' warps; one block's
     bool has_tensor = false;
     for (const BlockWork& w : work) has_tensor = has_tensor || w.flops.tensor > 0;
-    if (has_tensor) {
-      const RateCurve& curve = f.mma == MmaKind::wgmma ? **wgmma_curve(cal, dtype, f.wgmma_n)
-                               : dtype == DType::bf16  ? *cal.mma_sync_bf16_flops_per_s
-                                                       : *cal.mma_sync_fp16_flops_per_s;
-      const double per = f.mma == MmaKind::wgmma ? 4.0 : 1.0;  // warps per unit of the curve's x
-      tensor_rate_sm = curve.at(warps_per_sm / per);
-      tensor_rate_one_block = curve.at(static_cast<double>(warps_per_block) / per);
-    }
     const double barrier_s = cal.barrier_ns->at(static_cast<double>(f.threads)) * 1e-9;
     const double latency_s = *cal.cp_async_latency_ns * 1e-9;
 
-    std::vector<double> block_s(work.size());
     BlockTerms sum;     // over one head's blocks: the SM's pipe times (the kernel's *_ms)
     BlockTerms binding; // the same, counting only what bounds each block (bound_by)
-    for (size_t b = 0; b < work.size(); ++b) {
-      const BlockWork& w = work[b];
-      // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
-      // the bandwidth a stream reaches depends on them, docs/calibration.md).
-      const int64_t row_in_flight = row_kernel_bytes_in_flight(k.kind, f.threads, config.problem.seqlen,
-                                                               element_bytes(dtype));
-      const int64_t block_in_flight = row_in_flight > 0 ? std::min(w.step_read_bytes, row_in_flight) : w.step_read_bytes;
-      const double in_flight = resident * static_cast<double>(std::max<int64_t>(block_in_flight, 1));
-      // An SM's share of a stream at x bytes in flight is what it reached when every SM had x in
-      // flight (the curves' measurement), also when fewer SMs are busy (docs/time_model.md,
-      // "Memory": flash1's grids of one block per head leave SMs idle and are not faster per SM).
-      const double per_sm = 1.0 / sms;
-      Rates r;
-      r.dram_read = cal.dram_read_bytes_per_s->at(in_flight) * per_sm;
-      r.dram_write = cal.dram_write_bytes_per_s->at(in_flight) * per_sm;
-      const double dram_copy = cal.dram_copy_bytes_per_s->at(in_flight) * per_sm;
-      r.l2 = cal.l2_hit_bytes_per_s->at(in_flight) * per_sm;
-      r.atomics = cal.atomic_f32_per_s ? *cal.atomic_f32_per_s * per_sm : 0;
-      r.exp = *cal.exp2_per_s * per_sm;
-      r.fp32 = *cal.fma_flops_per_s / 2.0 * per_sm;  // one fp32 operation per lane per FMA slot
-      // Throughput: the SM's pipes shared by its resident blocks, each block's work × resident
-      // over the SM's rate. DRAM: each stream's limit, reads, writes, and both together (the
-      // copy rate: a kernel that reads and writes shares the bus between them).
-      BlockTerms t;
-      // Bytes a step waits for in turn (dependent loads) are costed below, as round trips; the
-      // streams carry the rest.
-      const int64_t streamed_read_bytes = w.read_bytes - w.dependent_read_bytes;
-      const double dram_read = static_cast<double>(streamed_read_bytes) * read_share;
-      const double dram_write = static_cast<double>(w.write_bytes + w.atomic_bytes) * write_share;
-      t.dram = resident * std::max({dram_read / r.dram_read, dram_write / r.dram_write,
-                                    dram_read > 0 && dram_write > 0 ? (dram_read + dram_write) / dram_copy : 0.0});
-      t.l2 = resident * static_cast<double>(streamed_read_bytes + w.write_bytes + w.atomic_bytes) / r.l2;
-      t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
-      t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / (tensor_rate_sm * per_sm) : 0;
-      t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
-      t.fp32 = resident * static_cast<double>(w.flops.other) / r.fp32;
-      // Two barriers per tile step (tiles loaded; tiles consumed), and the load latency a block
-      // waits for: once when its stages stream ahead, at every step otherwise.
-      t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;
-      const double waits = f.stages >= 2 ? 1.0 : static_cast<double>(std::max<int64_t>(w.tile_steps, 1));
-      t.latency = waits * latency_s;
-      // Loads a step waits for in turn (sim/kernel_catalog.h, dependent_load_rounds): each round
-      // trip takes the memory's latency at light load, read off the same curves by Little's law
-      // (latency = bytes in flight / bandwidth at their first point), from DRAM for the share of
-      // reads that reach it and from the L2 for the rest, and its bytes then arrive at the
-      // stream's full rate (docs/time_model.md, "Dependent loads").
-      if (w.dependent_load_rounds > 0) {
-        const double share = std::clamp(read_share, 0.0, 1.0);
-        const auto light_load_latency_s = [&](const RateCurve& curve) {
-          const auto& [x, rate] = curve.points().front();
-          return x * sms / rate;
-        };
-        const double round_s = share * light_load_latency_s(*cal.dram_read_bytes_per_s) +
-                               (1 - share) * light_load_latency_s(*cal.l2_hit_bytes_per_s);
-        const double bytes = static_cast<double>(w.dependent_read_bytes);
-        t.latency += static_cast<double>(w.dependent_load_rounds) * round_s +
-                     bytes * share / (cal.dram_read_bytes_per_s->points().back().second * per_sm) +
-                     bytes * (1 - share) / (cal.l2_hit_bytes_per_s->points().back().second * per_sm);
+    // Every block's time with `resident_blocks` of them on each SM (sharing its pipes); `record`
+    // adds the terms into sum and binding.
+    const auto block_times = [&](int64_t resident_blocks, bool record) {
+      const double resident = static_cast<double>(resident_blocks);
+      const double warps_per_sm = resident * static_cast<double>(warps_per_block);
+      // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
+      // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma.
+      double tensor_rate_sm = 0, tensor_rate_one_block = 0;  // all resident blocks' warps; one block's
+      if (has_tensor) {
+        const RateCurve& curve = f.mma == MmaKind::wgmma ? **wgmma_curve(cal, dtype, f.wgmma_n)
+                                 : dtype == DType::bf16  ? *cal.mma_sync_bf16_flops_per_s
+                                                         : *cal.mma_sync_fp16_flops_per_s;
+        const double per = f.mma == MmaKind::wgmma ? 4.0 : 1.0;  // warps per unit of the curve's x
+        tensor_rate_sm = curve.at(warps_per_sm / per);
+        tensor_rate_one_block = curve.at(static_cast<double>(warps_per_block) / per);
       }
-      // Phases in series: a block's warps pass the block-wide barriers of every tile step
-      // together, so its matrix, exp and fp32 phases follow each other; and the resident blocks,
-      // launched together with identical steps, stay in phase, so they share each pipe in turn
-      // rather than overlap on different ones (the terms above carry the sharing). Within the
-      // matrix phase the ldmatrix loads overlap the mma where the kernel's step is one
-      // straight-line block (fragments_overlap_mma, sim/kernel_catalog.h), and follow them
-      // otherwise. Loads run beside compute when the kernel streams its tiles in two or more
-      // stages; a single-stage kernel waits for its reads (docs/time_model.md, "Overlap").
-      // mma.sync takes its operands from registers, which ldmatrix fills from shared memory: in a
-      // GEMM whose rows the block's warps split, every warp reads all of the other operand, so a
-      // block reads warps × e / (2 · rows) bytes per tensor FLOP (2·M·N·K FLOPs, W·N·K·e bytes),
-      // at the calibrated ldmatrix bandwidth, in the same instruction stream as the mma. wgmma
-      // reads shared memory through its descriptors, inside the measured wgmma rate.
-      if (f.mma == MmaKind::mma_sync && w.flops.tensor > 0 && f.block_rows > 0 && cal.smem_bytes_per_s) {
-        const double smem_bytes = static_cast<double>(w.flops.tensor) * static_cast<double>(warps_per_block) *
-                                  static_cast<double>(element_bytes(dtype)) / (2.0 * static_cast<double>(f.block_rows));
-        t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
+      std::vector<double> block_s(work.size());
+      for (size_t b = 0; b < work.size(); ++b) {
+        const BlockWork& w = work[b];
+        // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
+        // the bandwidth a stream reaches depends on them, docs/calibration.md).
+        const int64_t row_in_flight = row_kernel_bytes_in_flight(k.kind, f.threads, config.problem.seqlen,
+                                                                 element_bytes(dtype));
+        const int64_t block_in_flight = row_in_flight > 0 ? std::min(w.step_read_bytes, row_in_flight) : w.step_read_bytes;
+        const double in_flight = resident * static_cast<double>(std::max<int64_t>(block_in_flight, 1));
+        // An SM's share of a stream at x bytes in flight is what it reached when every SM had x in
+        // flight (the curves' measurement), also when fewer SMs are busy (docs/time_model.md,
+        // "Memory": flash1's grids of one block per head leave SMs idle and are not faster per SM).
+        const double per_sm = 1.0 / sms;
+        Rates r;
+        r.dram_read = cal.dram_read_bytes_per_s->at(in_flight) * per_sm;
+        r.dram_write = cal.dram_write_bytes_per_s->at(in_flight) * per_sm;
+        const double dram_copy = cal.dram_copy_bytes_per_s->at(in_flight) * per_sm;
+        r.l2 = cal.l2_hit_bytes_per_s->at(in_flight) * per_sm;
+        r.atomics = cal.atomic_f32_per_s ? *cal.atomic_f32_per_s * per_sm : 0;
+        r.exp = *cal.exp2_per_s * per_sm;
+        r.fp32 = *cal.fma_flops_per_s / 2.0 * per_sm;  // one fp32 operation per lane per FMA slot
+        // Throughput: the SM's pipes shared by its resident blocks, each block's work × resident
+        // over the SM's rate. DRAM: each stream's limit, reads, writes, and both together (the
+        // copy rate: a kernel that reads and writes shares the bus between them).
+        BlockTerms t;
+        // Bytes a step waits for in turn (dependent loads) are costed below, as round trips; the
+        // streams carry the rest.
+        const int64_t streamed_read_bytes = w.read_bytes - w.dependent_read_bytes;
+        const double dram_read = static_cast<double>(streamed_read_bytes) * read_share;
+        const double dram_write = static_cast<double>(w.write_bytes + w.atomic_bytes) * write_share;
+        t.dram = resident * std::max({dram_read / r.dram_read, dram_write / r.dram_write,
+                                      dram_read > 0 && dram_write > 0 ? (dram_read + dram_write) / dram_copy : 0.0});
+        t.l2 = resident * static_cast<double>(streamed_read_bytes + w.write_bytes + w.atomic_bytes) / r.l2;
+        t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
+        t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / (tensor_rate_sm * per_sm) : 0;
+        t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
+        t.fp32 = resident * static_cast<double>(w.flops.other) / r.fp32;
+        // Two barriers per tile step (tiles loaded; tiles consumed), and the load latency a block
+        // waits for: once when its stages stream ahead, at every step otherwise.
+        t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;
+        const double waits = f.stages >= 2 ? 1.0 : static_cast<double>(std::max<int64_t>(w.tile_steps, 1));
+        t.latency = waits * latency_s;
+        // Loads a step waits for in turn (sim/kernel_catalog.h, dependent_load_rounds): each round
+        // trip takes the memory's latency at light load, read off the same curves by Little's law
+        // (latency = bytes in flight / bandwidth at their first point), from DRAM for the share of
+        // reads that reach it and from the L2 for the rest, and its bytes then arrive at the
+        // stream's full rate (docs/time_model.md, "Dependent loads").
+        if (w.dependent_load_rounds > 0) {
+          const double share = std::clamp(read_share, 0.0, 1.0);
+          const auto light_load_latency_s = [&](const RateCurve& curve) {
+            const auto& [x, rate] = curve.points().front();
+            return x * sms / rate;
+          };
+          const double round_s = share * light_load_latency_s(*cal.dram_read_bytes_per_s) +
+                                 (1 - share) * light_load_latency_s(*cal.l2_hit_bytes_per_s);
+          const double bytes = static_cast<double>(w.dependent_read_bytes);
+          t.latency += static_cast<double>(w.dependent_load_rounds) * round_s +
+                       bytes * share / (cal.dram_read_bytes_per_s->points().back().second * per_sm) +
+                       bytes * (1 - share) / (cal.l2_hit_bytes_per_s->points().back().second * per_sm);
+        }
+        // Phases in series: a block's warps pass the block-wide barriers of every tile step
+        // together, so its matrix, exp and fp32 phases follow each other; and the resident blocks,
+        // launched together with identical steps, stay in phase, so they share each pipe in turn
+        // rather than overlap on different ones (the terms above carry the sharing). Within the
+        // matrix phase the ldmatrix loads overlap the mma where the kernel's step is one
+        // straight-line block (fragments_overlap_mma, sim/kernel_catalog.h), and follow them
+        // otherwise. Loads run beside compute when the kernel streams its tiles in two or more
+        // stages; a single-stage kernel waits for its reads (docs/time_model.md, "Overlap").
+        // mma.sync takes its operands from registers, which ldmatrix fills from shared memory: in a
+        // GEMM whose rows the block's warps split, every warp reads all of the other operand, so a
+        // block reads warps × e / (2 · rows) bytes per tensor FLOP (2·M·N·K FLOPs, W·N·K·e bytes),
+        // at the calibrated ldmatrix bandwidth, in the same instruction stream as the mma. wgmma
+        // reads shared memory through its descriptors, inside the measured wgmma rate.
+        if (f.mma == MmaKind::mma_sync && w.flops.tensor > 0 && f.block_rows > 0 && cal.smem_bytes_per_s) {
+          const double smem_bytes = static_cast<double>(w.flops.tensor) * static_cast<double>(warps_per_block) *
+                                    static_cast<double>(element_bytes(dtype)) / (2.0 * static_cast<double>(f.block_rows));
+          t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
+        }
+        const double matrix = fragments_overlap_mma(f.entry) ? std::max(t.tensor, t.smem) : t.tensor + t.smem;
+        const double compute = matrix + t.exp + t.fp32;
+        const double memory = std::max({t.dram, t.l2, t.atomics});
+        // A single-stage kernel waits for its loads before it computes; its stores drain beside
+        // the next step's work, so only the reads are in series, the whole traffic a floor.
+        const double reads = resident * std::max(dram_read / r.dram_read, static_cast<double>(streamed_read_bytes) / r.l2);
+        const double step_waits = waits * latency_s;  // the cp.async waits within t.latency
+        double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory) + step_waits;
+        if (f.stages < 2 && resident_blocks > 1) {
+          // One block's own path: its compute at the rates its own warps reach (the tensor curve
+          // at its warps; a warp's exp and fp32 work runs on its own sub-partition's units, so a
+          // block of w < 4 warps has w / 4 of the SM's), its share of the reads, its waits.
+          const double own_fraction = std::min(1.0, static_cast<double>(warps_per_block) / 4.0);
+          const double own_tensor =
+              w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
+          const double own_smem = t.smem / resident;
+          const double own_matrix = fragments_overlap_mma(f.entry) ? std::max(own_tensor, own_smem) : own_tensor + own_smem;
+          const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
+          overlapped = std::max({compute, memory, own + reads / resident + step_waits});
+        }
+        t.total = overlapped + t.sync + (t.latency - (f.stages < 2 ? step_waits : 0.0));
+        block_s[b] = t.total;
+        if (!record) continue;
+        sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
+        sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
+        // What bounds the block: the largest of its terms (the memory terms only where they are
+        // not hidden behind compute).
+        const bool memory_counts = f.stages < 2 ? reads > 0 || memory > compute + reads : memory > compute;
+        const std::pair<double, double BlockTerms::*> terms[] = {
+            {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
+            {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
+            {t.smem, &BlockTerms::smem},
+            {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.sync, &BlockTerms::sync},
+            {t.latency, &BlockTerms::latency}};
+        binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
+                    return a.first < b.first;
+                  })->second) += t.total;
       }
-      const double matrix = fragments_overlap_mma(f.entry) ? std::max(t.tensor, t.smem) : t.tensor + t.smem;
-      const double compute = matrix + t.exp + t.fp32;
-      const double memory = std::max({t.dram, t.l2, t.atomics});
-      // A single-stage kernel waits for its loads before it computes; its stores drain beside
-      // the next step's work, so only the reads are in series, the whole traffic a floor.
-      const double reads = resident * std::max(dram_read / r.dram_read, static_cast<double>(streamed_read_bytes) / r.l2);
-      const double step_waits = waits * latency_s;  // the cp.async waits within t.latency
-      double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory) + step_waits;
-      if (f.stages < 2 && resident_blocks > 1) {
-        // One block's own path: its compute at the rates its own warps reach (the tensor curve
-        // at its warps; a warp's exp and fp32 work runs on its own sub-partition's units, so a
-        // block of w < 4 warps has w / 4 of the SM's), its share of the reads, its waits.
-        const double own_fraction = std::min(1.0, static_cast<double>(warps_per_block) / 4.0);
-        const double own_tensor =
-            w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
-        const double own_smem = t.smem / resident;
-        const double own_matrix = fragments_overlap_mma(f.entry) ? std::max(own_tensor, own_smem) : own_tensor + own_smem;
-        const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
-        overlapped = std::max({compute, memory, own + reads / resident + step_waits});
-      }
-      t.total = overlapped + t.sync + (t.latency - (f.stages < 2 ? step_waits : 0.0));
-      block_s[b] = t.total;
-      sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
-      sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
-      // What bounds the block: the largest of its terms (the memory terms only where they are
-      // not hidden behind compute).
-      const bool memory_counts = f.stages < 2 ? reads > 0 || memory > compute + reads : memory > compute;
-      const std::pair<double, double BlockTerms::*> terms[] = {
-          {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
-          {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
-          {t.smem, &BlockTerms::smem},
-          {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.sync, &BlockTerms::sync},
-          {t.latency, &BlockTerms::latency}};
-      binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
-                  return a.first < b.first;
-                })->second) += t.total;
-    }
+      return block_s;
+    };
+    const std::vector<double> block_s = block_times(occupancy_blocks, true);
 
     // The block scheduler: SMs × blocks_per_sm slots; each block, in launch order, starts on
     // the slot that frees first (waves, and the ragged waves of causal grids).
-    const int64_t slots = std::max<int64_t>(1, saturating_mul(hw.sm_count, resident_blocks));
+    const int64_t slots = std::max<int64_t>(1, saturating_mul(hw.sm_count, occupancy_blocks));
     const int64_t per_head = std::max<int64_t>(k.blocks_per_head, 1);
     const int64_t heads_scheduled = std::max<int64_t>(1, std::min(k.heads, kMaxScheduledBlocks / per_head));
     kt.waves = (grid + slots - 1) / slots;
     double makespan = 0;
     if (std::all_of(block_s.begin(), block_s.end(), [&](double t) { return t == block_s.front(); })) {
-      // Equal blocks (standard's row kernels, dense flash2): the list schedule is whole waves.
-      makespan = static_cast<double>(kt.waves) * (block_s.empty() ? 0.0 : block_s.front());
+      // Equal blocks (standard's row kernels, dense flash2): the list schedule is whole waves,
+      // and a last partial wave of R blocks, spread breadth first, has ⌈R / SMs⌉ on an SM, which
+      // share its pipes among fewer (docs/time_model.md, "Waves").
+      const int64_t full_waves = grid / slots, last = grid - full_waves * slots;
+      const double one = block_s.empty() ? 0.0 : block_s.front();
+      makespan = static_cast<double>(full_waves) * one;
+      if (last > 0) {
+        const int64_t last_resident = (last + sm_count - 1) / sm_count;
+        makespan += last_resident < occupancy_blocks && !block_s.empty() ? block_times(last_resident, false).front() : one;
+      }
     } else {
       std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
       for (int64_t s = 0; s < std::min(slots, heads_scheduled * per_head); ++s) free_at.push(0.0);

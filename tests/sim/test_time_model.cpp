@@ -365,3 +365,19 @@ TEST_CASE("a single-stage kernel's load waits are filled by the SM's other resid
   CHECK(time_ms(132, 1024, steps, 20'000'000) == Approx(light_ms + reads_ms + waits_ms).epsilon(1e-6));
   CHECK(time_ms(264, 512, steps, 20'000'000) == Approx(light_ms + reads_ms + waits_ms).epsilon(1e-6));
 }
+
+TEST_CASE("a last partial wave's blocks share their SMs with fewer: 274 blocks at two an SM are one full wave "
+          "(two blocks sharing each SM's pipes) and 10 blocks alone on 10 SMs, three single blocks' time") {
+  const Config c = config_on(flat_hardware());
+  Flops f;
+  f.tensor = 1'000'000'000;
+  KernelSchedule k = kernel_of(274, 0, f);
+  k.threads_per_block = 512;  // two an SM
+  const double alone_ms = 132.0 * 1e9 / 5e14 * 1e3;
+  const PassTime t = model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0});
+  CHECK(t.kernels.front().waves == 2);
+  CHECK(t.time_ms == Approx(2 * alone_ms + alone_ms).epsilon(1e-6));
+  // A last wave of 200 blocks puts two on 68 SMs: the full wave's time again.
+  k.blocks_per_head = 464;
+  CHECK(model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms == Approx(4 * alone_ms).epsilon(1e-6));
+}
