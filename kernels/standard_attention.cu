@@ -196,6 +196,7 @@ template <typename T>
 __global__ void __launch_bounds__(kRowThreads)
     softmax_bwd_kernel(const T* p, const T* dp, const float* delta, T* ds, int n, int64_t ld, int stats_stride) {
   constexpr int kPer = 8;  // elements per 16-byte chunk
+  static_assert(sizeof(T) * kPer == 16, "softmax_bwd's chunks are 16 bytes of a 2-byte type");
   constexpr int kU = kSoftmaxBwdChunksInFlight;
   const int64_t row = blockIdx.x;
   const int64_t bh = row / n;

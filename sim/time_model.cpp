@@ -473,7 +473,8 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         // waits for: once when its stages stream ahead, at every step otherwise.
         t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;
         const double waits = f.stages >= 2 ? 1.0 : static_cast<double>(std::max<int64_t>(w.tile_steps, 1));
-        t.latency = waits * latency_s;
+        const double cp_async_waits = waits * latency_s;
+        double dependent_s = 0;
         // Loads a step waits for in turn (sim/kernel_catalog.h, dependent_load_rounds): each round
         // trip takes the memory's latency at light load, read off the same curves by Little's law
         // (latency = bytes in flight / bandwidth at their first point), from DRAM for the share of
@@ -488,10 +489,11 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           const double round_s = share * light_load_latency_s(*cal.dram_read_bytes_per_s) +
                                  (1 - share) * light_load_latency_s(*cal.l2_hit_bytes_per_s);
           const double bytes = static_cast<double>(w.dependent_read_bytes);
-          t.latency += static_cast<double>(w.dependent_load_rounds) * round_s +
-                       bytes * share / (cal.dram_read_bytes_per_s->points().back().second * per_sm) +
-                       bytes * (1 - share) / (cal.l2_hit_bytes_per_s->points().back().second * per_sm);
+          dependent_s = static_cast<double>(w.dependent_load_rounds) * round_s +
+                        bytes * share / (cal.dram_read_bytes_per_s->points().back().second * per_sm) +
+                        bytes * (1 - share) / (cal.l2_hit_bytes_per_s->points().back().second * per_sm);
         }
+        t.latency = cp_async_waits + dependent_s;
         // Phases in series: a block's warps pass the block-wide barriers of every tile step
         // together, so its matrix, exp and fp32 phases follow each other; and the resident blocks,
         // launched together with identical steps, stay in phase, so they share each pipe in turn
@@ -516,8 +518,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         // A single-stage kernel waits for its loads before it computes; its stores drain beside
         // the next step's work, so only the reads are in series, the whole traffic a floor.
         const double reads = resident * std::max(dram_read / r.dram_read, static_cast<double>(streamed_read_bytes) / r.l2);
-        const double step_waits = waits * latency_s;  // the cp.async waits within t.latency
-        double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory) + step_waits;
+        // A single-stage kernel's cp.async waits are in series with its step (below, beside the
+        // other resident blocks' work); a multi-stage kernel's one wait is not.
+        double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory) + cp_async_waits;
         if (f.stages < 2 && resident_blocks > 1) {
           // One block's own path: its compute at the rates its own warps reach (the tensor curve
           // at its warps; a warp's exp and fp32 work runs on its own sub-partition's units, so a
@@ -528,9 +531,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           const double own_smem = t.smem / resident;
           const double own_matrix = fragments_overlap_mma(f.entry) ? std::max(own_tensor, own_smem) : own_tensor + own_smem;
           const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
-          overlapped = std::max({compute, memory, own + reads / resident + step_waits});
+          overlapped = std::max({compute, memory, own + reads / resident + cp_async_waits});
         }
-        t.total = overlapped + t.sync + (t.latency - (f.stages < 2 ? step_waits : 0.0));
+        t.total = overlapped + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
         block_s[b] = t.total;
         if (!record) continue;
         sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
@@ -565,11 +568,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // share its pipes among fewer (docs/time_model.md, "Waves").
       const int64_t full_waves = grid / slots, last = grid - full_waves * slots;
       const double one = block_s.empty() ? 0.0 : block_s.front();
+      const int64_t last_resident = (last + sm_count - 1) / sm_count;
       makespan = static_cast<double>(full_waves) * one;
-      if (last > 0) {
-        const int64_t last_resident = (last + sm_count - 1) / sm_count;
-        makespan += last_resident < occupancy_blocks && !block_s.empty() ? block_times(last_resident, false).front() : one;
-      }
+      if (last > 0 && !block_s.empty())
+        makespan += last_resident < occupancy_blocks ? block_times(last_resident, false).front() : one;
     } else {
       std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
       for (int64_t s = 0; s < std::min(slots, heads_scheduled * per_head); ++s) free_at.push(0.0);
