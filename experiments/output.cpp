@@ -535,14 +535,18 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
                            }});
       else
         columns.push_back({key, key == "batch" || key == "heads" || key == "seqlen" ||
-                                    key == "headdim" || key == "dropout",
+                                    key == "headdim" || key == "dropout" || key == "kv_heads" || key == "seqlen_k",
                            [key](const sim::Row& r) { return sim::cell(r, key); }});
       continue;
     }
     const std::string value = sim::cell(*rows.front(), key);
     // Variant columns at their defaults say nothing; leave them out of the heading.
+    const sim::Row& first = *rows.front();
+    const bool grouped = first.kv_heads != first.heads;
     if ((key == "mask" && value == "0") || (key == "dropout" && value == "0") ||
-        (key == "block_mask" && value.empty()) || (key == "kernel" && rows.front()->is_total()))
+        (key == "block_mask" && value.empty()) || (key == "kernel" && first.is_total()) ||
+        (key == "kv_heads" && !grouped) || (key == "seqlen_k" && first.seqlen_k == first.seqlen) ||
+        (key == "gqa_pack" && !grouped))
       continue;
     std::string shown_value = value;
     if (key == "sram_bytes" && rows.front()->sram_bytes) shown_value = format_size(*rows.front()->sram_bytes);

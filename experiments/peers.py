@@ -37,14 +37,12 @@ import tempfile
 # flashio's row schema, in flashio's order (sim/row.cpp: key_columns() then the value fields).
 # tests/scripts/test_peers.py checks it against `flashio simulate --format csv`.
 KEY_COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype",
-               "causal", "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask"]
+               "causal", "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask",
+               "kv_heads", "seqlen_k", "gqa_pack"]
 VALUE_COLUMNS = ["flops", "flops_tensor", "flops_exp", "flops_other", "io_read_bytes",
                  "io_write_bytes", "dram_read_bytes", "dram_write_bytes", "extra_memory_bytes",
                  "time_ms", "tflops"]
 COLUMNS = KEY_COLUMNS + VALUE_COLUMNS
-# Written only when a run uses GQA or Nq != Nk: the schema has no such columns, and flashio's
-# reader ignores these, so keep such rows in files of their own (docs/rows.md).
-EXTRA_COLUMNS = ["kv_heads", "seqlen_k"]
 
 BACKENDS = ["flash", "cudnn", "efficient", "math"]
 BACKEND_ENUM = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
@@ -226,11 +224,12 @@ def configurations(o):
 
 def convention_flops(batch, heads, seqlen, headdim, pass_, causal, seqlen_k=None):
     """The field's FLOP convention, as sim::convention_flops: 4·B·H·Nq·Nk·d forward, 2.5× that
-    backward (five matrix products, S recomputed), 3.5× both, halved when causal."""
+    backward (five matrix products, S recomputed), 3.5× both; causal (bottom-right aligned)
+    keeps Nq·Nk − Nq²/2 of the scores, half when Nq = Nk."""
     nk = seqlen if seqlen_k is None else seqlen_k
     forward = 4.0 * batch * heads * seqlen * nk * headdim
     factor = {"fwd": 1.0, "bwd": 2.5, "fwdbwd": 3.5}[pass_]
-    return forward * factor * (0.5 if causal else 1.0)
+    return forward * factor * (1.0 - seqlen / (2.0 * nk) if causal else 1.0)
 
 
 def number(v):
@@ -258,10 +257,10 @@ def peer_row(config, time_ms, hw):
     return row
 
 
-def csv_text(provenance, rows, extra=False):
+def csv_text(provenance, rows):
     """The output: the `#` provenance line, the header, one line per row. No cell holds a comma
     (names, numbers), so no quoting is needed, as in flashio's own csv."""
-    columns = COLUMNS + (EXTRA_COLUMNS if extra else [])
+    columns = COLUMNS
     lines = ["# " + provenance.replace("\n", " "), ",".join(columns)]
     lines += [",".join(r.get(col, "") for col in columns) for r in rows]
     return "\n".join(lines) + "\n"
@@ -516,8 +515,7 @@ def run(o, argv):
         print(f"{PROGRAM}: no configuration ran ({skipped} skipped); no rows written",
               file=sys.stderr)
         return 1
-    extra = any(r["kv_heads"] != r["heads"] or r["seqlen_k"] != r["seqlen"] for r in rows)
-    write_output(o.out, csv_text(provenance, rows, extra))
+    write_output(o.out, csv_text(provenance, rows))
     if skipped:
         print(f"{PROGRAM}: {len(rows)} rows written, {skipped} skipped", file=sys.stderr)
     return 0

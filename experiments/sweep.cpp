@@ -60,7 +60,8 @@ int64_t SweepSpec::size() const {
                            size_or_one(heads),      size_or_one(seqlens),     size_or_one(headdims),
                            size_or_one(dtypes),     size_or_one(causals),     size_or_one(masks),
                            size_or_one(dropouts),   size_or_one(block_masks), size_or_one(sram_bytes),
-                           size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware)};
+                           size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
+                           size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -79,7 +80,17 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
       ("pass", po::value<std::string>(), text("fwd, bwd, fwdbwd (list)", d.pass).c_str())
       ("batch", po::value<std::string>(), text("B, batch size (list or range)", d.batch).c_str())
       ("heads", po::value<std::string>(), text("H, heads (list or range)", d.heads).c_str())
-      ("seqlen", po::value<std::string>(), text("N, sequence length (list or range)", d.seqlen).c_str())
+      ("kv-heads", po::value<std::string>(),
+       "Hkv, K/V heads, each shared by H/Hkv query heads (grouped-query attention; 1 = multi-query; "
+       "must divide --heads) (list or range) [--heads]")
+      ("seqlen", po::value<std::string>(), text("N, sequence length: queries per head (list or range)", d.seqlen).c_str())
+      ("seqlen-k", po::value<std::string>(),
+       "Nk, keys per head when not N (causal is then aligned bottom-right: query i sees keys "
+       "j <= i + Nk - N) (list or range) [--seqlen]")
+      ("gqa-pack", po::value<std::string>()->implicit_value("1"),
+       "with --kv-heads < --heads: 1 gives each thread block the rows of all query heads of a group, "
+       "so a K/V tile is read once for them; 0 one query head's rows, each head reading its group's "
+       "K/V (a switch; --gqa-pack=0,1 sweeps both) [1]")
       ("headdim", po::value<std::string>(), text("d, head dimension (list or range)", d.headdim).c_str())
       ("dtype", po::value<std::string>(), text("fp16, bf16, fp32 (list)", d.dtype).c_str())
       ("causal", po::value<std::string>()->implicit_value("1"),
@@ -126,6 +137,9 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   s.batches = positive_ints("--batch", given_or(vm, "batch", d.batch));
   s.heads = positive_ints("--heads", given_or(vm, "heads", d.heads));
   s.seqlens = positive_ints("--seqlen", given_or(vm, "seqlen", d.seqlen));
+  if (vm.count("kv-heads")) s.kv_heads = positive_ints("--kv-heads", vm["kv-heads"].as<std::string>());
+  if (vm.count("seqlen-k")) s.seqlens_k = positive_ints("--seqlen-k", vm["seqlen-k"].as<std::string>());
+  s.gqa_packs = parse_switch_list("--gqa-pack", given_or(vm, "gqa-pack", "1"));
   s.headdims = positive_ints("--headdim", given_or(vm, "headdim", d.headdim));
   s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
                                sim::allowed_dtypes());
@@ -192,6 +206,8 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   p.batch = s.batches[at.batch];
   p.heads = s.heads[at.heads];
   p.seqlen = s.seqlens[at.seqlen];
+  if (!s.kv_heads.empty()) p.kv_heads = s.kv_heads[at.kv_heads];
+  if (!s.seqlens_k.empty()) p.seqlen_k = s.seqlens_k[at.seqlen_k];
   p.headdim = s.headdims[at.headdim];
   p.dtype = s.dtypes[at.dtype];
   p.causal = s.causals[at.causal] != 0;
@@ -207,6 +223,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   if (!s.block_cs.empty()) tiling.block_c = s.block_cs[at.block_c];
   sim::Config c = sim::make_config(algo, p, s.hardware[at.hw], sram, tiling);
   if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};
+  c.gqa_pack = s.gqa_packs[at.gqa_pack] != 0;
   return c;
 }
 
@@ -216,18 +233,20 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   const int64_t total = s.size();
   // The odometer: digit k runs over list k; the last digit (algo) turns fastest.
   SweepPoint at;
-  size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,
-                      &at.headdim, &at.seqlen, &at.causal,  &at.mask,       &at.dropout,
-                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.algo};
+  size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
+                      &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.mask,       &at.dropout,
+                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
                            s.dtypes.size(),    s.batches.size(),
-                           s.heads.size(),     s.headdims.size(),
-                           s.seqlens.size(),   s.causals.size(),
+                           s.heads.size(),     std::max<size_t>(1, s.kv_heads.size()),
+                           s.headdims.size(),
+                           s.seqlens.size(),   std::max<size_t>(1, s.seqlens_k.size()),
+                           s.causals.size(),
                            s.masks.size(),     s.dropouts.size(),
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),
                            std::max<size_t>(1, s.block_cs.size()),
-                           s.block_masks.size(), s.algos.size()};
+                           s.block_masks.size(), s.gqa_packs.size(), s.algos.size()};
   constexpr int kDigits = sizeof(limits) / sizeof(limits[0]);
   using Clock = std::chrono::steady_clock;
   auto last_report = Clock::now();

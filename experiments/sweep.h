@@ -49,6 +49,10 @@ struct SweepSpec {
   std::vector<sim::Algo> algos;
   std::vector<sim::Pass> passes;
   std::vector<int64_t> batches, heads, seqlens, headdims;
+  // Grouped-query attention and Nq ≠ Nk (docs/shapes.md): empty kv_heads / seqlens_k mean "the
+  // same as heads / seqlen" (0 in sim::Problem); gqa_packs 0 or 1.
+  std::vector<int64_t> kv_heads, seqlens_k;
+  std::vector<int> gqa_packs;
   std::vector<sim::DType> dtypes;
   std::vector<int> causals, masks;  // 0 or 1
   std::vector<double> dropouts;
@@ -81,7 +85,7 @@ SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defa
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,
-         hw = 0;
+         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0;
 };
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 

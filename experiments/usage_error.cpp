@@ -9,6 +9,8 @@ std::string_view option_name(sim::Field field) {
     case Field::heads: return "--heads";
     case Field::seqlen: return "--seqlen";
     case Field::headdim: return "--headdim";
+    case Field::kv_heads: return "--kv-heads";
+    case Field::seqlen_k: return "--seqlen-k";
     case Field::mask: return "--mask";
     case Field::dropout: return "--dropout";
     case Field::pass: return "--pass";

@@ -9,6 +9,8 @@ std::string_view field_label(sim::Field field) {
     case Field::heads: return "H (heads)";
     case Field::seqlen: return "N (seqlen)";
     case Field::headdim: return "d (headdim)";
+    case Field::kv_heads: return "Hkv (K/V heads)";
+    case Field::seqlen_k: return "Nk (keys)";
     case Field::mask: return "key-padding mask";  // no widget: the workbench never sets it
     case Field::dropout: return "dropout";        // no widget either
     case Field::pass: return "pass";

@@ -110,6 +110,14 @@ sim::Tiling default_tiling(const sim::Config& c, sim::Pass pass) {
 }  // namespace
 
 kernels::AttentionConfig kernel_config(const sim::Config& c) {
+  // Grouped-query attention and Nq ≠ Nk are in the model only (docs/shapes.md): no CUDA kernel
+  // of them is built yet, and running the square kernels would measure another problem.
+  if (c.problem.kv_heads_count() != c.problem.heads)
+    throw std::invalid_argument("--kv-heads: the CUDA kernels are built for a K/V head per query head only "
+                                "(grouped-query attention is modelled, not built); allowed on the GPU: --kv-heads = --heads");
+  if (c.problem.keys() != c.problem.seqlen)
+    throw std::invalid_argument("--seqlen-k: the CUDA kernels are built for as many keys as queries only "
+                                "(Nq != Nk is modelled, not built); allowed on the GPU: --seqlen-k = --seqlen");
   kernels::AttentionConfig k;
   k.batch = c.problem.batch;
   k.heads = c.problem.heads;

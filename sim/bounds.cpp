@@ -19,7 +19,10 @@ std::vector<Bound> bounds(const Config& c) {
   const Problem& p = c.problem;
   const double n = static_cast<double>(p.seqlen), d = static_cast<double>(p.headdim);
   const double m = static_cast<double>(sram_elements(p, c.sram_bytes));  // M in elements
+  // Per query head; the K/V tensors count Hkv/H of a head's (docs/shapes.md).
   const double scale = static_cast<double>(p.batch_heads() * element_bytes(p.dtype));
+  const double kv_share = static_cast<double>(p.kv_heads_count()) / static_cast<double>(p.heads);
+  const bool shaped = p.kv_heads_count() != p.heads || p.keys() != p.seqlen;
   const bool fwd = has_forward(p.pass), bwd = has_backward(p.pass);
   std::vector<Bound> out;
   auto add = [&](RowAlgo algo, std::string formula, Split s) {
@@ -29,7 +32,7 @@ std::vector<Bound> bounds(const Config& c) {
   // blocksparse with a mask (sim/block_mask.h): the attention reads only the queries (Nq) and
   // keys (Nk) with a kept score, and its Theorem 2 term scales by the mask's density s
   // (Proposition 4: Θ(Nd + N²d²M⁻¹s)). Dense: Nq = Nk = N, s = 1.
-  double nq = n, nk = n, s = 1;
+  double nq = n, nk = static_cast<double>(p.keys()), s = 1;
   std::string sparse_note;
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
     const BlockMask mask(c.block_mask, p);
@@ -43,38 +46,52 @@ std::vector<Bound> bounds(const Config& c) {
 
   // Compulsory traffic: every input the attention needs read once, every output written once.
   Split comp;
-  if (fwd) { comp.read += (nq + 2 * nk) * d; comp.write += n * d; }
-  if (bwd) { comp.read += (3 * nq + 2 * nk) * d; comp.write += 3 * n * d; }
-  add(RowAlgo::compulsory,
-      sparse_note.empty() ? "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w"
-                          : "inputs read once, outputs written once: fwd (Nq + 2Nk)d r + Nd w, bwd (3Nq + 2Nk)d r + "
-                            "3Nd w" + sparse_note,
-      comp);
+  if (fwd) { comp.read += (nq + 2 * nk * kv_share) * d; comp.write += n * d; }
+  const double nk_written = static_cast<double>(p.keys());  // dK, dV of every key, kept or not
+  if (bwd) { comp.read += (3 * nq + 2 * nk * kv_share) * d; comp.write += (n + 2 * nk_written * kv_share) * d; }
+  std::string comp_formula = "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w";
+  if (!sparse_note.empty())
+    comp_formula = "inputs read once, outputs written once: fwd (Nq + 2Nk)d r + Nd w, bwd (3Nq + 2Nk)d r + 3Nd w" + sparse_note;
+  else if (shaped)
+    comp_formula = "inputs read once, outputs written once, per query head (K, V, dK, dV × Hkv/H): "
+                   "fwd (Nq + 2Nk·Hkv/H)d r + Nq·d w, bwd (3Nq + 2Nk·Hkv/H)d r + (Nq + 2Nk·Hkv/H)d w";
+  add(RowAlgo::compulsory, comp_formula, comp);
 
   // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading
   // Q_i and O_i and writing O_i (Nd each): 8N²d²/M read, 4N²d²/M written. Algorithm 4's
   // passes read Q, O, dO, dQ and write dQ: 16N²d²/M read, 4N²d²/M written.
-  const double t2 = n * n * d * d / m * s;
+  // Nq·Nk in place of N² for Nq ≠ Nk (each query head's passes over its keys).
+  const double keys = static_cast<double>(p.keys());
+  const double t2 = n * keys * d * d / m * s;
   Split th;
   if (fwd) { th.read += 8 * t2; th.write += 4 * t2; }
   if (bwd) { th.read += 16 * t2; th.write += 4 * t2; }
   add(RowAlgo::theorem2,
-      std::string("Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
-                  "bwd 16N²d²/M r + 4N²d²/M w (M in elements)") +
+      std::string(shaped ? "Theorem 2 with Algorithm 1/4's constants, per query head: fwd 8NqNk·d²/M r + 4NqNk·d²/M w, "
+                           "bwd 16NqNk·d²/M r + 4NqNk·d²/M w (M in elements)"
+                         : "Theorem 2 with Algorithm 1/4's constants: fwd 8N²d²/M r + 4N²d²/M w, "
+                           "bwd 16N²d²/M r + 4N²d²/M w (M in elements)") +
           (sparse_note.empty() ? "" : ", × s (Proposition 4)" + sparse_note),
       th);
 
   // Saha & Ye: Θ(min(N²d²/M, N²d/√M)); the branches cross at M = d². A shape (constant 1),
   // carried as a total in the read column.
   const double passes = (fwd ? 1.0 : 0.0) + (bwd ? 1.0 : 0.0);
-  add(RowAlgo::saha_ye, "lower-bound shape min(N²d²/M, N²d/sqrt(M)) per pass, total (constant 1)",
-      {passes * std::min(t2, n * n * d / std::sqrt(m)), 0});
+  add(RowAlgo::saha_ye,
+      shaped ? "lower-bound shape min(NqNk·d²/M, NqNk·d/sqrt(M)) per pass and query head, total (constant 1)"
+             : "lower-bound shape min(N²d²/M, N²d/sqrt(M)) per pass, total (constant 1)",
+      {passes * std::min(t2, n * keys * d / std::sqrt(m)), 0});
 
   // Standard attention, Θ(Nd + N²) (the paper's Algorithms 0 and 3).
   Split st;
-  if (fwd) { st.read += 3 * n * d + 2 * n * n; st.write += n * d + 2 * n * n; }
-  if (bwd) { st.read += 5 * n * d + 5 * n * n; st.write += 3 * n * d + 2 * n * n; }
-  add(RowAlgo::standard_theta, "Algorithms 0/3: fwd 3Nd+2N² r, Nd+2N² w; bwd 5Nd+5N² r, 3Nd+2N² w", st);
+  const double kv = keys * kv_share * d, nn = n * keys;
+  if (fwd) { st.read += n * d + 2 * kv + 2 * nn; st.write += n * d + 2 * nn; }
+  if (bwd) { st.read += 3 * n * d + 2 * kv + 5 * nn; st.write += n * d + 2 * kv + 2 * nn; }
+  add(RowAlgo::standard_theta,
+      shaped ? "Algorithms 0/3 per query head (K, V, dK, dV × Hkv/H): fwd Nq·d+2Nk·d+2NqNk r, Nq·d+2NqNk w; "
+               "bwd 3Nq·d+2Nk·d+5NqNk r, Nq·d+2Nk·d+2NqNk w"
+             : "Algorithms 0/3: fwd 3Nd+2N² r, Nd+2N² w; bwd 5Nd+5N² r, 3Nd+2N² w",
+      st);
   return out;
 }
 

@@ -104,8 +104,7 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
   int64_t layout_bytes = static_cast<int64_t>(kAllocationAlignBytes);
   for (int i = 0; i < kTensorCount; ++i) {
     const TensorShape s = tensor_shape(static_cast<Tensor>(i), problem);
-    const int64_t bytes = saturating_mul(std::max<int64_t>(problem.batch, 0), std::max<int64_t>(problem.heads, 0),
-                                         s.rows, s.cols, s.element_bytes);
+    const int64_t bytes = s.total_bytes(problem.batch);
     layout_bytes = saturating_add(layout_bytes, saturating_add(bytes, static_cast<int64_t>(kAllocationAlignBytes)));
   }
   if (layout_bytes == kMaxCount)
@@ -144,10 +143,7 @@ TensorAddresses::TensorAddresses(const Problem& problem) {
   for (int i = 0; i < kTensorCount; ++i) {
     shape_[i] = tensor_shape(static_cast<Tensor>(i), problem);
     base_[i] = next;
-    const uint64_t bytes = static_cast<uint64_t>(problem.batch_heads()) *
-                           static_cast<uint64_t>(shape_[i].rows) *
-                           static_cast<uint64_t>(shape_[i].cols) *
-                           static_cast<uint64_t>(shape_[i].element_bytes);
+    const auto bytes = static_cast<uint64_t>(shape_[i].total_bytes(problem.batch));
     next += (bytes + kAllocationAlignBytes - 1) / kAllocationAlignBytes * kAllocationAlignBytes;
   }
   end_ = next;

@@ -111,6 +111,10 @@ void validate(const Config& c) {
     throw InvalidInput(c.problem.mask ? Field::mask : Field::dropout,
                        "a separate pass of standard attention; allowed only with the standard "
                        "algorithm (not " + to_string(c.algo) + ")");
+  if (c.algo == Algo::blocksparse && (c.problem.kv_heads_count() != c.problem.heads || c.problem.keys() != c.problem.seqlen))
+    throw InvalidInput(c.problem.keys() != c.problem.seqlen ? Field::seqlen_k : Field::kv_heads,
+                       "blocksparse's block mask is defined on square attention with a K/V head per query head; "
+                       "allowed with blocksparse: seqlen_k = seqlen and kv_heads = heads");
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
     throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");

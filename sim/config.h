@@ -41,6 +41,13 @@ struct Config {
   // (as measured rows carry the forward kernel's), so a fwdbwd prediction joins the profile.
   std::optional<Tiling> bwd_tiling;
   BlockMaskSpec block_mask;  // blocksparse only
+  // Grouped-query attention (docs/shapes.md): whether a kernel whose output is per query head
+  // (the forward; standard's gemm_qk, gemm_pv, gemm_dp, gemm_dq) gives each thread block rows of
+  // all g query heads of a K/V head's group, so that a K/V tile is read once for the group (1),
+  // or the rows of one query head, each head reading its group's K/V (0). The kernels whose
+  // output is per K/V head (dK, dV) always take the group's rows and sum over it on chip. No
+  // effect without grouping (Hkv = H).
+  bool gqa_pack = true;
 };
 
 // The one way to make a Config: M from the hardware unless given; the tiling as requested

@@ -16,6 +16,8 @@ enum class Field {
   heads,         // Problem::heads, H
   seqlen,        // Problem::seqlen, N
   headdim,       // Problem::headdim, d
+  kv_heads,      // Problem::kv_heads, Hkv
+  seqlen_k,      // Problem::seqlen_k, Nk
   mask,          // Problem::mask, the key-padding mask pass of standard attention
   dropout,       // Problem::dropout
   pass,          // Problem::pass
@@ -33,7 +35,8 @@ enum class Field {
 
 // Every Field, for the front ends' tables and their tests.
 inline constexpr Field kAllFields[] = {
-    Field::batch,      Field::heads,   Field::seqlen,  Field::headdim,    Field::mask,
+    Field::batch,      Field::heads,   Field::seqlen,  Field::headdim,    Field::kv_heads,
+    Field::seqlen_k,   Field::mask,
     Field::dropout,    Field::pass,    Field::algo,    Field::sram_bytes, Field::block_r,
     Field::block_c,    Field::tiling,  Field::tiling_source, Field::block_mask, Field::hardware,
     Field::count_method, Field::tracked_row};
@@ -45,6 +48,8 @@ constexpr std::string_view field_name(Field field) {
     case Field::heads: return "heads";
     case Field::seqlen: return "seqlen";
     case Field::headdim: return "headdim";
+    case Field::kv_heads: return "kv_heads";
+    case Field::seqlen_k: return "seqlen_k";
     case Field::mask: return "mask";
     case Field::dropout: return "dropout";
     case Field::pass: return "pass";

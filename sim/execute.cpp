@@ -28,33 +28,41 @@ constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
 constexpr int64_t kGemmTile = kStandardGemmTile;
 
 // ---------------------------------------------------------------------------------------------
-// One head's off-chip memory, and the one door to it: load, store and atomic_add count the
-// bytes of the tile they move (rows · cols · bytes of the tensor's storage type) into the
-// running kernel's Counts. `at` is the uncounted access for inputs and results.
-class HeadMemory {
+// The off-chip memory of every head, and the one door to it: load, store and atomic_add count
+// the bytes of the tile they move (rows · cols · bytes of the tensor's storage type) into the
+// running kernel's Counts. A tensor is one matrix of its heads' rows one after another ((batch,
+// head) outermost, sim/tensor.h), so a tile of a K/V head's group's query rows is one block of
+// it; a tile names the head of its first row. `at` is the uncounted access for inputs and results.
+class Memory {
  public:
-  explicit HeadMemory(const Problem& p) : problem_(p) {}
+  explicit Memory(const Problem& p) : problem_(p) {}
 
   Matrix& at(Tensor t) {
     Matrix& m = tensors_[static_cast<int>(t)];
     if (m.size() == 0) {
       const TensorShape s = tensor_shape(t, problem_);
-      m = Matrix::Zero(s.rows, s.cols);
+      m = Matrix::Zero(problem_.batch * s.heads * s.rows, s.cols);
     }
     return m;
   }
-  Matrix load(Tensor t, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
-    count(t, Dir::read, rows, cols);
-    return at(t).block(row0, col0, rows, cols);
+  // Head `head`'s rows × cols of tensor t (its own rows; for a query-side tensor of
+  // Nq rows, rows past Nq are the next heads').
+  auto head(Tensor t, int64_t h) {
+    const TensorShape s = tensor_shape(t, problem_);
+    return at(t).middleRows(h * s.rows, s.rows);
   }
-  void store(Tensor t, int64_t row0, int64_t col0, const Matrix& tile) {
+  Matrix load(Tensor t, int64_t h, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+    count(t, Dir::read, rows, cols);
+    return at(t).block(first_row(t, h, row0), col0, rows, cols);
+  }
+  void store(Tensor t, int64_t h, int64_t row0, int64_t col0, const Matrix& tile) {
     count(t, Dir::write, tile.rows(), tile.cols());
-    at(t).block(row0, col0, tile.rows(), tile.cols()) = tile;
+    at(t).block(first_row(t, h, row0), col0, tile.rows(), tile.cols()) = tile;
   }
   // flash2's dQ: fp32 atomic adds, counted as the write of the tile (docs/schedules.md).
-  void atomic_add(Tensor t, int64_t row0, int64_t col0, const Matrix& tile) {
+  void atomic_add(Tensor t, int64_t h, int64_t row0, int64_t col0, const Matrix& tile) {
     count(t, Dir::write, tile.rows(), tile.cols());
-    at(t).block(row0, col0, tile.rows(), tile.cols()) += tile;
+    at(t).block(first_row(t, h, row0), col0, tile.rows(), tile.cols()) += tile;
   }
   void compute(const Flops& f) {
     if (counts) counts->flops += f;
@@ -63,6 +71,7 @@ class HeadMemory {
   Counts* counts = nullptr;  // the running kernel's; null while running uncounted
 
  private:
+  int64_t first_row(Tensor t, int64_t h, int64_t row0) { return h * tensor_shape(t, problem_).rows + row0; }
   void count(Tensor t, Dir dir, int64_t rows, int64_t cols) {
     if (counts)
       counts->add_transfer(t, dir, rows * cols * tensor_shape(t, problem_).element_bytes);
@@ -74,39 +83,40 @@ class HeadMemory {
 // A kernel launch: its name and geometry as docs/schedules.md (and the kernels) give them.
 struct Launch {
   KernelKind kind;
+  int64_t heads = 0;  // grid heads: B·H, or B·Hkv for a kernel over the groups' rows
   int64_t blocks_per_head = 0;
   int64_t threads_per_block = 0;
   int64_t smem_bytes = 0;
 };
-using BlockBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t block)>;
+using BlockBody = std::function<void(Memory& mem, int64_t grid_head, int64_t block)>;
 
-// Runs the kernels in launch order: every block of every head (linear launch index
-// block + blocks_per_head · bh) before the next kernel starts.
+// Runs the kernels in launch order: every block of every grid head (linear launch index
+// block + blocks_per_head · grid_head) before the next kernel starts.
 class Launcher {
  public:
-  Launcher(std::vector<HeadMemory>& heads, bool counting) : heads_(heads), counting_(counting) {}
+  Launcher(Memory& memory, bool counting) : memory_(memory), counting_(counting) {}
   void launch(const Launch& l, const BlockBody& body) {
-    const auto n_heads = static_cast<int64_t>(heads_.size());
-    KernelCounts k{l.kind, {}, n_heads * l.blocks_per_head, l.threads_per_block, l.smem_bytes};
-    for (int64_t bh = 0; bh < n_heads; ++bh) {
-      HeadMemory& mem = heads_[bh];
-      mem.counts = counting_ ? &k.counts : nullptr;
-      for (int64_t b = 0; b < l.blocks_per_head; ++b) body(mem, bh, b);
-      mem.counts = nullptr;
-    }
+    KernelCounts k{l.kind, {}, l.heads * l.blocks_per_head, l.threads_per_block, l.smem_bytes};
+    memory_.counts = counting_ ? &k.counts : nullptr;
+    for (int64_t gh = 0; gh < l.heads; ++gh)
+      for (int64_t b = 0; b < l.blocks_per_head; ++b) body(memory_, gh, b);
+    memory_.counts = nullptr;
     if (counting_) kernels.push_back(std::move(k));
   }
   std::vector<KernelCounts> kernels;
 
  private:
-  std::vector<HeadMemory>& heads_;
+  Memory& memory_;
   bool counting_;
 };
 
 // ---------------------------------------------------------------------------------------------
 // The tiled algorithms' shared facts: tile sizes, which tiles are visited, and scores of a tile.
 struct Tiles {
-  int64_t n, d, br, bc, tr, tc, e;
+  int64_t n, nq, nk, offset, d, br, bc, tr, tc, e;
+  int64_t heads;        // grid heads
+  int64_t group;        // query heads per K/V head
+  bool group_rows;      // rows of a K/V head's group (head after head), or of one query head
   double scale;  // 1/√d
   bool causal;
   std::vector<unsigned char> visited;  // tr × tc
@@ -114,31 +124,46 @@ struct Tiles {
   std::shared_ptr<const BlockMask> mask;  // blocksparse's (null when dense): zero blocks masked in tiles
 
   int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
-  int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
+  int64_t cols_in(int64_t j) const { return std::min(bc, nk - j * bc); }
   bool visits(int64_t i, int64_t j) const { return visited[i * tc + j] != 0; }
+  int64_t query_head(int64_t gh) const { return group_rows ? gh * group : gh; }
+  int64_t kv_head(int64_t gh) const { return group_rows ? gh : gh / group; }
 };
 
-Tiles make_tiles(const Config& c) {
+// The tiles of the configuration over one query head's rows, or over a K/V head's group's
+// (docs/shapes.md): written from the contract, not from TileGrid.
+Tiles make_tiles(const Config& c, bool group_rows) {
+  const Problem& p = c.problem;
   Tiles t;
-  t.n = c.problem.seqlen;
-  t.d = c.problem.headdim;
+  t.group = p.group();
+  t.group_rows = group_rows;
+  t.heads = group_rows ? p.batch * p.kv_heads_count() : p.batch * p.heads;
+  t.nq = p.seqlen;
+  t.nk = p.keys();
+  t.offset = t.nk - t.nq;
+  t.n = group_rows ? t.group * t.nq : t.nq;
+  t.d = p.headdim;
   t.br = c.tiling.block_r;
   t.bc = c.tiling.block_c;
   t.tr = (t.n + t.br - 1) / t.br;
-  t.tc = (t.n + t.bc - 1) / t.bc;
-  t.e = element_bytes(c.problem.dtype);
+  t.tc = (t.nk + t.bc - 1) / t.bc;
+  t.e = element_bytes(p.dtype);
   t.scale = 1.0 / std::sqrt(static_cast<double>(t.d));
-  t.causal = c.problem.causal;
-  // A tile is skipped when it holds no kept score: under causal, when its first key comes after
-  // its last query; for blocksparse, when it overlaps no nonzero block (Proposition 4).
-  const TileFilter filter(c);
-  t.mask = filter.mask();
+  t.causal = p.causal;
+  t.mask = TileFilter(c).mask();
+  // A tile is visited when it holds a kept score: some row's query sees its first key (causal:
+  // key ≤ query + Nk − Nq), and, for blocksparse, it overlaps a nonzero block (Proposition 4).
   t.visited.assign(static_cast<size_t>(t.tr * t.tc), 0);
   t.first_j.assign(static_cast<size_t>(t.tr), -1);
   t.last_j.assign(static_cast<size_t>(t.tr), -1);
   for (int64_t i = 0; i < t.tr; ++i)
     for (int64_t j = 0; j < t.tc; ++j) {
-      if (!filter.visits(i, j)) continue;
+      bool kept = false;
+      for (int64_t r = i * t.br; r < i * t.br + t.rows_in(i) && !kept; ++r)
+        kept = !t.causal || j * t.bc <= r % t.nq + t.offset;
+      if (kept && t.mask)
+        kept = t.mask->overlaps_nonzero(i * t.br, i * t.br + t.rows_in(i), j * t.bc, j * t.bc + t.cols_in(j));
+      if (!kept) continue;
       t.visited[i * t.tc + j] = 1;
       if (t.first_j[i] < 0) t.first_j[i] = j;
       t.last_j[i] = j;
@@ -146,14 +171,15 @@ Tiles make_tiles(const Config& c) {
   return t;
 }
 
-// S_ij = scale · Q_i K_jᵀ, with the causal mask applied inside the tile (−∞ where key > query)
-// and blocksparse's: −∞ in the tile's part of the mask's zero blocks (T × T tokens).
+// S_ij = scale · Q_i K_jᵀ, with the causal mask applied inside the tile (−∞ where the key comes
+// after what the row's query sees) and blocksparse's: −∞ in the tile's part of the mask's zero
+// blocks (T × T tokens).
 Matrix tile_scores(const Tiles& t, const Matrix& qi, const Matrix& kj, int64_t i, int64_t j) {
   Matrix s = t.scale * (qi * kj.transpose());
   if (t.causal)
     for (Eigen::Index r = 0; r < s.rows(); ++r)
       for (Eigen::Index c = 0; c < s.cols(); ++c)
-        if (j * t.bc + c > i * t.br + r) s(r, c) = kMinusInf;
+        if (j * t.bc + c > (i * t.br + r) % t.nq + t.offset) s(r, c) = kMinusInf;
   if (t.mask)
     for (Eigen::Index r = 0; r < s.rows(); ++r)
       for (Eigen::Index c = 0; c < s.cols(); ++c)
@@ -175,119 +201,123 @@ Matrix column(const Eigen::VectorXd& v) { return Matrix(v); }
 // ---------------------------------------------------------------------------------------------
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
 void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
-  run.launch({flash2_kind(algo, Flash2Role::fwd), t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
-             [&t](HeadMemory& mem, int64_t, int64_t i) {
-               const int64_t r = t.rows_in(i);
-               const Matrix qi = mem.load(Tensor::Q, i * t.br, r, 0, t.d);  // stays on chip
-               OnlineSoftmax state = online_softmax_start(r, t.d);       // u, ℓ, m on chip
+  run.launch({flash2_kind(algo, Flash2Role::fwd), t.heads, t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
+             [&t](Memory& mem, int64_t gh, int64_t i) {
+               const int64_t r = t.rows_in(i), qh = t.query_head(gh), kvh = t.kv_head(gh);
+               const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);  // stays on chip
+               OnlineSoftmax state = online_softmax_start(r, t.d);            // u, ℓ, m on chip
                for (int64_t j = 0; j < t.tc; ++j) {
                  if (!t.visits(i, j)) continue;
                  const int64_t cj = t.cols_in(j);
-                 const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);
-                 const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
+                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
                  online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
                  mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
                }
                mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
                // Normalised once, written once, with L = m + log ℓ for the backward.
-               mem.store(Tensor::O, i * t.br, 0, online_softmax_output(state));
-               mem.store(Tensor::lse, i * t.br, 0, column(online_softmax_lse(state)));
+               mem.store(Tensor::O, qh, i * t.br, 0, online_softmax_output(state));
+               mem.store(Tensor::lse, qh, i * t.br, 0, column(online_softmax_lse(state)));
              });
 }
 
-void flash2_backward(Launcher& run, const Tiles& t, Algo algo) {
-  run.launch({flash2_kind(algo, Flash2Role::bwd_preprocess), t.tr, 128, 0},
-             [&t](HeadMemory& mem, int64_t, int64_t i) {
+// tq: one query head's rows (the row kernels); tg: a K/V head's group's rows (the backward, which
+// sums dK and dV over the group on chip).
+void flash2_backward(Launcher& run, const Tiles& tq, const Tiles& tg, Algo algo) {
+  run.launch({flash2_kind(algo, Flash2Role::bwd_preprocess), tq.heads, tq.tr, 128, 0},
+             [&t = tq](Memory& mem, int64_t bh, int64_t i) {
                const int64_t r = t.rows_in(i);
-               const Matrix oi = mem.load(Tensor::O, i * t.br, r, 0, t.d);
-               const Matrix doi = mem.load(Tensor::dO, i * t.br, r, 0, t.d);
+               const Matrix oi = mem.load(Tensor::O, bh, i * t.br, r, 0, t.d);
+               const Matrix doi = mem.load(Tensor::dO, bh, i * t.br, r, 0, t.d);
                mem.compute(flops_model::rowsum_rows(r, t.d));
-               mem.store(Tensor::delta, i * t.br, 0, oi.cwiseProduct(doi).rowwise().sum());
-               mem.store(Tensor::dq_accum, i * t.br, 0, Matrix::Zero(r, t.d));  // for atomics
+               mem.store(Tensor::delta, bh, i * t.br, 0, oi.cwiseProduct(doi).rowwise().sum());
+               mem.store(Tensor::dq_accum, bh, i * t.br, 0, Matrix::Zero(r, t.d));  // for atomics
              });
-  run.launch({flash2_kind(algo, Flash2Role::bwd), t.tc, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
-             [&t](HeadMemory& mem, int64_t, int64_t j) {
-               const int64_t cj = t.cols_in(j);
-               const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);
-               const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+  run.launch({flash2_kind(algo, Flash2Role::bwd), tg.heads, tg.tc, 256, (2 * tg.br + 2 * tg.bc) * tg.d * tg.e},
+             [&t = tg](Memory& mem, int64_t gh, int64_t j) {
+               const int64_t cj = t.cols_in(j), qh = t.query_head(gh), kvh = t.kv_head(gh);
+               const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
+               const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
                Matrix dkj = Matrix::Zero(cj, t.d), dvj = Matrix::Zero(cj, t.d);  // on chip
                for (int64_t i = 0; i < t.tr; ++i) {
                  if (!t.visits(i, j)) continue;
                  const int64_t r = t.rows_in(i);
-                 const Matrix qi = mem.load(Tensor::Q, i * t.br, r, 0, t.d);
-                 const Matrix doi = mem.load(Tensor::dO, i * t.br, r, 0, t.d);
-                 const Matrix lse = mem.load(Tensor::lse, i * t.br, r, 0, 1);
-                 const Matrix delta = mem.load(Tensor::delta, i * t.br, r, 0, 1);
+                 const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);
+                 const Matrix doi = mem.load(Tensor::dO, qh, i * t.br, r, 0, t.d);
+                 const Matrix lse = mem.load(Tensor::lse, qh, i * t.br, r, 0, 1);
+                 const Matrix delta = mem.load(Tensor::delta, qh, i * t.br, r, 0, 1);
                  // P recomputed from S and L instead of stored (Theorem 5).
                  const Matrix p = probabilities_from_lse(tile_scores(t, qi, kj, i, j), lse);
                  dvj.noalias() += p.transpose() * doi;
                  const Matrix dp = doi * vj.transpose();
                  const Matrix ds = p.cwiseProduct(dp.colwise() - delta.col(0));
                  mem.compute(flops_model::flash2_bwd_tile(t.br, t.bc, t.d));
-                 mem.atomic_add(Tensor::dq_accum, i * t.br, 0, t.scale * (ds * kj));
+                 mem.atomic_add(Tensor::dq_accum, qh, i * t.br, 0, t.scale * (ds * kj));
                  dkj.noalias() += t.scale * (ds.transpose() * qi);
                }
-               mem.store(Tensor::dK, j * t.bc, 0, dkj);
-               mem.store(Tensor::dV, j * t.bc, 0, dvj);
+               mem.store(Tensor::dK, kvh, j * t.bc, 0, dkj);
+               mem.store(Tensor::dV, kvh, j * t.bc, 0, dvj);
              });
-  run.launch({flash2_kind(algo, Flash2Role::bwd_convert_dq), t.tr, 128, 0},
-             [&t](HeadMemory& mem, int64_t, int64_t i) {
+  run.launch({flash2_kind(algo, Flash2Role::bwd_convert_dq), tq.heads, tq.tr, 128, 0},
+             [&t = tq](Memory& mem, int64_t bh, int64_t i) {
                const int64_t r = t.rows_in(i);
-               mem.store(Tensor::dQ, i * t.br, 0, mem.load(Tensor::dq_accum, i * t.br, r, 0, t.d));
+               mem.store(Tensor::dQ, bh, i * t.br, 0, mem.load(Tensor::dq_accum, bh, i * t.br, r, 0, t.d));
              });
 }
 
 // ---------------------------------------------------------------------------------------------
-// flash1: the paper's Algorithms 1 and 4 (K/V outside), one thread block per head.
+// flash1: the paper's Algorithms 1 and 4 (K/V outside), one thread block per grid head.
 void flash1_forward(Launcher& run, const Tiles& t) {
-  run.launch({KernelKind::flash1_fwd, 1, flash1_fwd_threads(t.br), (2 * t.br + 2 * t.bc) * t.d * t.e},
-             [&t](HeadMemory& mem, int64_t, int64_t) {
+  run.launch({KernelKind::flash1_fwd, t.heads, 1, flash1_fwd_threads(t.br), (2 * t.br + 2 * t.bc) * t.d * t.e},
+             [&t](Memory& mem, int64_t gh, int64_t) {
+               const int64_t bh = t.query_head(gh), kvh = t.kv_head(gh);
                for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 1 line 5
                  const int64_t cj = t.cols_in(j);
-                 const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);  // line 6
-                 const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);  // line 6
+                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
                  for (int64_t i = 0; i < t.tr; ++i) {  // line 7
                    if (!t.visits(i, j)) continue;
                    const int64_t r = t.rows_in(i), row0 = i * t.br;
-                   const Matrix qi = mem.load(Tensor::Q, row0, r, 0, t.d);  // line 8
+                   const Matrix qi = mem.load(Tensor::Q, bh, row0, r, 0, t.d);  // line 8
                    // The first visit starts from O = 0, ℓ = 0, m = −∞ (line 2) without reading.
                    Matrix oi = Matrix::Zero(r, t.d);
                    Eigen::VectorXd li = Eigen::VectorXd::Zero(r);
                    Eigen::VectorXd mi = Eigen::VectorXd::Constant(r, kMinusInf);
                    if (j != t.first_j[i]) {
-                     oi = mem.load(Tensor::o_accum, row0, r, 0, t.d);
-                     li = mem.load(Tensor::stat_l, row0, r, 0, 1).col(0);
-                     mi = mem.load(Tensor::stat_m, row0, r, 0, 1).col(0);
+                     oi = mem.load(Tensor::o_accum, bh, row0, r, 0, t.d);
+                     li = mem.load(Tensor::stat_l, bh, row0, r, 0, 1).col(0);
+                     mi = mem.load(Tensor::stat_m, bh, row0, r, 0, 1).col(0);
                    }
                    online_softmax_merge_normalised(oi, li, mi, tile_scores(t, qi, kj, i, j), vj);
                    mem.compute(flops_model::flash1_fwd_tile(t.br, t.bc, t.d));  // lines 9-11
                    // Line 12: the running output in fp32, the last step the final O.
-                   mem.store(j == t.last_j[i] ? Tensor::O : Tensor::o_accum, row0, 0, oi);
-                   mem.store(Tensor::stat_l, row0, 0, column(li));  // line 13
-                   mem.store(Tensor::stat_m, row0, 0, column(mi));
+                   mem.store(j == t.last_j[i] ? Tensor::O : Tensor::o_accum, bh, row0, 0, oi);
+                   mem.store(Tensor::stat_l, bh, row0, 0, column(li));  // line 13
+                   mem.store(Tensor::stat_m, bh, row0, 0, column(mi));
                  }
                }
              });
 }
 
 void flash1_backward(Launcher& run, const Tiles& t) {
-  run.launch({KernelKind::flash1_bwd, 1, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
-             [&t](HeadMemory& mem, int64_t, int64_t) {
+  run.launch({KernelKind::flash1_bwd, t.heads, 1, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
+             [&t](Memory& mem, int64_t gh, int64_t) {
+               const int64_t bh = t.query_head(gh), kvh = t.kv_head(gh);
                for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 4 line 6
                  const int64_t cj = t.cols_in(j);
-                 const Matrix kj = mem.load(Tensor::K, j * t.bc, cj, 0, t.d);  // line 7
-                 const Matrix vj = mem.load(Tensor::V, j * t.bc, cj, 0, t.d);
+                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);  // line 7
+                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
                  Matrix dkj = Matrix::Zero(cj, t.d), dvj = Matrix::Zero(cj, t.d);  // line 8
                  for (int64_t i = 0; i < t.tr; ++i) {  // line 9
                    if (!t.visits(i, j)) continue;
                    const int64_t r = t.rows_in(i), row0 = i * t.br;
-                   const Matrix qi = mem.load(Tensor::Q, row0, r, 0, t.d);  // line 10
-                   const Matrix oi = mem.load(Tensor::O, row0, r, 0, t.d);
-                   const Matrix doi = mem.load(Tensor::dO, row0, r, 0, t.d);
-                   const Matrix li = mem.load(Tensor::stat_l, row0, r, 0, 1);
-                   const Matrix mi = mem.load(Tensor::stat_m, row0, r, 0, 1);
+                   const Matrix qi = mem.load(Tensor::Q, bh, row0, r, 0, t.d);  // line 10
+                   const Matrix oi = mem.load(Tensor::O, bh, row0, r, 0, t.d);
+                   const Matrix doi = mem.load(Tensor::dO, bh, row0, r, 0, t.d);
+                   const Matrix li = mem.load(Tensor::stat_l, bh, row0, r, 0, 1);
+                   const Matrix mi = mem.load(Tensor::stat_m, bh, row0, r, 0, 1);
                    Matrix dqi = Matrix::Zero(r, t.d);
-                   if (j != t.first_j[i]) dqi = mem.load(Tensor::dq_accum, row0, r, 0, t.d);
+                   if (j != t.first_j[i]) dqi = mem.load(Tensor::dq_accum, bh, row0, r, 0, t.d);
                    // Lines 11-13: P = diag(ℓ)⁻¹ e^(S − m), recomputed.
                    const Matrix s = tile_scores(t, qi, kj, i, j);
                    Matrix p(r, cj);
@@ -302,10 +332,10 @@ void flash1_backward(Launcher& run, const Tiles& t) {
                    dqi.noalias() += t.scale * (ds * kj);           // line 21
                    dkj.noalias() += t.scale * (ds.transpose() * qi);  // line 22
                    mem.compute(flops_model::flash1_bwd_tile(t.br, t.bc, t.d));
-                   mem.store(j == t.last_j[i] ? Tensor::dQ : Tensor::dq_accum, row0, 0, dqi);
+                   mem.store(j == t.last_j[i] ? Tensor::dQ : Tensor::dq_accum, bh, row0, 0, dqi);
                  }
-                 mem.store(Tensor::dK, j * t.bc, 0, dkj);  // line 24
-                 mem.store(Tensor::dV, j * t.bc, 0, dvj);
+                 mem.store(Tensor::dK, kvh, j * t.bc, 0, dkj);  // line 24, summed over the group's rows
+                 mem.store(Tensor::dV, kvh, j * t.bc, 0, dvj);
                }
              });
 }
@@ -325,26 +355,38 @@ uint64_t mix64(uint64_t x) {
 // One row of dropout multipliers (sim/execute.h, dropout_multipliers): the counter is the
 // element's index (bh, r, c), so the forward and the backward regenerate the same mask.
 Matrix dropout_row(const Problem& p, int64_t bh, int64_t r, uint64_t seed) {
-  const int64_t n = p.seqlen;
+  const int64_t nq = p.seqlen, nk = p.keys();
   const double keep_scale = 1.0 / (1.0 - p.dropout);
   const uint64_t key = mix64(seed ^ 0x64726f706f7574ULL);  // "dropout"
-  Matrix z(1, n);
-  for (int64_t c = 0; c < n; ++c) {
-    const uint64_t counter = (static_cast<uint64_t>(bh) * n + r) * n + c;
+  Matrix z(1, nk);
+  for (int64_t c = 0; c < nk; ++c) {
+    const uint64_t counter = (static_cast<uint64_t>(bh) * nq + r) * nk + c;
     const double u = static_cast<double>(mix64(key + counter) >> 11) * 0x1p-53;  // [0, 1)
     z(0, c) = u >= p.dropout ? keep_scale : 0.0;
   }
   return z;
 }
 
-// standard: each step its own kernel, every N × N result in HBM. docs/schedules.md, "standard".
+// The rows a standard GEMM's grid head takes: one query head's Nq, or a K/V head's group's
+// g·Nq, head after head (sim/config.h, gqa_pack; gemm_dv and gemm_dk always the group's).
+struct GemmRows {
+  int64_t n = 0, heads = 0, group = 1;
+  bool group_rows = false;
+  int64_t head_of(Tensor t, int64_t gh) const {
+    if (is_kv_tensor(t)) return group_rows ? gh : gh / group;
+    return group_rows ? gh * group : gh;
+  }
+};
+
+// standard: each step its own kernel, every Nq × Nk result in HBM. docs/schedules.md, "standard".
 struct Standard {
-  int64_t n, d, e;
+  int64_t nq, nk, offset, d, e;
   double scale;
   bool causal, mask, dropout;
   int64_t batch, heads;
   uint64_t seed;
   const Problem* problem;
+  GemmRows query, packed, group;  // one query head's rows; as gqa_pack says; the group's
 
   int64_t tiles(int64_t extent) const { return (extent + kGemmTile - 1) / kGemmTile; }
   int64_t extent_of(int64_t a, int64_t extent) const {
@@ -354,153 +396,156 @@ struct Standard {
   Tensor p_used() const { return dropout ? Tensor::P_drop : Tensor::P; }
 };
 
-// C (N × N) = scale · A Bᵀ, A and B N × d (B the keys), one 128 × 128 output tile per block,
-// the key tiles of the two cuBLAS calls as the schedule's (GemmKeyTiles::key_fastest).
-void gemm_nt(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t,
+// C (n × Nk) = scale · A Bᵀ, A n × d and B Nk × d (B the keys), one 128 × 128 output tile per
+// block, the key tiles of the two cuBLAS calls as the schedule's (GemmKeyTiles::key_fastest).
+void gemm_nt(Launcher& run, const Standard& s, const GemmRows& g, KernelKind kind, Tensor a_t, Tensor b_t,
              Tensor c_t, double scale) {
-  const int64_t tn = s.tiles(s.n);
-  const GemmKeyTiles keys = gemm_key_tiles(s.n);
-  run.launch({kind, tn * keys.count(), 256, s.gemm_smem()},
-             [&s, tn, keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+  const int64_t tn = s.tiles(g.n);
+  const GemmKeyTiles keys = gemm_key_tiles(s.nk);
+  run.launch({kind, g.heads, tn * keys.count(), 256, s.gemm_smem()},
+             [&s, g, tn, keys, a_t, b_t, c_t, scale](Memory& mem, int64_t gh, int64_t blk) {
                const GemmKeyTiles::Block t = keys.key_fastest(tn, blk);
-               const int64_t ra = s.extent_of(t.other, s.n), k0 = keys.start(t.key), rb = keys.extent(t.key);
-               const Matrix at = mem.load(a_t, t.other * kGemmTile, ra, 0, s.d);
-               const Matrix bt = mem.load(b_t, k0, rb, 0, s.d);
+               const int64_t ra = s.extent_of(t.other, g.n), k0 = keys.start(t.key), rb = keys.extent(t.key);
+               const Matrix at = mem.load(a_t, g.head_of(a_t, gh), t.other * kGemmTile, ra, 0, s.d);
+               const Matrix bt = mem.load(b_t, g.head_of(b_t, gh), k0, rb, 0, s.d);
                mem.compute(flops_model::gemm(ra, rb, s.d));
-               mem.store(c_t, t.other * kGemmTile, k0, scale * (at * bt.transpose()));
+               mem.store(c_t, g.head_of(c_t, gh), t.other * kGemmTile, k0, scale * (at * bt.transpose()));
              });
 }
 
-// C (N × d) = scale · A B over the keys (A N × N, B N × d): the main call's output tile (a, b)
+// C (n × d) = scale · A B over the keys (A n × Nk, B Nk × d): the main call's output tile (a, b)
 // reads A's rows [a] and B's columns [b] over its keys, the second call's over the keys left,
 // adding to C.
-void gemm_nn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t, Tensor c_t,
-             double scale) {
-  const int64_t tn = s.tiles(s.n), td = s.tiles(s.d);
-  const int64_t main_keys = gemm_key_tiles(s.n).main, calls = standard_gemm_calls(s.n);
-  run.launch({kind, tn * td * calls, 256, s.gemm_smem()},
-             [&s, tn, td, main_keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+void gemm_nn(Launcher& run, const Standard& s, const GemmRows& g, KernelKind kind, Tensor a_t, Tensor b_t,
+             Tensor c_t, double scale) {
+  const int64_t tn = s.tiles(g.n), td = s.tiles(s.d);
+  const int64_t main_keys = gemm_key_tiles(s.nk).main, calls = standard_gemm_calls(s.nk);
+  run.launch({kind, g.heads, tn * td * calls, 256, s.gemm_smem()},
+             [&s, g, tn, td, main_keys, a_t, b_t, c_t, scale](Memory& mem, int64_t gh, int64_t blk) {
                const bool second = blk >= tn * td;
                const int64_t a = (blk % (tn * td)) / td, b = blk % td;
-               const int64_t ra = s.extent_of(a, s.n), cb = s.extent_of(b, s.d);
-               const int64_t k0 = second ? main_keys : 0, kn = second ? s.n - main_keys : main_keys;
-               const Matrix at = mem.load(a_t, a * kGemmTile, ra, k0, kn);
-               const Matrix bt = mem.load(b_t, k0, kn, b * kGemmTile, cb);
+               const int64_t ra = s.extent_of(a, g.n), cb = s.extent_of(b, s.d);
+               const int64_t k0 = second ? main_keys : 0, kn = second ? s.nk - main_keys : main_keys;
+               const int64_t ch = g.head_of(c_t, gh);
+               const Matrix at = mem.load(a_t, g.head_of(a_t, gh), a * kGemmTile, ra, k0, kn);
+               const Matrix bt = mem.load(b_t, g.head_of(b_t, gh), k0, kn, b * kGemmTile, cb);
                Matrix c = scale * (at * bt);
-               if (second) c += mem.load(c_t, a * kGemmTile, ra, b * kGemmTile, cb);
+               if (second) c += mem.load(c_t, ch, a * kGemmTile, ra, b * kGemmTile, cb);
                mem.compute(flops_model::gemm(ra, cb, kn));
-               mem.store(c_t, a * kGemmTile, b * kGemmTile, c);
+               mem.store(c_t, ch, a * kGemmTile, b * kGemmTile, c);
              });
 }
 
-// C (N × d, a row per key) = scale · Aᵀ B (A N × N, B N × d): output tile (key tile, b) reads
-// A's columns of the key tile and B's columns [b], all N rows (GemmKeyTiles::key_slowest).
-void gemm_tn(Launcher& run, const Standard& s, KernelKind kind, Tensor a_t, Tensor b_t, Tensor c_t,
-             double scale) {
+// C (Nk × d, a row per key) = scale · Aᵀ B (A n × Nk, B n × d): output tile (key tile, b) reads
+// A's columns of the key tile and B's columns [b], all n rows (GemmKeyTiles::key_slowest).
+void gemm_tn(Launcher& run, const Standard& s, const GemmRows& g, KernelKind kind, Tensor a_t, Tensor b_t,
+             Tensor c_t, double scale) {
   const int64_t td = s.tiles(s.d);
-  const GemmKeyTiles keys = gemm_key_tiles(s.n);
-  run.launch({kind, keys.count() * td, 256, s.gemm_smem()},
-             [&s, td, keys, a_t, b_t, c_t, scale](HeadMemory& mem, int64_t, int64_t blk) {
+  const GemmKeyTiles keys = gemm_key_tiles(s.nk);
+  run.launch({kind, g.heads, keys.count() * td, 256, s.gemm_smem()},
+             [&s, g, td, keys, a_t, b_t, c_t, scale](Memory& mem, int64_t gh, int64_t blk) {
                const GemmKeyTiles::Block t = keys.key_slowest(td, blk);
                const int64_t k0 = keys.start(t.key), kn = keys.extent(t.key), cb = s.extent_of(t.other, s.d);
-               const Matrix at = mem.load(a_t, 0, s.n, k0, kn).transpose();
-               const Matrix bt = mem.load(b_t, 0, s.n, t.other * kGemmTile, cb);
-               mem.compute(flops_model::gemm(kn, cb, s.n));
-               mem.store(c_t, k0, t.other * kGemmTile, scale * (at * bt));
+               const Matrix at = mem.load(a_t, g.head_of(a_t, gh), 0, g.n, k0, kn).transpose();
+               const Matrix bt = mem.load(b_t, g.head_of(b_t, gh), 0, g.n, t.other * kGemmTile, cb);
+               mem.compute(flops_model::gemm(kn, cb, g.n));
+               mem.store(c_t, g.head_of(c_t, gh), k0, t.other * kGemmTile, scale * (at * bt));
              });
 }
 
-using RowBody = std::function<void(HeadMemory& mem, int64_t bh, int64_t row)>;
+using RowBody = std::function<void(Memory& mem, int64_t bh, int64_t row)>;
 void rowwise(Launcher& run, const Standard& s, KernelKind kind, const RowBody& body) {
-  const RowKernelLaunch launch = standard_row_kernel_launch(kind, s.n);  // as the schedule's
-  run.launch({kind, s.n, launch.threads, launch.smem_bytes}, body);
+  const RowKernelLaunch launch = standard_row_kernel_launch(kind, s.nk);  // as the schedule's
+  run.launch({kind, s.query.heads, s.nq, launch.threads, launch.smem_bytes}, body);
 }
 
 void standard_forward(Launcher& run, const Standard& s) {
-  gemm_nt(run, s, KernelKind::gemm_qk, Tensor::Q, Tensor::K, Tensor::S, s.scale);  // scale folded in
+  gemm_nt(run, s, s.packed, KernelKind::gemm_qk, Tensor::Q, Tensor::K, Tensor::S, s.scale);  // scale folded in
   if (s.mask)
-    rowwise(run, s, KernelKind::mask, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
-      Matrix sr = mem.load(Tensor::S, row, 1, 0, s.n);
-      const int64_t len = key_padding_length(bh / s.heads, s.batch, s.n);
-      for (int64_t c = len; c < s.n; ++c) sr(0, c) = kMinusInf;
-      mem.compute(flops_model::mask_row(s.n));
-      mem.store(Tensor::S, row, 0, sr);
+    rowwise(run, s, KernelKind::mask, [&s](Memory& mem, int64_t bh, int64_t row) {
+      Matrix sr = mem.load(Tensor::S, bh, row, 1, 0, s.nk);
+      const int64_t len = key_padding_length(bh / s.heads, s.batch, s.nk);
+      for (int64_t c = len; c < s.nk; ++c) sr(0, c) = kMinusInf;
+      mem.compute(flops_model::mask_row(s.nk));
+      mem.store(Tensor::S, bh, row, 0, sr);
     });
-  rowwise(run, s, KernelKind::softmax, [&s](HeadMemory& mem, int64_t, int64_t row) {
-    Matrix sr = mem.load(Tensor::S, row, 1, 0, s.n);
+  rowwise(run, s, KernelKind::softmax, [&s](Memory& mem, int64_t bh, int64_t row) {
+    Matrix sr = mem.load(Tensor::S, bh, row, 1, 0, s.nk);
     if (s.causal)  // applied here, no extra pass
-      for (int64_t c = row + 1; c < s.n; ++c) sr(0, c) = kMinusInf;
+      for (int64_t c = row + s.offset + 1; c < s.nk; ++c) sr(0, c) = kMinusInf;
     const double m = sr.maxCoeff();
-    Matrix p(1, s.n);
-    for (int64_t c = 0; c < s.n; ++c) p(0, c) = exp_difference(sr(0, c), m, 0.0);
+    Matrix p(1, s.nk);
+    for (int64_t c = 0; c < s.nk; ++c) p(0, c) = exp_difference(sr(0, c), m, 0.0);
     const double l = p.sum();
     if (l > 0) p /= l;
-    mem.compute(flops_model::softmax_row(s.n));
-    mem.store(Tensor::P, row, 0, p);
+    mem.compute(flops_model::softmax_row(s.nk));
+    mem.store(Tensor::P, bh, row, 0, p);
   });
   if (s.dropout)
-    rowwise(run, s, KernelKind::dropout, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
-      const Matrix p = mem.load(Tensor::P, row, 1, 0, s.n);
+    rowwise(run, s, KernelKind::dropout, [&s](Memory& mem, int64_t bh, int64_t row) {
+      const Matrix p = mem.load(Tensor::P, bh, row, 1, 0, s.nk);
       const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
-      mem.compute(flops_model::dropout_row(s.n));
-      mem.store(Tensor::P_drop, row, 0, p.cwiseProduct(z));
+      mem.compute(flops_model::dropout_row(s.nk));
+      mem.store(Tensor::P_drop, bh, row, 0, p.cwiseProduct(z));
     });
-  gemm_nn(run, s, KernelKind::gemm_pv, s.p_used(), Tensor::V, Tensor::O, 1.0);
+  gemm_nn(run, s, s.packed, KernelKind::gemm_pv, s.p_used(), Tensor::V, Tensor::O, 1.0);
 }
 
 void standard_backward(Launcher& run, const Standard& s) {
-  gemm_tn(run, s, KernelKind::gemm_dv, s.p_used(), Tensor::dO, Tensor::dV, 1.0);
-  gemm_nt(run, s, KernelKind::gemm_dp, Tensor::dO, Tensor::V, Tensor::dP, 1.0);
+  gemm_tn(run, s, s.group, KernelKind::gemm_dv, s.p_used(), Tensor::dO, Tensor::dV, 1.0);
+  gemm_nt(run, s, s.packed, KernelKind::gemm_dp, Tensor::dO, Tensor::V, Tensor::dP, 1.0);
   if (s.dropout)  // dP of P_drop → dP of P: the same multipliers, regenerated
-    rowwise(run, s, KernelKind::dropout_bwd, [&s](HeadMemory& mem, int64_t bh, int64_t row) {
-      const Matrix dp = mem.load(Tensor::dP, row, 1, 0, s.n);
+    rowwise(run, s, KernelKind::dropout_bwd, [&s](Memory& mem, int64_t bh, int64_t row) {
+      const Matrix dp = mem.load(Tensor::dP, bh, row, 1, 0, s.nk);
       const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
-      mem.compute(flops_model::dropout_row(s.n));
-      mem.store(Tensor::dP, row, 0, dp.cwiseProduct(z));
+      mem.compute(flops_model::dropout_row(s.nk));
+      mem.store(Tensor::dP, bh, row, 0, dp.cwiseProduct(z));
     });
-  run.launch({KernelKind::rowsum_do_o, s.tiles(s.n), 128, 0}, [&s](HeadMemory& mem, int64_t, int64_t a) {
-    const int64_t r = s.extent_of(a, s.n);
-    const Matrix doa = mem.load(Tensor::dO, a * kGemmTile, r, 0, s.d);
-    const Matrix oa = mem.load(Tensor::O, a * kGemmTile, r, 0, s.d);
+  run.launch({KernelKind::rowsum_do_o, s.query.heads, s.tiles(s.nq), 128, 0}, [&s](Memory& mem, int64_t bh, int64_t a) {
+    const int64_t r = s.extent_of(a, s.nq);
+    const Matrix doa = mem.load(Tensor::dO, bh, a * kGemmTile, r, 0, s.d);
+    const Matrix oa = mem.load(Tensor::O, bh, a * kGemmTile, r, 0, s.d);
     mem.compute(flops_model::rowsum_rows(r, s.d));
     // D = rowsum(dO ∘ O) equals rowsum(P ∘ dP) even with dropout, since O = (P ∘ Z)V.
-    mem.store(Tensor::delta, a * kGemmTile, 0, doa.cwiseProduct(oa).rowwise().sum());
+    mem.store(Tensor::delta, bh, a * kGemmTile, 0, doa.cwiseProduct(oa).rowwise().sum());
   });
-  rowwise(run, s, KernelKind::softmax_bwd, [&s](HeadMemory& mem, int64_t, int64_t row) {
-    const Matrix p = mem.load(Tensor::P, row, 1, 0, s.n);
-    const Matrix dp = mem.load(Tensor::dP, row, 1, 0, s.n);
-    const double delta = mem.load(Tensor::delta, row, 1, 0, 1)(0, 0);
-    mem.compute(flops_model::softmax_bwd_row(s.n));
-    mem.store(Tensor::dS, row, 0, p.cwiseProduct((dp.array() - delta).matrix()));
+  rowwise(run, s, KernelKind::softmax_bwd, [&s](Memory& mem, int64_t bh, int64_t row) {
+    const Matrix p = mem.load(Tensor::P, bh, row, 1, 0, s.nk);
+    const Matrix dp = mem.load(Tensor::dP, bh, row, 1, 0, s.nk);
+    const double delta = mem.load(Tensor::delta, bh, row, 1, 0, 1)(0, 0);
+    mem.compute(flops_model::softmax_bwd_row(s.nk));
+    mem.store(Tensor::dS, bh, row, 0, p.cwiseProduct((dp.array() - delta).matrix()));
   });
-  gemm_nn(run, s, KernelKind::gemm_dq, Tensor::dS, Tensor::K, Tensor::dQ, s.scale);
-  gemm_tn(run, s, KernelKind::gemm_dk, Tensor::dS, Tensor::Q, Tensor::dK, s.scale);
+  gemm_nn(run, s, s.packed, KernelKind::gemm_dq, Tensor::dS, Tensor::K, Tensor::dQ, s.scale);
+  gemm_tn(run, s, s.group, KernelKind::gemm_dk, Tensor::dS, Tensor::Q, Tensor::dK, s.scale);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Runs the forward (counted when the pass has one; uncounted for `bwd`, whose inputs it makes)
 // and then the backward.
-std::vector<KernelCounts> run_algorithm(const Config& c, std::vector<HeadMemory>& heads,
-                                        uint64_t seed) {
+std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_t seed) {
   const Pass pass = c.problem.pass;
-  Launcher counted(heads, true), uncounted(heads, false);
+  Launcher counted(memory, true), uncounted(memory, false);
   Launcher& fwd = has_forward(pass) ? counted : uncounted;
   if (c.algo == Algo::standard) {
     const Problem& p = c.problem;
-    const Standard s{p.seqlen, p.headdim, element_bytes(p.dtype),
+    const int64_t g = p.group();
+    const GemmRows query{p.seqlen, p.batch * p.heads, g, false}, group{g * p.seqlen, p.batch * p.kv_heads_count(), g, true};
+    const Standard s{p.seqlen, p.keys(), p.keys() - p.seqlen, p.headdim, element_bytes(p.dtype),
                      1.0 / std::sqrt(static_cast<double>(p.headdim)), p.causal, p.mask,
-                     p.dropout > 0.0, p.batch, p.heads, seed, &c.problem};
+                     p.dropout > 0.0, p.batch, p.heads, seed, &c.problem,
+                     query, c.gqa_pack ? group : query, group};
     standard_forward(fwd, s);
     if (has_backward(pass)) standard_backward(counted, s);
     return counted.kernels;
   }
-  const Tiles t = make_tiles(c);
+  const Tiles forward = make_tiles(c, c.gqa_pack), query = make_tiles(c, false), group = make_tiles(c, true);
   if (c.algo == Algo::flash1) {
-    flash1_forward(fwd, t);
-    if (has_backward(pass)) flash1_backward(counted, t);
+    flash1_forward(fwd, forward);
+    if (has_backward(pass)) flash1_backward(counted, group);
   } else {
-    flash2_forward(fwd, t, c.algo);
-    if (has_backward(pass)) flash2_backward(counted, t, c.algo);
+    flash2_forward(fwd, forward, c.algo);
+    if (has_backward(pass)) flash2_backward(counted, query, group, c.algo);
   }
   return counted.kernels;
 }
@@ -509,10 +554,10 @@ void check_size(const Config& c) {
   check_limits(c, CountMethod::execute);
   const Problem& p = c.problem;
   const double work = static_cast<double>(p.batch_heads()) * static_cast<double>(p.seqlen) *
-                      static_cast<double>(p.seqlen) * static_cast<double>(p.headdim);
+                      static_cast<double>(p.keys()) * static_cast<double>(p.headdim);
   if (work > kExecuteMaxWork)
     throw InvalidInput(Field::count_method,
-                       "execute runs the algorithm on the CPU and allows B·H·N²·d <= " +
+                       "execute runs the algorithm on the CPU and allows B·H·Nq·Nk·d <= " +
                            std::to_string(static_cast<int64_t>(kExecuteMaxWork)) + " (got " +
                            std::to_string(static_cast<int64_t>(work)) +
                            "); count with walk or formula for larger problems");
@@ -537,19 +582,21 @@ int64_t execute_memory_bytes(const Config& c) {
   const Problem& p = c.problem;
   Counts touched;
   for (const KernelCounts& k : closed_form_counts(c)) touched += k.counts;
-  int64_t elements = 0;  // per head
+  int64_t elements = 0;  // all heads
   for (int t = 0; t < kTensorCount; ++t) {
     const Tensor tensor = static_cast<Tensor>(t);
     const TensorBytes& b = touched.of(tensor);
     const bool input = tensor == Tensor::Q || tensor == Tensor::K || tensor == Tensor::V || tensor == Tensor::dO;
     if (b.read_bytes == 0 && b.write_bytes == 0 && !input) continue;
     const TensorShape s = tensor_shape(tensor, p);
-    elements = saturating_add(elements, saturating_mul(s.rows, s.cols));
+    elements = saturating_add(elements, saturating_mul(p.batch, s.heads, s.rows, s.cols));
   }
-  // The drawn inputs (Q, K, V, dO) and the returned HeadTensors (Q, K, V, dO, O, dQ, dK, dV, L).
-  elements = saturating_add(elements, saturating_add(saturating_mul(12, p.seqlen, p.headdim), p.seqlen));
-  const int64_t per_head = saturating_add(1024, saturating_mul(8, elements));
-  return saturating_mul(per_head, saturating_mul(p.batch, p.heads));
+  // The drawn inputs (Q, K, V, dO) and the returned HeadTensors (Q, K, V, dO, O, dQ, dK, dV, L)
+  // of every query head, and 1 KiB of bookkeeping each.
+  const int64_t per_head = saturating_add(saturating_add(saturating_mul(6, p.seqlen, p.headdim), saturating_mul(6, p.keys(), p.headdim)),
+                                          saturating_add(p.seqlen, 128));
+  elements = saturating_add(elements, saturating_mul(per_head, p.batch, p.heads));
+  return saturating_mul(8, elements);
 }
 
 int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen) {
@@ -557,20 +604,20 @@ int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen) {
 }
 
 Matrix dropout_multipliers(const Problem& p, int64_t bh, uint64_t seed) {
-  Matrix z(p.seqlen, p.seqlen);
+  Matrix z(p.seqlen, p.keys());
   for (int64_t r = 0; r < p.seqlen; ++r) z.row(r) = dropout_row(p, bh, r, seed);
   return z;
 }
 
 ScoreMask kept_scores(const Config& c, int64_t bh) {
-  const int64_t n = c.problem.seqlen;
-  ScoreMask keep = ScoreMask::Constant(n, n, true);
+  const int64_t n = c.problem.seqlen, nk = c.problem.keys(), offset = c.problem.causal_offset();
+  ScoreMask keep = ScoreMask::Constant(n, nk, true);
   if (c.problem.causal)
     for (int64_t r = 0; r < n; ++r)
-      for (int64_t col = r + 1; col < n; ++col) keep(r, col) = false;
+      for (int64_t col = r + offset + 1; col < nk; ++col) keep(r, col) = false;
   if (c.algo == Algo::standard && c.problem.mask) {
-    const int64_t len = key_padding_length(bh / c.problem.heads, c.problem.batch, n);
-    keep.rightCols(n - len).setConstant(false);
+    const int64_t len = key_padding_length(bh / c.problem.heads, c.problem.batch, nk);
+    keep.rightCols(nk - len).setConstant(false);
   }
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
     const BlockMask mask(c.block_mask, c.problem);
@@ -583,14 +630,14 @@ ScoreMask kept_scores(const Config& c, int64_t bh) {
 
 HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
                             const ScoreMask* keep, const Matrix* z) {
-  const Eigen::Index n = q.rows();
+  const Eigen::Index n = q.rows(), nk = k.rows();
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.cols()));
   Matrix s = scale * (q * k.transpose());
   if (keep)
     for (Eigen::Index r = 0; r < n; ++r)
-      for (Eigen::Index c = 0; c < n; ++c)
+      for (Eigen::Index c = 0; c < nk; ++c)
         if (!(*keep)(r, c)) s(r, c) = kMinusInf;
-  Matrix p = Matrix::Zero(n, n);
+  Matrix p = Matrix::Zero(n, nk);
   HeadTensors h;
   h.lse.resize(n, 1);
   for (Eigen::Index r = 0; r < n; ++r) {
@@ -621,10 +668,10 @@ HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, c
 HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
                             bool causal) {
   if (!causal) return dense_reference(q, k, v, d_o, nullptr, nullptr);
-  const Eigen::Index n = q.rows();
-  ScoreMask keep(n, n);
+  const Eigen::Index n = q.rows(), nk = k.rows();
+  ScoreMask keep(n, nk);
   for (Eigen::Index r = 0; r < n; ++r)
-    for (Eigen::Index c = 0; c < n; ++c) keep(r, c) = c <= r;
+    for (Eigen::Index c = 0; c < nk; ++c) keep(r, c) = c <= r + (nk - n);  // bottom-right aligned
   return dense_reference(q, k, v, d_o, &keep, nullptr);
 }
 
@@ -633,51 +680,51 @@ ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inpu
   validate(config);
   check_size(config);
   const Problem& p = config.problem;
-  const int64_t n = p.seqlen, d = p.headdim;
+  const int64_t n = p.seqlen, nk = p.keys(), d = p.headdim, g = p.group();
   if (static_cast<int64_t>(inputs.size()) != p.batch_heads())
     throw InvalidInput("execute: expected " + std::to_string(p.batch_heads()) +
                        " heads of inputs (B·H), got " + std::to_string(inputs.size()));
-  std::vector<HeadMemory> heads;
-  heads.reserve(inputs.size());
-  for (const HeadTensors& in : inputs) {
-    auto shaped = [n, d](const Matrix& m) { return m.rows() == n && m.cols() == d; };
-    if (!shaped(in.q) || !shaped(in.k) || !shaped(in.v) ||
-        (has_backward(p.pass) && !shaped(in.d_o)))
-      throw InvalidInput("execute: inputs must be N × d (" + std::to_string(n) + " × " +
-                         std::to_string(d) + ")");
-    HeadMemory mem(p);
-    mem.at(Tensor::Q) = in.q;
-    mem.at(Tensor::K) = in.k;
-    mem.at(Tensor::V) = in.v;
-    if (has_backward(p.pass)) mem.at(Tensor::dO) = in.d_o;
-    heads.push_back(std::move(mem));
+  Memory mem(p);
+  for (size_t bh = 0; bh < inputs.size(); ++bh) {
+    const HeadTensors& in = inputs[bh];
+    auto shaped = [d](const Matrix& m, int64_t rows) { return m.rows() == rows && m.cols() == d; };
+    if (!shaped(in.q, n) || !shaped(in.k, nk) || !shaped(in.v, nk) || (has_backward(p.pass) && !shaped(in.d_o, n)))
+      throw InvalidInput("execute: inputs must be Q, dO of Nq × d (" + std::to_string(n) + " × " + std::to_string(d) +
+                         ") and K, V of Nk × d (" + std::to_string(nk) + " × " + std::to_string(d) + ")");
+    const auto h = static_cast<int64_t>(bh);
+    mem.head(Tensor::Q, h) = in.q;
+    if (has_backward(p.pass)) mem.head(Tensor::dO, h) = in.d_o;
+    if (h % g == 0) {  // a group's K and V: its first query head's
+      mem.head(Tensor::K, h / g) = in.k;
+      mem.head(Tensor::V, h / g) = in.v;
+    }
   }
 
   ExecuteResult result;
-  result.kernels = run_algorithm(config, heads, seed);
-  for (size_t bh = 0; bh < heads.size(); ++bh) {
-    HeadMemory& mem = heads[bh];
-    HeadTensors h;
-    h.q = inputs[bh].q;
-    h.k = inputs[bh].k;
-    h.v = inputs[bh].v;
-    h.d_o = inputs[bh].d_o;
-    h.o = mem.at(Tensor::O);
+  result.kernels = run_algorithm(config, mem, seed);
+  for (size_t bh = 0; bh < inputs.size(); ++bh) {
+    const auto h = static_cast<int64_t>(bh);
+    HeadTensors out;
+    out.q = inputs[bh].q;
+    out.k = mem.head(Tensor::K, h / g);
+    out.v = mem.head(Tensor::V, h / g);
+    out.d_o = inputs[bh].d_o;
+    out.o = mem.head(Tensor::O, h);
     if (config.algo == Algo::flash1) {  // flash1 keeps ℓ and m; L = m + log ℓ
-      const Matrix& l = mem.at(Tensor::stat_l);
-      const Matrix& m = mem.at(Tensor::stat_m);
-      h.lse.resize(n, 1);
+      const Matrix l = mem.head(Tensor::stat_l, h);
+      const Matrix m = mem.head(Tensor::stat_m, h);
+      out.lse.resize(n, 1);
       for (int64_t r = 0; r < n; ++r)
-        h.lse(r, 0) = l(r, 0) > 0 ? m(r, 0) + std::log(l(r, 0)) : kMinusInf;
+        out.lse(r, 0) = l(r, 0) > 0 ? m(r, 0) + std::log(l(r, 0)) : kMinusInf;
     } else if (config.algo != Algo::standard) {
-      h.lse = mem.at(Tensor::lse);
+      out.lse = mem.head(Tensor::lse, h);
     }
     if (has_backward(p.pass)) {
-      h.dq = mem.at(Tensor::dQ);
-      h.dk = mem.at(Tensor::dK);
-      h.dv = mem.at(Tensor::dV);
+      out.dq = mem.head(Tensor::dQ, h);
+      out.dk = mem.head(Tensor::dK, h / g);
+      out.dv = mem.head(Tensor::dV, h / g);
     }
-    result.heads.push_back(std::move(h));
+    result.heads.push_back(std::move(out));
   }
   return result;
 }
@@ -690,12 +737,18 @@ std::vector<HeadTensors> random_inputs(const Problem& p, uint64_t seed, int64_t 
     for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
     return m;
   };
+  const int64_t g = std::max<int64_t>(p.group(), 1);
   std::vector<HeadTensors> inputs(static_cast<size_t>(std::max<int64_t>(heads, 0)));
-  for (HeadTensors& h : inputs) {  // dO drawn for every pass, so Q, K, V do not depend on it
-    h.q = draw(p.seqlen, p.headdim);
-    h.k = draw(p.seqlen, p.headdim);
-    h.v = draw(p.seqlen, p.headdim);
-    h.d_o = draw(p.seqlen, p.headdim);
+  for (size_t h = 0; h < inputs.size(); ++h) {  // dO drawn for every pass, so Q, K, V do not depend on it
+    HeadTensors& in = inputs[h];
+    in.q = draw(p.seqlen, p.headdim);
+    in.k = draw(p.keys(), p.headdim);
+    in.v = draw(p.keys(), p.headdim);
+    in.d_o = draw(p.seqlen, p.headdim);
+    if (h % g != 0) {  // a group shares its first query head's K and V
+      in.k = inputs[h - h % g].k;
+      in.v = inputs[h - h % g].v;
+    }
   }
   return inputs;
 }

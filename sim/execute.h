@@ -16,9 +16,12 @@
 // the saved statistics. A pass `bwd` first runs the forward uncounted (its outputs are the
 // backward's inputs, as when a training step calls the two separately).
 //
-// Conventions: causal keeps score (r, c) when c ≤ r; scores are scaled by 1/√d; a row with no
-// kept score has O = 0, LSE = −∞ and zero gradients. standard stores no log-sum-exp (its
-// HeadTensors::lse is empty).
+// Conventions: causal keeps score (r, c) when c ≤ r + Nk − Nq (bottom-right aligned, docs/shapes.md);
+// scores are scaled by 1/√d; a row with no kept score has O = 0, LSE = −∞ and zero gradients.
+// standard stores no log-sum-exp (its HeadTensors::lse is empty). With grouped-query attention
+// the g query heads of a group share one K/V head: its K and V are the group's first query
+// head's inputs, and every head of the group returns the group's K, V, dK and dV (dK and dV
+// summed over the group's query heads).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -31,10 +34,10 @@
 namespace flashio::sim {
 
 using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-// Which scores take part (N × N, true = kept): causal, key padding, zero blocks.
+// Which scores take part (Nq × Nk, true = kept): causal, key padding, zero blocks.
 using ScoreMask = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// One head's inputs and outputs (N × d; lse N × 1).
+// One query head's inputs and outputs (Q, dO, O, dQ: Nq × d; K, V, dK, dV: Nk × d; lse Nq × 1).
 struct HeadTensors {
   Matrix q, k, v, d_o;      // inputs (d_o only for backward)
   Matrix o, lse;            // forward outputs
@@ -60,24 +63,27 @@ struct ExecuteResult {
 // The seed also keys standard's dropout (dropout_scale below).
 ExecuteResult execute(const Config& config, uint64_t seed = 1);
 
-// The inputs execute(config, seed) uses: per (b, h) in bh order, Q, K, V and dO of N × d drawn
-// from N(0, 1) by one generator seeded with `seed` (Q, K, V, dO of head 0, then head 1, ...).
-// `heads` < B·H draws only the first ones (they are the same as in the full draw).
+// The inputs execute(config, seed) uses: per (b, h) in bh order, Q, K, V and dO drawn from
+// N(0, 1) by one generator seeded with `seed` (Q, K, V, dO of head 0, then head 1, ...); with
+// grouped-query attention a head whose group's first head is another takes that head's K and V
+// (its own draws are discarded, so Q and dO do not depend on Hkv). `heads` < B·H draws only the
+// first ones (they are the same as in the full draw).
 std::vector<HeadTensors> random_inputs(const Problem& problem, uint64_t seed, int64_t heads);
 
 // The same on given inputs: one HeadTensors per (b, h) in bh order with q, k, v (and d_o for a
-// backward pass) of N × d filled; the outputs are ignored and recomputed. Throws InvalidInput
-// for a wrong count or shape.
+// backward pass) filled; K and V of a group are read from its first query head's; the outputs
+// are ignored and recomputed. Throws InvalidInput for a wrong count or shape.
 ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inputs,
                       uint64_t seed = 1);
 
-// Dense double-precision reference for one head: O, LSE and (given dO) dQ, dK, dV;
-// applies causal when asked. (Standard attention without the tiles.)
+// Dense double-precision reference for one query head: O, LSE and (given dO) dQ, and this head's
+// part of dK, dV; applies causal (bottom-right aligned) when asked. (Standard attention without
+// the tiles.)
 HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
                             bool causal);
 
 // The same with any set of kept scores (null: all kept) and dropout multipliers on P (null:
-// none; else N × N, 0 where dropped and 1/(1 − p) where kept): O = (P ∘ Z)V.
+// none; else Nq × Nk, 0 where dropped and 1/(1 − p) where kept): O = (P ∘ Z)V.
 HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
                             const ScoreMask* keep, const Matrix* dropout_multipliers);
 

@@ -26,6 +26,12 @@ void check_explainable(const Config& c, int64_t tracked_row) {
   if (c.problem.pass != Pass::fwd)
     throw InvalidInput(Field::pass, "explain traces the forward pass only, not " +
                                         to_string(c.problem.pass) + "; allowed: fwd");
+  if (c.problem.keys() != c.problem.seqlen)
+    throw InvalidInput(Field::seqlen_k, "explain traces one head of square attention (Nk = Nq), not Nk = " +
+                                            std::to_string(c.problem.keys()) + "; allowed: seqlen_k equal to seqlen");
+  if (c.problem.kv_heads_count() != c.problem.heads)
+    throw InvalidInput(Field::kv_heads, "explain traces one head with its own K and V, not Hkv = " +
+                                            std::to_string(c.problem.kv_heads_count()) + "; allowed: kv_heads equal to heads");
   if (c.problem.seqlen > kExplainMaxSeqlen)
     throw InvalidInput(Field::seqlen, "explain is for tiny problems, not N = " +
                                           std::to_string(c.problem.seqlen) + "; allowed: 1 to " +

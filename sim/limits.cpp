@@ -18,6 +18,8 @@ std::string shape_text(const Config& c) {
   const Problem& p = c.problem;
   std::string text = "B=" + std::to_string(p.batch) + ", H=" + std::to_string(p.heads) +
                      ", N=" + std::to_string(p.seqlen) + ", d=" + std::to_string(p.headdim);
+  if (p.kv_heads_count() != p.heads) text += ", Hkv=" + std::to_string(p.kv_heads_count());
+  if (p.keys() != p.seqlen) text += ", Nk=" + std::to_string(p.keys());
   if (tiled(c))
     text += ", Br×Bc=" + std::to_string(c.tiling.block_r) + "×" + std::to_string(c.tiling.block_c);
   return text;
@@ -28,20 +30,23 @@ std::string shape_text(const Config& c) {
 // larger than N add their excess (Tr·Br / N)·(Tc·Bc / N). Ties go to the first in that order.
 Field overflow_field(const Config& c) {
   const Problem& p = c.problem;
-  const double n = static_cast<double>(p.seqlen);
+  const double n = static_cast<double>(p.seqlen), nk = static_cast<double>(p.keys());
   double excess_r = 0, excess_c = 0;
   if (tiled(c)) {
     const TileGrid g = tile_grid(c);
     excess_r = std::log2(static_cast<double>(g.tr) * static_cast<double>(g.br) / n);
-    excess_c = std::log2(static_cast<double>(g.tc) * static_cast<double>(g.bc) / n);
+    excess_c = std::log2(static_cast<double>(g.tc) * static_cast<double>(g.bc) / nk);
   }
+  // Square problems name N for both factors (Nq·Nk = N²); otherwise each its own.
+  const bool square = p.seqlen_k == 0;
   Field tiling_field = Field::sram_bytes;  // the rule derived the tiling from M
   if (c.tiling_source == TilingSource::given) tiling_field = excess_r >= excess_c ? Field::block_r : Field::block_c;
   if (c.tiling_source == TilingSource::kernel || c.tiling_source == TilingSource::best) tiling_field = Field::tiling_source;
   const std::pair<Field, double> bits[] = {
       {Field::batch, std::log2(static_cast<double>(p.batch))},
       {Field::heads, std::log2(static_cast<double>(p.heads))},
-      {Field::seqlen, 2 * std::log2(n)},
+      {Field::seqlen, (square ? 2 : 1) * std::log2(n)},
+      {Field::seqlen_k, square ? 0.0 : std::log2(nk)},
       {Field::headdim, std::log2(static_cast<double>(p.headdim))},
       {tiling_field, excess_r + excess_c},
   };
@@ -58,6 +63,7 @@ std::string value_text(const Config& c, Field field) {
     case Field::batch: return "B = " + std::to_string(p.batch);
     case Field::heads: return "H = " + std::to_string(p.heads);
     case Field::seqlen: return "N = " + std::to_string(p.seqlen);
+    case Field::seqlen_k: return "Nk = " + std::to_string(p.keys());
     case Field::headdim: return "d = " + std::to_string(p.headdim);
     case Field::block_r: return "Br = " + std::to_string(c.tiling.block_r);
     case Field::block_c: return "Bc = " + std::to_string(c.tiling.block_c);
@@ -70,11 +76,12 @@ std::string value_text(const Config& c, Field field) {
 
 void check_grid(const Config& c) {
   if (!tiled(c)) return;  // standard has no tile grid of the model's (its 128 × 128 GEMM tiles hold no sums)
-  const TileGrid g = tile_grid(c);
+  const TileGrid g = tile_grid(c, true);  // a group's rows: the larger grid (sim/schedule.h)
   const int64_t rows_and_cols = saturating_add(g.tr, g.tc);
   if (rows_and_cols > kMaxTileRowsAndCols)
     throw InvalidInput(c.tiling_source == TilingSource::given ? Field::tiling : Field::seqlen,
-                       "Tr + Tc = ⌈N/Br⌉ + ⌈N/Bc⌉ = " + std::to_string(rows_and_cols) + " tiles (" +
+                       std::string(g.group > 1 ? "Tr + Tc = ⌈g·N/Br⌉ + ⌈Nk/Bc⌉ = " : "Tr + Tc = ⌈N/Br⌉ + ⌈N/Bc⌉ = ") +
+                           std::to_string(rows_and_cols) + " tiles (" +
                            shape_text(c) + "), more than the model's limit " +
                            limit_text(kMaxTileRowsAndCols) +
                            " (it keeps a sum per row and column tile); allowed: larger tiles or a smaller N");

@@ -10,8 +10,13 @@ namespace flashio::sim {
 
 struct Problem {
   int64_t batch = 64;     // B
-  int64_t heads = 16;     // H
-  int64_t seqlen = 1024;  // N
+  int64_t heads = 16;     // H: query heads
+  int64_t seqlen = 1024;  // N (Nq): queries per head
+  // Shapes people serve (docs/shapes.md): K/V heads (Hkv, dividing H; 1 = multi-query) and keys
+  // per head (Nk). 0 means "the same as heads / seqlen", so a problem that sets only those
+  // stays square; read them through kv_heads_count() and keys().
+  int64_t kv_heads = 0;
+  int64_t seqlen_k = 0;
   int64_t headdim = 64;   // d
   DType dtype = DType::fp16;
   bool causal = false;
@@ -21,13 +26,23 @@ struct Problem {
 
   // B·H; throws CountOverflow (sim/checked.h) when it does not fit in 64 bits.
   int64_t batch_heads() const { return checked_mul(batch, heads); }
+  int64_t kv_heads_count() const { return kv_heads > 0 ? kv_heads : heads; }  // Hkv
+  int64_t keys() const { return seqlen_k > 0 ? seqlen_k : seqlen; }             // Nk
+  // Query heads sharing one K/V head (H / Hkv; 1 without grouping).
+  int64_t group() const { return heads / kv_heads_count(); }
+  // B·Hkv.
+  int64_t batch_kv_heads() const { return checked_mul(batch, kv_heads_count()); }
+  // Causal with Nq ≠ Nk is aligned bottom-right, as FlashAttention does: query i sees the keys
+  // j ≤ i + causal_offset(), the last query the last key (docs/shapes.md).
+  int64_t causal_offset() const { return keys() - seqlen; }
 };
 
 // Throws InvalidInput naming the field and what is allowed when the problem cannot exist.
 void validate(const Problem& problem);
 
-// The field's FLOP convention (docs/paper.md, "FLOP convention"): 4·B·H·N²·d forward, 2.5×
-// that backward, 3.5× for fwdbwd, halved when causal. What TFLOP/s is computed from, for every algorithm.
+// The field's FLOP convention (docs/paper.md, "FLOP convention"): 4·B·H·Nq·Nk·d forward, 2.5×
+// that backward, 3.5× for fwdbwd; causal keeps Nq·Nk − Nq²/2 of the Nq·Nk scores (half when
+// Nq = Nk; bottom-right aligned, docs/shapes.md). What TFLOP/s is computed from, for every algorithm.
 double convention_flops(const Problem& problem);
 
 }  // namespace flashio::sim

@@ -100,7 +100,8 @@ const std::vector<std::string>& key_columns() {
   static const std::vector<std::string> k = {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
-      "block_c", "hw",    "mask",       "dropout",   "block_mask"};
+      "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
+      "seqlen_k", "gqa_pack"};
   return k;
 }
 
@@ -131,6 +132,9 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "mask") return std::to_string(r.mask);
   if (col == "dropout") return number(r.dropout);
   if (col == "block_mask") return r.block_mask;
+  if (col == "kv_heads") return std::to_string(r.kv_heads);
+  if (col == "seqlen_k") return std::to_string(r.seqlen_k);
+  if (col == "gqa_pack") return std::to_string(r.gqa_pack);
   for (const auto& [name, field] : value_fields())
     if (name == col) return opt(r.*field);
   return "";
@@ -155,6 +159,9 @@ Row config_row(const Config& c, RowSource source) {
   base.mask = c.problem.mask ? 1 : 0;
   base.dropout = c.problem.dropout;
   base.block_mask = c.block_mask.text;
+  base.kv_heads = c.problem.kv_heads_count();
+  base.seqlen_k = c.problem.keys();
+  base.gqa_pack = c.gqa_pack ? 1 : 0;
   return base;
 }
 
@@ -239,6 +246,9 @@ nlohmann::json to_json(const Row& r) {
   j["mask"] = r.mask;
   j["dropout"] = r.dropout;
   j["block_mask"] = r.block_mask;
+  j["kv_heads"] = r.kv_heads;
+  j["seqlen_k"] = r.seqlen_k;
+  j["gqa_pack"] = r.gqa_pack;
   for (const auto& [name, field] : value_fields())
     j[name] = (r.*field) ? nlohmann::json(*(r.*field)) : nlohmann::json(nullptr);
   return j;
@@ -361,6 +371,9 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "mask") r.mask = v.empty() ? 0 : static_cast<int>(as_int());
       else if (col == "dropout") r.dropout = v.empty() ? 0.0 : as_real().value_or(0.0);
       else if (col == "block_mask") r.block_mask = v;
+      else if (col == "kv_heads") r.kv_heads = v.empty() ? 0 : as_int();
+      else if (col == "seqlen_k") r.seqlen_k = v.empty() ? 0 : as_int();
+      else if (col == "gqa_pack") r.gqa_pack = v.empty() ? 1 : static_cast<int>(as_int());
       else if (col == "io_total_bytes") r.io_total_bytes = as_real();
       else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();
       else {
@@ -369,6 +382,10 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
         // Columns outside the schema (a script's own extra columns) are ignored here.
       }
     }
+    // Files written before the shapes' columns (or without them) hold square attention with a
+    // K/V head per query head.
+    if (r.kv_heads == 0) r.kv_heads = r.heads;
+    if (r.seqlen_k == 0) r.seqlen_k = r.seqlen;
     rows.push_back(std::move(r));
   }
   return rows;

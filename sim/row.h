@@ -34,6 +34,11 @@ struct Row {
   int mask = 0;
   double dropout = 0.0;
   std::string block_mask;
+  // Shapes people serve (docs/shapes.md): K/V heads and keys per head, resolved (equal to heads
+  // and seqlen when the problem does not set them; a file without the columns reads so), and
+  // whether the kernels per query head take a group's rows (sim/config.h, gqa_pack).
+  int64_t kv_heads = 0, seqlen_k = 0;
+  int gqa_pack = 1;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;

@@ -6,25 +6,33 @@
 
 namespace flashio::sim {
 
-TileGrid tile_grid(const Config& c) {
+TileGrid tile_grid(const Config& c, bool group_rows) {
+  const Problem& p = c.problem;
   TileGrid g;
-  g.n = c.problem.seqlen;
+  g.group = p.group();
+  g.group_rows = group_rows;
+  g.nq = p.seqlen;
+  g.nk = p.keys();
+  g.n = group_rows ? checked_mul(g.group, g.nq) : g.nq;
+  g.offset = p.causal_offset();
   g.br = c.tiling.block_r;
   g.bc = c.tiling.block_c;
   g.tr = ceil_div(g.n, g.br);
-  g.tc = ceil_div(g.n, g.bc);
+  g.tc = ceil_div(g.nk, g.bc);
   return g;
 }
 
+int64_t grid_heads(const Problem& p, bool group_rows) { return group_rows ? p.batch_kv_heads() : p.batch_heads(); }
+
 GemmKeyTiles gemm_key_tiles(int64_t seqlen) { return {seqlen, standard_gemm_main_keys(seqlen)}; }
 
-TileFilter::TileFilter(const Config& c) : grid_(tile_grid(c)), causal_(c.problem.causal) {
+TileFilter::TileFilter(const Config& c, bool group_rows) : grid_(tile_grid(c, group_rows)), causal_(c.problem.causal) {
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty())
     mask_ = std::make_shared<const BlockMask>(c.block_mask, c.problem);
 }
 
-TileVisits tile_visits(const Config& c) {
-  const TileGrid g = tile_grid(c);
+TileVisits tile_visits(const Config& c, bool group_rows) {
+  const TileGrid g = tile_grid(c, group_rows);
   TileVisits v;
   v.per_row.resize(g.tr);
   v.kv_rows.resize(g.tr);
@@ -32,27 +40,23 @@ TileVisits tile_visits(const Config& c) {
   v.q_rows.resize(g.tc);
   const bool masked = c.algo == Algo::blocksparse && !c.block_mask.text.empty();
   if (!masked) {
-    // Without divisions (one pass each, the causal frontier moving forward): the closed form
-    // is evaluated for every configuration, and at the tile-grid limit these are millions of terms.
-    int64_t last = 0;  // causal: the last visited column tile of row tile i
+    // Row tile i visits column tiles 0 … last_i (its causal frontier, or all): O(Tr + Tc) with
+    // difference arrays for the columns, since the closed form is evaluated for every
+    // configuration, and at the tile-grid limit these are millions of terms.
+    std::vector<int64_t> count_diff(static_cast<size_t>(g.tc + 1), 0), rows_diff(static_cast<size_t>(g.tc + 1), 0);
     for (int64_t i = 0; i < g.tr; ++i) {
-      if (c.problem.causal) {
-        // The last visited column tile holds the row tile's last row (i·Br + r_i − 1).
-        const int64_t last_row = i * g.br + g.rows_in(i) - 1;
-        while (last + 1 < g.tc && (last + 1) * g.bc <= last_row) ++last;
-      } else {
-        last = g.tc - 1;
-      }
+      const int64_t last = c.problem.causal ? g.causal_last_col(i) : g.tc - 1;
       v.per_row[i] = last + 1;
-      // min(N, (last + 1)·Bc) without forming (last + 1)·Bc, which can pass 2^63 for a huge Bc.
-      v.kv_rows[i] = last * g.bc + std::min(g.bc, g.n - last * g.bc);
+      // min(Nk, (last + 1)·Bc) without forming (last + 1)·Bc, which can pass 2^63 for a huge Bc.
+      v.kv_rows[i] = last * g.bc + std::min(g.bc, g.nk - last * g.bc);
+      count_diff[0] += 1, count_diff[last + 1] -= 1;
+      rows_diff[0] += g.rows_in(i), rows_diff[last + 1] -= g.rows_in(i);
     }
-    int64_t first = 0;  // causal: the first row tile that reaches column j·Bc, ⌊j·Bc / Br⌋
+    int64_t count = 0, rows = 0;
     for (int64_t j = 0; j < g.tc; ++j) {
-      if (c.problem.causal)
-        while ((first + 1) * g.br <= j * g.bc) ++first;
-      v.per_col[j] = g.tr - first;
-      v.q_rows[j] = g.n - first * g.br;
+      count += count_diff[j], rows += rows_diff[j];
+      v.per_col[j] = count;
+      v.q_rows[j] = rows;
     }
     return v;
   }
@@ -61,7 +65,7 @@ TileVisits tile_visits(const Config& c) {
   // meet its T keys, a range of j; the row tile visits the union of those ranges (up to the
   // causal frontier), the same tiles as TileFilter::visits (tests/sim compare them), in O(Tr ·
   // ⌈N/T⌉) steps instead of O(Tr · Tc): the GUI sweeps small tiles at long N.
-  const TileFilter f(c);
+  const TileFilter f(c, group_rows);
   const BlockMask& mask = *f.mask();
   const int64_t blocks = mask.blocks();
   std::vector<int64_t> count_diff(static_cast<size_t>(g.tc + 1), 0), rows_diff(static_cast<size_t>(g.tc + 1), 0);
@@ -73,11 +77,11 @@ TileVisits tile_visits(const Config& c) {
     int64_t next = 0;  // the first column tile not yet counted for this row tile
     for (int64_t bj = 0; bj < blocks && next <= last_j; ++bj) {
       if (!mask.any_nonzero(bi0, bi1, bj, bj + 1)) continue;
-      const int64_t k0 = bj * t, k1 = std::min(g.n, k0 + t);
+      const int64_t k0 = bj * t, k1 = std::min(g.nk, k0 + t);
       const int64_t from = std::max(next, k0 / g.bc), to = std::min(last_j, (k1 - 1) / g.bc);
       if (from > to) continue;
       v.per_row[i] += to - from + 1;
-      v.kv_rows[i] += to * g.bc + std::min(g.bc, g.n - to * g.bc) - from * g.bc;  // Σ c_j over from..to
+      v.kv_rows[i] += to * g.bc + std::min(g.bc, g.nk - to * g.bc) - from * g.bc;  // Σ c_j over from..to
       count_diff[from] += 1, count_diff[to + 1] -= 1;
       rows_diff[from] += g.rows_in(i), rows_diff[to + 1] -= g.rows_in(i);
       next = to + 1;

@@ -72,16 +72,42 @@ std::vector<KernelSchedule> flash1_schedule(const Config& config);
 std::vector<KernelSchedule> flash2_schedule(const Config& config);
 
 // Tile grid helpers shared by the schedules, the closed forms and execute.
+//
+// The rows a grid head's blocks take (docs/shapes.md, "Grouped-query attention"): one query
+// head's Nq queries (group_rows false), or the g·Nq rows of a K/V head's group of g query heads,
+// head after head (group_rows true), which lie one after another in memory ((batch, head)
+// outermost): row p is query p mod Nq of the group's head p / Nq. Without grouping (g = 1) the
+// two are the same.
 struct TileGrid {
-  int64_t n = 0, br = 0, bc = 0, tr = 0, tc = 0;
+  int64_t n = 0;       // rows of a grid head: Nq, or g·Nq with group_rows
+  int64_t nk = 0;      // keys per head, Nk
+  int64_t nq = 0;      // queries per head, Nq
+  int64_t offset = 0;  // causal: query q sees the keys ≤ q + offset (Nk − Nq, bottom-right aligned)
+  int64_t group = 1;   // query heads per K/V head, g
+  bool group_rows = false;
+  int64_t br = 0, bc = 0, tr = 0, tc = 0;
   int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
-  int64_t cols_in(int64_t j) const { return std::min(bc, n - j * bc); }
-  // Causal: tile (i, j) is skipped when its first column lies beyond its last row.
-  bool above_diagonal(int64_t i, int64_t j) const { return j * bc > i * br + rows_in(i) - 1; }
-  // Causal: the last column tile row tile i visits, the one holding its last row.
-  int64_t causal_last_col(int64_t i) const { return (i * br + rows_in(i) - 1) / bc; }
+  int64_t cols_in(int64_t j) const { return std::min(bc, nk - j * bc); }
+  // The last query (its position in its head) among the rows of row tile i: when the tile
+  // crosses from one head's rows into the next, some row of it holds query Nq − 1.
+  int64_t last_query(int64_t i) const {
+    const int64_t first = i * br, last = first + rows_in(i) - 1;
+    return first / nq == last / nq ? last % nq : nq - 1;
+  }
+  // Causal: tile (i, j) is skipped when its first key lies beyond what its last query sees.
+  bool above_diagonal(int64_t i, int64_t j) const { return j * bc > last_query(i) + offset; }
+  // Causal: the last column tile row tile i visits, the one holding the last key its last query sees.
+  int64_t causal_last_col(int64_t i) const { return std::min(tc - 1, (last_query(i) + offset) / bc); }
+  // The heads a grid head's transfers name: the first query head of its rows (the rest follow
+  // in memory), and the K/V head it reads.
+  int64_t query_head(int64_t grid_head) const { return group_rows ? grid_head * group : grid_head; }
+  int64_t kv_head(int64_t grid_head) const { return group_rows ? grid_head : grid_head / group; }
 };
-TileGrid tile_grid(const Config& config);
+// The grid of the configuration's tiling; group_rows as above (the kernels that take a group's
+// rows: sim/schedule_flash1.cpp, schedule_flash2.cpp).
+TileGrid tile_grid(const Config& config, bool group_rows = false);
+// Grid heads of a kernel: B·Hkv when its blocks take a group's rows, else B·H.
+int64_t grid_heads(const Problem& problem, bool group_rows);
 
 // flash1's forward block: one warp per 16-row slice of its row tile (kernels/flash1.cuh,
 // flash1_fwd_warps), for the schedule and the numeric execution alike.
@@ -130,13 +156,13 @@ struct TileVisits {
   // re-read and re-written after the first (minus = 1).
   int64_t weighted_rows(const TileGrid& grid, int64_t minus) const;
 };
-TileVisits tile_visits(const Config& config);
+TileVisits tile_visits(const Config& config, bool group_rows = false);
 
 // Whether the schedule visits tile (i, j): causal skips tiles wholly above the diagonal;
 // blocksparse skips zero tiles of the block mask.
 class TileFilter {
  public:
-  explicit TileFilter(const Config& config);
+  explicit TileFilter(const Config& config, bool group_rows = false);
   bool visits(int64_t i, int64_t j) const;
   const TileGrid& grid() const { return grid_; }
   // blocksparse's mask (on blocks of T tokens, sim/block_mask.h), or null when dense.

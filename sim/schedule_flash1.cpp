@@ -18,7 +18,7 @@ struct RowSpan {
   TileFilter filter;
   std::vector<int64_t> first_j, last_j;
   std::once_flag once;
-  explicit RowSpan(const Config& c) : filter(c) {}
+  RowSpan(const Config& c, bool group_rows) : filter(c, group_rows) {}
   void ensure() {
     std::call_once(once, [this] { compute(); });
   }
@@ -51,9 +51,9 @@ struct Flash1Rows {
   int64_t tiles = 0;     // visited tiles
   int64_t all_rows = 0;  // Σ_i vis_i·r_i
   int64_t rerows = 0;    // Σ_i (vis_i − 1)·r_i
-  int64_t n = 0;
-  Flash1Rows(const Config& c, const TileGrid& g) : n(g.n) {
-    const TileVisits v = tile_visits(c);
+  int64_t nk = 0;
+  Flash1Rows(const Config& c, const TileGrid& g) : nk(g.nk) {
+    const TileVisits v = tile_visits(c, g.group_rows);
     tiles = v.tiles();
     all_rows = v.weighted_rows(g, 0);
     rerows = v.weighted_rows(g, 1);
@@ -61,8 +61,8 @@ struct Flash1Rows {
   // K, V once (the outer loop, Algorithm 1 line 6 / Algorithm 4 line 7); Q once per visit.
   Counts outer_loop_reads(int64_t d, int64_t e) const {
     Counts h;
-    h.add_transfer(Tensor::K, Dir::read, checked_mul(n, d, e));
-    h.add_transfer(Tensor::V, Dir::read, checked_mul(n, d, e));
+    h.add_transfer(Tensor::K, Dir::read, checked_mul(nk, d, e));
+    h.add_transfer(Tensor::V, Dir::read, checked_mul(nk, d, e));
     h.add_transfer(Tensor::Q, Dir::read, checked_mul(all_rows, d, e));
     return h;
   }
@@ -71,28 +71,29 @@ struct Flash1Rows {
 }  // namespace
 
 std::vector<KernelSchedule> flash1_schedule(const Config& c) {
-  const auto span = std::make_shared<RowSpan>(c);
-  const TileGrid g = span->filter.grid();
   const int64_t d = c.problem.headdim;
-  const int64_t heads = c.problem.batch_heads();
   const int64_t e = element_bytes(c.problem.dtype);
   std::vector<KernelSchedule> kernels;
 
   if (has_forward(c.problem.pass)) {
+    // A block per query head, or per K/V head over its group's rows (gqa_pack; sim/config.h).
+    const auto span = std::make_shared<RowSpan>(c, c.gqa_pack);
+    const TileGrid g = span->filter.grid();
     KernelSchedule k;
     k.kind = KernelKind::flash1_fwd;
-    k.heads = heads;
+    k.heads = grid_heads(c.problem, c.gqa_pack);
     k.blocks_per_head = 1;
     k.threads_per_block = flash1_fwd_threads(c.tiling.block_r);
     k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);
     // Per outer step K, V; per inner step at most Q, o_accum, ℓ, m in and O (or o_accum), ℓ, m out.
     k.transfers_per_block = saturating_mul(g.tc, saturating_add(2, saturating_mul(7, g.tr)));
-    k.emit_block = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+    k.emit_block = [span, g, d](int64_t gh, int64_t, ScheduleSink& s) {
       span->ensure();
+      const int64_t bh = g.query_head(gh), kvh = g.kv_head(gh);
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 1 line 5
         const int64_t cj = g.cols_in(j);
-        s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});  // line 6
-        s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});  // line 6
+        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
         for (int64_t i = 0; i < g.tr; ++i) {  // line 7
           if (!span->filter.visits(i, j)) continue;
           const int64_t r = g.rows_in(i);
@@ -130,21 +131,25 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
   }
 
   if (has_backward(c.problem.pass)) {
+    // A block per K/V head over its group's rows: dK, dV summed over the group on chip.
+    const auto span = std::make_shared<RowSpan>(c, true);
+    const TileGrid g = span->filter.grid();
     KernelSchedule k;
     k.kind = KernelKind::flash1_bwd;
-    k.heads = heads;
+    k.heads = c.problem.batch_kv_heads();
     k.blocks_per_head = 1;
     k.threads_per_block = 256;
     k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);
     // Per outer step K, V in and dK, dV out; per inner step at most Q, O, dO, ℓ, m, dq_accum in
     // and dQ (or dq_accum) out.
     k.transfers_per_block = saturating_mul(g.tc, saturating_add(4, saturating_mul(7, g.tr)));
-    k.emit_block = [span, g, d](int64_t bh, int64_t, ScheduleSink& s) {
+    k.emit_block = [span, g, d](int64_t gh, int64_t, ScheduleSink& s) {
       span->ensure();
+      const int64_t bh = g.query_head(gh), kvh = g.kv_head(gh);
       for (int64_t j = 0; j < g.tc; ++j) {  // Algorithm 4 line 6
         const int64_t cj = g.cols_in(j);
-        s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});  // line 7
-        s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});  // line 7
+        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
         for (int64_t i = 0; i < g.tr; ++i) {  // line 9
           if (!span->filter.visits(i, j)) continue;
           const int64_t r = g.rows_in(i);
@@ -162,8 +167,8 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
           else
             s.transfer({Tensor::dq_accum, Dir::write, bh, row0, r, 0, d});
         }
-        s.transfer({Tensor::dK, Dir::write, bh, j * g.bc, cj, 0, d});  // line 24
-        s.transfer({Tensor::dV, Dir::write, bh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, cj, 0, d});  // line 24
+        s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, cj, 0, d});
       }
     };
     k.head_counts = [c, g, d, e] {
@@ -176,8 +181,8 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
       h.add_transfer(Tensor::dq_accum, Dir::read, checked_mul(rows.rerows, d, 4));
       h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(rows.rerows, d, 4));
       h.add_transfer(Tensor::dQ, Dir::write, checked_mul(g.n, d, e));
-      h.add_transfer(Tensor::dK, Dir::write, checked_mul(g.n, d, e));
-      h.add_transfer(Tensor::dV, Dir::write, checked_mul(g.n, d, e));
+      h.add_transfer(Tensor::dK, Dir::write, checked_mul(g.nk, d, e));
+      h.add_transfer(Tensor::dV, Dir::write, checked_mul(g.nk, d, e));
       h.flops = flops_model::flash1_bwd_tile(g.br, g.bc, d).scaled(rows.tiles);
       return h;
     };

@@ -15,38 +15,38 @@ int64_t sum(const std::vector<int64_t>& xs) {
 }  // namespace
 
 std::vector<KernelSchedule> flash2_schedule(const Config& c) {
-  const auto filter = std::make_shared<TileFilter>(c);
-  const TileGrid g = filter->grid();
   const int64_t d = c.problem.headdim;
-  const int64_t heads = c.problem.batch_heads();
   const int64_t e = element_bytes(c.problem.dtype);
-  const int64_t n = g.n;
   std::vector<KernelSchedule> kernels;
 
   if (has_forward(c.problem.pass)) {
+    // A block's rows: one query head's, or its K/V head's group's (gqa_pack; sim/config.h).
+    const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
+    const TileGrid g = filter->grid();
+    const int64_t n = g.n;
     KernelSchedule k;
     k.kind = flash2_kind(c.algo, Flash2Role::fwd);
-    k.heads = heads;
+    k.heads = grid_heads(c.problem, c.gqa_pack);
     k.blocks_per_head = g.tr;
     k.threads_per_block = 128;
     k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);  // Q tile + one K and one V tile
     k.transfers_per_block = saturating_add(3, saturating_mul(2, g.tc));  // Q; K, V per tile; O, L
-    k.emit_block = [filter, g, d](int64_t bh, int64_t i, ScheduleSink& s) {
-      const int64_t r = g.rows_in(i);
-      s.transfer({Tensor::Q, Dir::read, bh, i * g.br, r, 0, d});  // Q_i once, stays on chip
+    k.emit_block = [filter, g, d](int64_t gh, int64_t i, ScheduleSink& s) {
+      const int64_t r = g.rows_in(i), qh = g.query_head(gh), kvh = g.kv_head(gh);
+      s.transfer({Tensor::Q, Dir::read, qh, i * g.br, r, 0, d});  // Q_i once, stays on chip
       for (int64_t j = 0; j < g.tc; ++j) {
         if (!filter->visits(i, j)) continue;
         const int64_t cj = g.cols_in(j);
-        s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});
-        s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
         s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
       }
       s.compute(flops_model::flash2_fwd_finish(g.br, d));
-      s.transfer({Tensor::O, Dir::write, bh, i * g.br, r, 0, d});  // written once, normalised
-      s.transfer({Tensor::lse, Dir::write, bh, i * g.br, r, 0, 1});
+      s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
+      s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
     k.head_counts = [c, g, n, d, e] {
-      const TileVisits v = tile_visits(c);
+      const TileVisits v = tile_visits(c, c.gqa_pack);
       Counts h;
       h.add_transfer(Tensor::Q, Dir::read, checked_mul(n, d, e));
       h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));  // K, V once per row tile
@@ -61,14 +61,20 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
   }
 
   if (has_backward(c.problem.pass)) {
+    // The row kernels take one query head's rows; the backward a K/V head's group's, so that
+    // dK and dV are summed over the group on chip (sim/config.h, gqa_pack).
+    const TileGrid gq = tile_grid(c);
+    const auto filter = std::make_shared<TileFilter>(c, true);
+    const TileGrid g = filter->grid();
+    const int64_t nq = gq.n, nk = g.nk;
     KernelSchedule pre;
     pre.kind = flash2_kind(c.algo, Flash2Role::bwd_preprocess);
-    pre.heads = heads;
-    pre.blocks_per_head = g.tr;
+    pre.heads = c.problem.batch_heads();
+    pre.blocks_per_head = gq.tr;
     pre.threads_per_block = 128;
     pre.smem_bytes = 0;
     pre.transfers_per_block = 4;
-    pre.emit_block = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    pre.emit_block = [g = gq, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::O, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dO, Dir::read, bh, i * g.br, r, 0, d});
@@ -76,7 +82,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::delta, Dir::write, bh, i * g.br, r, 0, 1});
       s.transfer({Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d});  // zeroed for atomics
     };
-    pre.head_counts = [n, d, e] {
+    pre.head_counts = [n = nq, d, e] {
       Counts h;
       h.add_transfer(Tensor::O, Dir::read, checked_mul(n, d, e));
       h.add_transfer(Tensor::dO, Dir::read, checked_mul(n, d, e));
@@ -89,61 +95,61 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
 
     KernelSchedule k;
     k.kind = flash2_kind(c.algo, Flash2Role::bwd);
-    k.heads = heads;
+    k.heads = c.problem.batch_kv_heads();
     k.blocks_per_head = g.tc;
     k.threads_per_block = 256;
     k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);  // K, V resident; Q, dO streamed
     k.transfers_per_block = saturating_add(4, saturating_mul(5, g.tr));  // K, V, dK, dV; Q, dO, L, D, dQ per tile
-    k.emit_block = [filter, g, d](int64_t bh, int64_t j, ScheduleSink& s) {
-      const int64_t cj = g.cols_in(j);
-      s.transfer({Tensor::K, Dir::read, bh, j * g.bc, cj, 0, d});
-      s.transfer({Tensor::V, Dir::read, bh, j * g.bc, cj, 0, d});
+    k.emit_block = [filter, g, d](int64_t gh, int64_t j, ScheduleSink& s) {
+      const int64_t cj = g.cols_in(j), qh = g.query_head(gh), kvh = g.kv_head(gh);
+      s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
+      s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
       for (int64_t i = 0; i < g.tr; ++i) {
         if (!filter->visits(i, j)) continue;
         const int64_t r = g.rows_in(i);
-        s.transfer({Tensor::Q, Dir::read, bh, i * g.br, r, 0, d});
-        s.transfer({Tensor::dO, Dir::read, bh, i * g.br, r, 0, d});
-        s.transfer({Tensor::lse, Dir::read, bh, i * g.br, r, 0, 1});
-        s.transfer({Tensor::delta, Dir::read, bh, i * g.br, r, 0, 1});
+        s.transfer({Tensor::Q, Dir::read, qh, i * g.br, r, 0, d});
+        s.transfer({Tensor::dO, Dir::read, qh, i * g.br, r, 0, d});
+        s.transfer({Tensor::lse, Dir::read, qh, i * g.br, r, 0, 1});
+        s.transfer({Tensor::delta, Dir::read, qh, i * g.br, r, 0, 1});
         s.compute(flops_model::flash2_bwd_tile(g.br, g.bc, d));
-        Transfer dq{Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d};
+        Transfer dq{Tensor::dq_accum, Dir::write, qh, i * g.br, r, 0, d};
         dq.atomic = true;  // FA2: dQ accumulated with fp32 atomic adds
         s.transfer(dq);
       }
-      s.transfer({Tensor::dK, Dir::write, bh, j * g.bc, cj, 0, d});
-      s.transfer({Tensor::dV, Dir::write, bh, j * g.bc, cj, 0, d});
+      s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, cj, 0, d});  // summed over the group's rows
+      s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, cj, 0, d});
     };
-    k.head_counts = [c, g, n, d, e] {
-      const TileVisits v = tile_visits(c);
+    k.head_counts = [c, nk, d, e] {
+      const TileVisits v = tile_visits(c, true);
       const int64_t q_rows = sum(v.q_rows);  // Q, dO, L, D once per visited (i, j)
       Counts h;
-      h.add_transfer(Tensor::K, Dir::read, checked_mul(n, d, e));
-      h.add_transfer(Tensor::V, Dir::read, checked_mul(n, d, e));
+      h.add_transfer(Tensor::K, Dir::read, checked_mul(nk, d, e));
+      h.add_transfer(Tensor::V, Dir::read, checked_mul(nk, d, e));
       h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
       h.add_transfer(Tensor::dO, Dir::read, checked_mul(q_rows, d, e));
       h.add_transfer(Tensor::lse, Dir::read, checked_mul(q_rows, 4));
       h.add_transfer(Tensor::delta, Dir::read, checked_mul(q_rows, 4));
       h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(q_rows, d, 4));
-      h.add_transfer(Tensor::dK, Dir::write, checked_mul(n, d, e));
-      h.add_transfer(Tensor::dV, Dir::write, checked_mul(n, d, e));
-      h.flops = flops_model::flash2_bwd_tile(g.br, g.bc, d).scaled(v.tiles());
+      h.add_transfer(Tensor::dK, Dir::write, checked_mul(nk, d, e));
+      h.add_transfer(Tensor::dV, Dir::write, checked_mul(nk, d, e));
+      h.flops = flops_model::flash2_bwd_tile(c.tiling.block_r, c.tiling.block_c, d).scaled(v.tiles());
       return h;
     };
     kernels.push_back(std::move(k));
 
     KernelSchedule conv;
     conv.kind = flash2_kind(c.algo, Flash2Role::bwd_convert_dq);
-    conv.heads = heads;
-    conv.blocks_per_head = g.tr;
+    conv.heads = c.problem.batch_heads();
+    conv.blocks_per_head = gq.tr;
     conv.threads_per_block = 128;
     conv.smem_bytes = 0;
     conv.transfers_per_block = 2;
-    conv.emit_block = [g, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    conv.emit_block = [g = gq, d](int64_t bh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dQ, Dir::write, bh, i * g.br, r, 0, d});
     };
-    conv.head_counts = [n, d, e] {
+    conv.head_counts = [n = nq, d, e] {
       Counts h;
       h.add_transfer(Tensor::dq_accum, Dir::read, checked_mul(n, d, 4));
       h.add_transfer(Tensor::dQ, Dir::write, checked_mul(n, d, e));

@@ -1,5 +1,9 @@
 #include "sim/tensor.h"
 
+#include <algorithm>
+
+#include "sim/checked.h"
+
 namespace flashio::sim {
 
 std::string to_string(Tensor t) {
@@ -9,18 +13,27 @@ std::string to_string(Tensor t) {
   return names[static_cast<int>(t)];
 }
 
+bool is_kv_tensor(Tensor t) { return t == Tensor::K || t == Tensor::V || t == Tensor::dK || t == Tensor::dV; }
+
+int64_t TensorShape::total_bytes(int64_t batch) const {
+  return saturating_mul(saturating_mul(std::max<int64_t>(batch, 0), std::max<int64_t>(heads, 0)),
+                        saturating_mul(rows, cols, element_bytes));
+}
+
 TensorShape tensor_shape(Tensor t, const Problem& p) {
-  const int64_t n = p.seqlen, d = p.headdim, e = element_bytes(p.dtype);
+  const int64_t nq = p.seqlen, nk = p.keys(), d = p.headdim, e = element_bytes(p.dtype);
+  const int64_t h = p.heads, hkv = p.kv_heads_count();
   switch (t) {
-    case Tensor::Q: case Tensor::K: case Tensor::V: case Tensor::O:
-    case Tensor::dO: case Tensor::dQ: case Tensor::dK: case Tensor::dV:
-      return {n, d, e};
+    case Tensor::K: case Tensor::V: case Tensor::dK: case Tensor::dV:
+      return {nk, d, e, hkv};
+    case Tensor::Q: case Tensor::O: case Tensor::dO: case Tensor::dQ:
+      return {nq, d, e, h};
     case Tensor::S: case Tensor::P: case Tensor::P_drop: case Tensor::dP: case Tensor::dS:
-      return {n, n, e};
+      return {nq, nk, e, h};
     case Tensor::stat_l: case Tensor::stat_m: case Tensor::lse: case Tensor::delta:
-      return {n, 1, 4};
+      return {nq, 1, 4, h};
     case Tensor::o_accum: case Tensor::dq_accum:
-      return {n, d, 4};
+      return {nq, d, 4, h};
     case Tensor::count: break;
   }
   return {};

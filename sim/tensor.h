@@ -1,6 +1,8 @@
 // The tensors an attention pass moves, and the type each is stored in (docs/architecture.md,
 // "Vocabulary", storage types). Every tensor is laid out per (batch, head) as rows × cols,
-// row-major.
+// row-major, (batch, head) outermost: the query-side tensors have H heads and Nq rows, K, V, dK,
+// dV have Hkv heads and Nk rows (docs/shapes.md), so the rows of a group's g query heads follow
+// each other in memory.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -11,13 +13,13 @@
 namespace flashio::sim {
 
 enum class Tensor : int {
-  Q, K, V, O, dO, dQ, dK, dV,   // inputs and outputs, element type, N × d
-  S, P, P_drop, dP, dS,         // standard's materialised N × N matrices, element type
-  stat_l, stat_m,               // flash1's row sum ℓ and row max m, fp32, N × 1
-  lse,                          // flash2's log-sum-exp L = m + log ℓ, fp32, N × 1
-  delta,                        // D = rowsum(dO ∘ O), fp32, N × 1
-  o_accum,                      // flash1's running output, fp32, N × d (kept in fp32 in HBM)
-  dq_accum,                     // dQ accumulator, fp32, N × d (flash1 RMW, flash2 atomics)
+  Q, K, V, O, dO, dQ, dK, dV,   // inputs and outputs, element type, Nq × d (K, V, dK, dV: Nk × d)
+  S, P, P_drop, dP, dS,         // standard's materialised Nq × Nk matrices, element type
+  stat_l, stat_m,               // flash1's row sum ℓ and row max m, fp32, Nq × 1
+  lse,                          // flash2's log-sum-exp L = m + log ℓ, fp32, Nq × 1
+  delta,                        // D = rowsum(dO ∘ O), fp32, Nq × 1
+  o_accum,                      // flash1's running output, fp32, Nq × d (kept in fp32 in HBM)
+  dq_accum,                     // dQ accumulator, fp32, Nq × d (flash1 RMW, flash2 atomics)
   count
 };
 constexpr int kTensorCount = static_cast<int>(Tensor::count);
@@ -28,8 +30,13 @@ struct TensorShape {
   int64_t rows = 0;  // per (batch, head)
   int64_t cols = 0;
   int64_t element_bytes = 0;
+  int64_t heads = 0;  // per batch element: H, or Hkv for K, V, dK, dV
+  // The whole tensor, B · heads · rows · cols · element_bytes (saturating at kMaxCount).
+  int64_t total_bytes(int64_t batch) const;
 };
 TensorShape tensor_shape(Tensor tensor, const Problem& problem);
+// Whether the tensor has a head per K/V head (K, V, dK, dV) rather than per query head.
+bool is_kv_tensor(Tensor tensor);
 
 // Which tensors are inputs or outputs of the pass (not "extra memory", Theorem 1).
 bool is_input_or_output(Tensor tensor, Pass pass);

@@ -329,7 +329,7 @@ int64_t estimated_dram_bytes(const Config& config, const KernelSchedule&, const 
   for (int t = 0; t < kTensorCount; ++t) {
     const Tensor tensor = static_cast<Tensor>(t);
     const TensorShape s = tensor_shape(tensor, config.problem);
-    const int64_t size = saturating_mul(s.rows, s.cols, s.element_bytes, config.problem.batch_heads());
+    const int64_t size = s.total_bytes(config.problem.batch);
     const auto& b = counts.of(tensor);
     bytes = saturating_add(bytes, saturating_add(std::min(b.read_bytes, size), std::min(b.write_bytes, size)));
   }
@@ -390,7 +390,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                              dram_w / cal.dram_write_bytes_per_s->points().back().second,
                              (dram_r + dram_w) / cal.dram_copy_bytes_per_s->points().back().second}) * 1e3;
       // Two cuBLAS calls when N is not a multiple of 8 (sim/kernel_catalog.h): two launches.
-      kt.launch_ms = launch_s * 1e3 * static_cast<double>(standard_gemm_calls(config.problem.seqlen));
+      kt.launch_ms = launch_s * 1e3 * static_cast<double>(standard_gemm_calls(config.problem.keys()));
       kt.time_ms = std::max(kt.tensor_ms, kt.dram_ms) + kt.launch_ms;
       kt.bound_by = kt.launch_ms > std::max(kt.tensor_ms, kt.dram_ms) ? Pipe::launch
                     : kt.tensor_ms >= kt.dram_ms                     ? Pipe::tensor
@@ -437,7 +437,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         const BlockWork& w = work[b];
         // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
         // the bandwidth a stream reaches depends on them, docs/calibration.md).
-        const int64_t row_in_flight = row_kernel_bytes_in_flight(k.kind, f.threads, config.problem.seqlen,
+        const int64_t row_in_flight = row_kernel_bytes_in_flight(k.kind, f.threads, config.problem.keys(),
                                                                  element_bytes(dtype));
         const int64_t block_in_flight = row_in_flight > 0 ? std::min(w.step_read_bytes, row_in_flight) : w.step_read_bytes;
         const double in_flight = resident * static_cast<double>(std::max<int64_t>(block_in_flight, 1));

@@ -123,17 +123,21 @@ class Schema(unittest.TestCase):
         self.assertEqual(peers.convention_flops(2, 4, 97, 64, "fwd", 0, 200),
                          4.0 * 2 * 4 * 97 * 200 * 64)
 
-    def test_extra_columns_only_when_gqa_or_unequal_lengths(self):
-        plain = peers.csv_text("p", [peers.peer_row(config(), 1.0, "h200")])
-        self.assertEqual(plain.splitlines()[1].split(","), peers.COLUMNS)
+    def test_gqa_and_unequal_lengths_are_key_columns_flashio_joins(self):
         gqa_row = peers.peer_row(config(heads=8, kv_heads=2, seqlen_k=200), 1.0, "h200")
-        gqa = peers.csv_text("p", [gqa_row], extra=True)
-        self.assertEqual(gqa.splitlines()[1].split(","), peers.COLUMNS + peers.EXTRA_COLUMNS)
-        self.assertEqual(gqa.splitlines()[2].split(",")[-2:], ["2", "200"])
-        with tempfile.TemporaryDirectory() as d:  # flashio's reader ignores the extra columns
+        gqa = peers.csv_text("p", [gqa_row])
+        self.assertEqual(gqa.splitlines()[1].split(","), peers.COLUMNS)
+        line = dict(zip(peers.COLUMNS, gqa.splitlines()[2].split(",")))
+        self.assertEqual((line["kv_heads"], line["seqlen_k"]), ("2", "200"))
+        # Causal, bottom-right aligned: Nq·Nk − Nq²/2 of the scores.
+        self.assertEqual(peers.convention_flops(1, 1, 100, 64, "fwd", 1, 400),
+                         4.0 * 100 * 400 * 64 * (1 - 100 / 800))
+        with tempfile.TemporaryDirectory() as d:  # flashio reads the columns back
             path = os.path.join(d, "gqa.csv")
             peers.write_output(path, gqa)
-            self.assertEqual(len(csv_rows(flashio("compare", path, path, "--format", "csv"))), 1)
+            rows = csv_rows(flashio("compare", path, path, "--format", "csv"))
+            self.assertEqual(len(rows), 1)
+            self.assertEqual((rows[0]["kv_heads"], rows[0]["seqlen_k"]), ("2", "200"))
 
 
 class Options(unittest.TestCase):
