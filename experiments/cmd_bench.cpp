@@ -34,7 +34,7 @@ int run_bench(Invocation& inv) {
   notes.lines = {
       "time: median of --repeats CUDA-event timings after --warmup runs, each run after an L2 "
       "flush (a read of 4x the L2: cold L2, no dirty lines); bwd times the backward alone.",
-      "FLOPs: the field's convention 4·B·H·N²·d forward, 2.5x backward, halved when causal; "
+      "FLOPs: the field's convention 4·B·H·Nq·Nk·d forward, 2.5x backward; causal keeps Nq·Nk − Nq²/2 of the scores (half at Nq = Nk); "
       "TFLOP/s = FLOPs / time."};
   auto writer = make_row_writer(inv.output, target->stream(), inv.context(), notes);
   profiler::L2Flush flush;

@@ -33,7 +33,7 @@ TableNotes profile_notes(const std::vector<profiler::Profiler::Note>& profiler_n
       "instructions × 32 (upper bounds).",
       "time: per kernel, the median of --repeats CUDA-event timings each after an L2 flush; "
       "total, the whole pass timed the same way (profiler::time_pass). FLOPs and TFLOP/s: the "
-      "field's convention 4·B·H·N²·d forward, 2.5× backward, halved when causal.",
+      "field's convention 4·B·H·Nq·Nk·d forward, 2.5× backward; causal keeps Nq·Nk − Nq²/2 of the scores (half at Nq = Nk).",
   };
   for (const auto& n : profiler_notes) notes.lines.push_back(n.text);
   return notes;

@@ -33,7 +33,7 @@ std::string method_text(sim::CountMethod method) {
 TableNotes simulate_notes(const SweepSpec& sweep) {
   TableNotes notes;
   notes.lines = {
-      "FLOPs: the field's convention 4·B·H·N²·d forward, 2.5× that backward, halved when causal; "
+      "FLOPs: the field's convention 4·B·H·Nq·Nk·d forward, 2.5× that backward; causal keeps Nq·Nk − Nq²/2 of the scores (half at Nq = Nk); "
       "TFLOP/s = FLOPs / time.",
       "tensor FLOPs: the matrix products the schedule executes (whole tiles; backward's "
       "recomputation of S included).",

@@ -162,3 +162,26 @@ TEST_CASE("the model's errors reach the user named by the option that sets the f
   CHECK(r.err.find("--row: ") != std::string::npos);
   CHECK(r.err.find("tracked_row") == std::string::npos);
 }
+
+TEST_CASE("grouped-query and Nq != Nk shapes: bad values are rejected naming the option, and the GPU "
+          "subcommands refuse what no kernel is built for") {
+  check_rejected({{"simulate", "--heads", "12", "--kv-heads", "5"}, "--kv-heads"});
+  check_rejected({{"simulate", "--kv-heads", "0"}, "--kv-heads"});
+  check_rejected({{"simulate", "--seqlen-k", "0"}, "--seqlen-k"});
+  check_rejected({{"simulate", "--seqlen", "100", "--seqlen-k", "50", "--causal"}, "--seqlen-k"});
+  check_rejected({{"simulate", "--gqa-pack", "2"}, "--gqa-pack"});
+  check_rejected({{"simulate", "--algo", "blocksparse", "--heads", "4", "--kv-heads", "2"}, "--kv-heads"});
+  check_rejected({{"explain", "--seqlen", "16", "--seqlen-k", "32", "--headdim", "4", "--sram", "1KiB"}, "--seqlen-k"});
+}
+
+TEST_CASE("the options kv-heads, seqlen-k and gqa-pack are key columns of every row, resolved when not given") {
+  const CliResult r = run_in_process({"simulate", "--algo", "flash2", "--heads", "8", "--kv-heads", "2", "--seqlen", "1",
+                               "--seqlen-k", "4096", "--gqa-pack", "0,1", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find(",kv_heads,seqlen_k,gqa_pack,") != std::string::npos);
+  CHECK(r.out.find(",2,4096,0,") != std::string::npos);
+  CHECK(r.out.find(",2,4096,1,") != std::string::npos);
+  const CliResult square = run_in_process({"simulate", "--algo", "flash2", "--heads", "8", "--seqlen", "97", "--format", "csv"});
+  REQUIRE(square.status == 0);
+  CHECK(square.out.find(",8,97,1,") != std::string::npos);  // Hkv = H, Nk = N
+}

@@ -1,0 +1,154 @@
+// Grouped-query attention and Nq != Nk (docs/shapes.md): execute equals the dense reference (dK,
+// dV summed over each group's query heads), the walk and the closed form count exactly what
+// execute counts, packing a group's rows reads each K/V tile once for the group, and the bounds
+// count K/V per K/V head.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "sim/bounds.h"
+#include "sim/execute.h"
+#include "sim/simulate.h"
+#include "tiled_config.h"
+
+using namespace flashio::sim;
+
+namespace {
+
+Config shaped(Algo algo, Pass pass, int64_t batch, int64_t heads, int64_t kv_heads, int64_t nq, int64_t nk,
+              int64_t d, int64_t br, int64_t bc, bool causal, bool pack) {
+  Config c = test::tiled_config(algo, pass, batch, heads, nq, d, br, bc, causal);
+  c.problem.kv_heads = kv_heads;
+  c.problem.seqlen_k = nk;
+  c.gqa_pack = pack;
+  return c;
+}
+
+double scaled_error(const Matrix& a, const Matrix& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  double err = 0, scale = 1;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (std::isinf(a.data()[i]) || std::isinf(b.data()[i])) {
+      if (a.data()[i] != b.data()[i]) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    err = std::max(err, std::abs(a.data()[i] - b.data()[i]));
+    scale = std::max(scale, 1 + std::abs(b.data()[i]));
+  }
+  return err / scale;
+}
+
+// Every head against the dense reference with its group's K, V; dK, dV the sum over the group.
+void check_reference(const Config& c, const ExecuteResult& r) {
+  const Problem& p = c.problem;
+  const int64_t g = p.group();
+  REQUIRE(static_cast<int64_t>(r.heads.size()) == p.batch_heads());
+  for (int64_t first = 0; first < p.batch_heads(); first += g) {
+    Matrix dk = Matrix::Zero(p.keys(), p.headdim), dv = dk;
+    for (int64_t h = first; h < first + g; ++h) {
+      const HeadTensors& got = r.heads[h];
+      const HeadTensors ref = dense_reference(got.q, r.heads[first].k, r.heads[first].v, &got.d_o, p.causal);
+      CHECK(scaled_error(got.o, ref.o) < 1e-12);
+      if (c.algo != Algo::standard) CHECK(scaled_error(got.lse, ref.lse) < 1e-12);
+      CHECK(scaled_error(got.dq, ref.dq) < 1e-12);
+      dk += ref.dk, dv += ref.dv;
+    }
+    CHECK(scaled_error(r.heads[first].dk, dk) < 1e-12);
+    CHECK(scaled_error(r.heads[first].dv, dv) < 1e-12);
+  }
+}
+
+void check_counts(const Config& c, const ExecuteResult& r) {
+  const std::vector<KernelCounts> walked = walk_counts(c), formula = closed_form_counts(c);
+  REQUIRE(r.kernels.size() == walked.size());
+  REQUIRE(formula.size() == walked.size());
+  for (size_t k = 0; k < walked.size(); ++k) {
+    INFO("kernel " << to_string(walked[k].kind) << "\n  walk:    " << describe(walked[k].counts)
+                   << "\n  execute: " << describe(r.kernels[k].counts) << "\n  formula: " << describe(formula[k].counts));
+    CHECK(r.kernels[k] == walked[k]);
+    CHECK(formula[k] == walked[k]);
+  }
+}
+
+int64_t read_bytes(const Config& c, Tensor t) {
+  int64_t bytes = 0;
+  for (const KernelCounts& k : closed_form_counts(c)) bytes += k.counts.of(t).read_bytes;
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("with grouped-query attention and Nq != Nk, execute equals the dense reference (dK, dV "
+          "summed over the group) and counts what the walk and the closed form count",
+          "[shapes]") {
+  struct Shape {
+    int64_t heads, kv_heads, nq, nk;
+  };
+  const Shape shapes[] = {{4, 1, 1, 97}, {4, 2, 3, 33}, {8, 2, 17, 17}, {3, 3, 20, 47}, {6, 3, 33, 20}, {2, 1, 40, 129}};
+  for (Algo algo : {Algo::standard, Algo::flash1, Algo::flash2})
+    for (const Shape& s : shapes)
+      for (bool causal : {false, true})
+        for (bool pack : {false, true})
+          for (auto [br, bc] : {std::pair<int64_t, int64_t>{16, 8}, {7, 32}}) {
+            if (causal && s.nk < s.nq) continue;  // refused: the first queries see no key
+            const Config c = shaped(algo, Pass::fwdbwd, 2, s.heads, s.kv_heads, s.nq, s.nk, 16, br, bc, causal, pack);
+            CAPTURE(to_string(algo), s.heads, s.kv_heads, s.nq, s.nk, causal, pack, br, bc);
+            const ExecuteResult r = execute(c, 5);
+            check_reference(c, r);
+            check_counts(c, r);
+          }
+}
+
+TEST_CASE("causal with Nq != Nk is aligned bottom-right: the last query sees every key, the first "
+          "Nk − Nq + 1 of them",
+          "[shapes]") {
+  Config c = shaped(Algo::flash2, Pass::fwd, 1, 1, 1, 4, 10, 8, 16, 16, true, true);
+  const ScoreMask keep = kept_scores(c, 0);
+  REQUIRE(keep.rows() == 4);
+  REQUIRE(keep.cols() == 10);
+  CHECK(keep.row(0).count() == 7);
+  CHECK(keep.row(3).count() == 10);
+  // The convention's FLOPs count Nq·Nk − Nq²/2 scores: 40 − 8 = 32 of 40.
+  c.problem.causal = false;
+  const double full = convention_flops(c.problem);
+  c.problem.causal = true;
+  CHECK(convention_flops(c.problem) == Approx(full * 32.0 / 40.0));
+}
+
+TEST_CASE("packing a group's rows reads each K/V tile once for the group's g query heads, and without "
+          "packing every query head reads its group's K/V",
+          "[shapes]") {
+  // Decode-like: one query per head, 8 query heads per K/V head, every head's rows one tile.
+  const int64_t heads = 32, kv_heads = 4, nk = 4096, d = 128;
+  const Config packed = shaped(Algo::flash2, Pass::fwd, 2, heads, kv_heads, 1, nk, d, 64, 128, false, true);
+  const Config plain = shaped(Algo::flash2, Pass::fwd, 2, heads, kv_heads, 1, nk, d, 64, 128, false, false);
+  const int64_t kv_bytes = 2 * kv_heads * nk * d * 2;  // B · Hkv · Nk · d · 2 bytes
+  CHECK(read_bytes(packed, Tensor::K) == kv_bytes);
+  CHECK(read_bytes(plain, Tensor::K) == kv_bytes * (heads / kv_heads));
+  // The compulsory bound reads K and V once per K/V head: the packed schedule meets it.
+  for (const Bound& b : bounds(packed))
+    if (b.algo == RowAlgo::compulsory) {
+      const double q = 2.0 * heads * d * 2, kv = 2.0 * kv_bytes;
+      CHECK(b.read_bytes == Approx(q + kv));
+      int64_t io_read = 0;
+      for (const KernelCounts& k : closed_form_counts(packed)) io_read += k.counts.io_read_bytes();
+      CHECK(static_cast<double>(io_read) == Approx(b.read_bytes));
+    }
+}
+
+TEST_CASE("grouped-query attention's io never falls below the compulsory bound", "[shapes]") {
+  for (Algo algo : {Algo::standard, Algo::flash1, Algo::flash2})
+    for (int64_t kv : {1, 2, 8})
+      for (bool pack : {false, true})
+        for (int64_t nk : {100, 1000}) {
+          const Config c = shaped(algo, Pass::fwdbwd, 3, 8, kv, 97, nk, 64, 64, 64, true, pack);
+          CAPTURE(to_string(algo), kv, pack, nk);
+          double io = 0;
+          for (const KernelCounts& k : closed_form_counts(c))
+            io += static_cast<double>(k.counts.io_read_bytes() + k.counts.io_write_bytes());
+          for (const Bound& b : bounds(c))
+            if (b.algo == RowAlgo::compulsory) CHECK(io >= b.read_bytes + b.write_bytes);
+        }
+}
