@@ -45,8 +45,7 @@ class Memory {
     }
     return m;
   }
-  // Head `head`'s rows × cols of tensor t (its own rows; for a query-side tensor of
-  // Nq rows, rows past Nq are the next heads').
+  // Head h of tensor t: its rows × cols (uncounted, for inputs and results).
   auto head(Tensor t, int64_t h) {
     const TensorShape s = tensor_shape(t, problem_);
     return at(t).middleRows(h * s.rows, s.rows);
@@ -110,13 +109,22 @@ class Launcher {
   bool counting_;
 };
 
+// Which heads a grid head's tiles name (docs/shapes.md): over one query head's rows, query head
+// gh and its group's K/V head gh / g; over a K/V head's group's rows, the group's first query
+// head gh · g (its rows followed by the others') and K/V head gh.
+struct HeadMap {
+  int64_t group = 1;     // query heads per K/V head
+  bool group_rows = false;
+  int64_t query_head(int64_t gh) const { return group_rows ? gh * group : gh; }
+  int64_t kv_head(int64_t gh) const { return group_rows ? gh : gh / group; }
+  int64_t head_of(Tensor t, int64_t gh) const { return is_kv_tensor(t) ? kv_head(gh) : query_head(gh); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // The tiled algorithms' shared facts: tile sizes, which tiles are visited, and scores of a tile.
-struct Tiles {
+struct Tiles : HeadMap {
   int64_t n, nq, nk, offset, d, br, bc, tr, tc, e;
-  int64_t heads;        // grid heads
-  int64_t group;        // query heads per K/V head
-  bool group_rows;      // rows of a K/V head's group (head after head), or of one query head
+  int64_t heads;  // grid heads
   double scale;  // 1/√d
   bool causal;
   std::vector<unsigned char> visited;  // tr × tc
@@ -126,8 +134,6 @@ struct Tiles {
   int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
   int64_t cols_in(int64_t j) const { return std::min(bc, nk - j * bc); }
   bool visits(int64_t i, int64_t j) const { return visited[i * tc + j] != 0; }
-  int64_t query_head(int64_t gh) const { return group_rows ? gh * group : gh; }
-  int64_t kv_head(int64_t gh) const { return group_rows ? gh : gh / group; }
 };
 
 // The tiles of the configuration over one query head's rows, or over a K/V head's group's
@@ -140,7 +146,7 @@ Tiles make_tiles(const Config& c, bool group_rows) {
   t.heads = group_rows ? p.batch * p.kv_heads_count() : p.batch * p.heads;
   t.nq = p.seqlen;
   t.nk = p.keys();
-  t.offset = t.nk - t.nq;
+  t.offset = p.causal_offset();
   t.n = group_rows ? t.group * t.nq : t.nq;
   t.d = p.headdim;
   t.br = c.tiling.block_r;
@@ -369,13 +375,8 @@ Matrix dropout_row(const Problem& p, int64_t bh, int64_t r, uint64_t seed) {
 
 // The rows a standard GEMM's grid head takes: one query head's Nq, or a K/V head's group's
 // g·Nq, head after head (sim/config.h, gqa_pack; gemm_dv and gemm_dk always the group's).
-struct GemmRows {
-  int64_t n = 0, heads = 0, group = 1;
-  bool group_rows = false;
-  int64_t head_of(Tensor t, int64_t gh) const {
-    if (is_kv_tensor(t)) return group_rows ? gh : gh / group;
-    return group_rows ? gh * group : gh;
-  }
+struct GemmRows : HeadMap {
+  int64_t n = 0, heads = 0;
 };
 
 // standard: each step its own kernel, every Nq × Nk result in HBM. docs/schedules.md, "standard".
@@ -530,8 +531,8 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
   if (c.algo == Algo::standard) {
     const Problem& p = c.problem;
     const int64_t g = p.group();
-    const GemmRows query{p.seqlen, p.batch * p.heads, g, false}, group{g * p.seqlen, p.batch * p.kv_heads_count(), g, true};
-    const Standard s{p.seqlen, p.keys(), p.keys() - p.seqlen, p.headdim, element_bytes(p.dtype),
+    const GemmRows query{{g, false}, p.seqlen, p.batch * p.heads}, group{{g, true}, g * p.seqlen, p.batch * p.kv_heads_count()};
+    const Standard s{p.seqlen, p.keys(), p.causal_offset(), p.headdim, element_bytes(p.dtype),
                      1.0 / std::sqrt(static_cast<double>(p.headdim)), p.causal, p.mask,
                      p.dropout > 0.0, p.batch, p.heads, seed, &c.problem,
                      query, c.gqa_pack ? group : query, group};

@@ -108,6 +108,16 @@ TEST_CASE("bridge: what the kernels do not build is refused with one line naming
   CHECK_THROWS_WITH(fs::make_config(fs::Algo::flash2, p, fs::hardware_preset("h200"), std::nullopt,
                                     {fs::TilingSource::kernel}),
                     Catch::Matchers::Contains("d=96") && Catch::Matchers::Contains("d=64 fp16: 64x32"));
+  // Grouped-query attention and Nq != Nk are modelled, not built: the bridge refuses them rather
+  // than run the square kernels on another problem.
+  fs::Problem gqa;
+  gqa.heads = 8, gqa.kv_heads = 2;
+  CHECK_THROWS_WITH(fp::kernel_config(fs::make_config(fs::Algo::flash2, gqa, fs::hardware_preset("h200"))),
+                    Catch::Matchers::StartsWith("--kv-heads"));
+  fs::Problem keys;
+  keys.seqlen_k = 4096;
+  CHECK_THROWS_WITH(fp::kernel_config(fs::make_config(fs::Algo::flash2, keys, fs::hardware_preset("h200"))),
+                    Catch::Matchers::StartsWith("--seqlen-k"));
 }
 
 TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorithm and pass") {
