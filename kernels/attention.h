@@ -76,6 +76,12 @@ int library_calls(const AttentionConfig& config, Launch launch);
 
 struct AttentionConfig {
   int64_t batch = 1, heads = 1, seqlen = 128, headdim = 64;  // layout (B, H, N, d) contiguous
+  // Grouped-query attention and Nq ≠ Nk (flash2 only; docs/shapes.md): kv_heads K/V heads
+  // (dividing heads; 0 = heads), seqlen_k keys (0 = seqlen, which is then Nq); K, V, dK, dV are
+  // (B, Hkv, Nk, d); causal aligns bottom-right. gqa_pack: the forward's blocks take a group's
+  // query heads stacked (as the model's gqa_pack; the backward always does).
+  int64_t kv_heads = 0, seqlen_k = 0;
+  bool gqa_pack = true;
   DType dtype = DType::fp16;
   Algo algo = Algo::flash2;
   bool causal = false;
@@ -89,14 +95,19 @@ struct AttentionConfig {
   int bwd_block_r = 0, bwd_block_c = 0;
 };
 
+// K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).
+int64_t kv_heads_of(const AttentionConfig& config);
+int64_t keys_of(const AttentionConfig& config);
+
 // Outputs copied back to the host as float (16-bit values widened exactly). Empty when the
-// pass that writes them has not run. lse is (B, H, N) natural-log log-sum-exp of scale·QKᵀ;
+// pass that writes them has not run. o, dq are (B, H, Nq, d), dk, dv (B, Hkv, Nk, d).
+// lse is (B, H, Nq) natural-log log-sum-exp of scale·QKᵀ;
 // flash1 stores ℓ and m instead, so its lse is m + log ℓ; standard writes none.
 struct HostOutputs {
   std::vector<float> o, lse, dq, dk, dv;
 };
 struct HostInputs {
-  std::vector<float> q, k, v, dout;  // the 16-bit values the kernels saw, widened
+  std::vector<float> q, k, v, dout;  // the 16-bit values the kernels saw, widened (shapes as above)
 };
 
 // Owns the device buffers of one configuration. Throws std::invalid_argument (one line naming

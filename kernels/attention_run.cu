@@ -74,7 +74,8 @@ struct AttentionRun::State {
   const FlashImpl* fwd = nullptr;
   const FlashImpl* bwd = nullptr;
   int stats_stride = 0;
-  int64_t elements = 0;  // B·H·N·d
+  int64_t elements = 0;     // B·H·Nq·d: Q, O, dO, dQ
+  int64_t kv_elements = 0;  // B·Hkv·Nk·d: K, V, dK, dV
   DeviceBuffer q, k, v, dout, o, dq, dk, dv;
   DeviceBuffer lse, row_sum, row_max, delta, o_accum, dq_accum;  // fp32
   DeviceBuffer s, p, p_drop, dp;                                 // standard's N × N matrices
@@ -90,6 +91,10 @@ struct AttentionRun::State {
     p.batch = static_cast<int>(config.batch);
     p.heads = static_cast<int>(config.heads);
     p.seqlen = static_cast<int>(config.seqlen);
+    p.kv_heads = static_cast<int>(kv_heads_of(config));
+    p.seqlen_k = static_cast<int>(keys_of(config));
+    p.causal_offset = p.seqlen_k - p.seqlen;
+    p.group_rows = config.gqa_pack;
     p.stats_stride = stats_stride;
     p.causal = config.causal;
     p.scale = 1.f / std::sqrt(static_cast<float>(config.headdim));
@@ -131,6 +136,16 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     if (c.seqlen < 1 || c.seqlen > (1 << 24))
       fail("seqlen: must be 1..16777216 (got " + std::to_string(c.seqlen) + ")");
     if (c.dropout < 0.0 || c.dropout >= 1.0) fail("dropout: must be in [0, 1) (got " + std::to_string(c.dropout) + ")");
+    const int64_t hkv = kv_heads_of(c), nk = keys_of(c);
+    if (hkv < 1 || c.heads % hkv != 0)
+      fail("kv_heads: must divide heads = " + std::to_string(c.heads) + " (got " + std::to_string(hkv) + ")");
+    if (nk < 1 || nk > (1 << 24)) fail("seqlen_k: must be 1..16777216 (got " + std::to_string(nk) + ")");
+    if (c.causal && nk < c.seqlen)
+      fail("seqlen_k: causal aligns bottom-right, so it needs seqlen_k >= seqlen = " + std::to_string(c.seqlen) +
+           " (got " + std::to_string(nk) + ")");
+    if (c.algo != Algo::flash2 && (hkv != c.heads || nk != c.seqlen))
+      fail("kv_heads/seqlen_k: only flash2 kernels take fewer K/V heads or a different key count (got " +
+           to_string(c.algo) + ")");
     if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
       fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
     if (c.algo == Algo::standard) {
@@ -157,8 +172,9 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     }
     st.stats_stride = round_up(static_cast<int>(c.seqlen), 32);
     st.elements = c.batch * c.heads * c.seqlen * c.headdim;
-    const size_t e16 = static_cast<size_t>(st.elements) * 2;
-    for (DeviceBuffer* b : {&st.q, &st.k, &st.v, &st.dout, &st.o, &st.dq, &st.dk, &st.dv}) b->allocate(e16);
+    st.kv_elements = c.batch * hkv * nk * c.headdim;
+    for (DeviceBuffer* b : {&st.q, &st.dout, &st.o, &st.dq}) b->allocate(static_cast<size_t>(st.elements) * 2);
+    for (DeviceBuffer* b : {&st.k, &st.v, &st.dk, &st.dv}) b->allocate(static_cast<size_t>(st.kv_elements) * 2);
     const size_t stats = static_cast<size_t>(st.stats_elements()) * 4;
     switch (c.algo) {
       case Algo::flash2:
@@ -206,10 +222,11 @@ void AttentionRun::fill_inputs(uint64_t seed) {
   int tensor = 0;
   for (DeviceBuffer* b : {&st.q, &st.k, &st.v, &st.dout}) {
     const uint64_t tensor_seed = random::mix64(seed * 4 + tensor++);
+    const int64_t count = static_cast<int64_t>(b->bytes / 2);
     if (st.config.dtype == DType::fp16)
-      fill_normal_kernel<__half><<<1024, 256>>>(static_cast<__half*>(b->ptr), st.elements, tensor_seed);
+      fill_normal_kernel<__half><<<1024, 256>>>(static_cast<__half*>(b->ptr), count, tensor_seed);
     else
-      fill_normal_kernel<__nv_bfloat16><<<1024, 256>>>(static_cast<__nv_bfloat16*>(b->ptr), st.elements, tensor_seed);
+      fill_normal_kernel<__nv_bfloat16><<<1024, 256>>>(static_cast<__nv_bfloat16*>(b->ptr), count, tensor_seed);
     FLASHIO_LAUNCH_CHECK("fill_normal");
   }
   FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
@@ -307,8 +324,8 @@ HostOutputs AttentionRun::copy_outputs() const {
   }
   if (st.backward_done) {
     out.dq = widen(st.dq, c.dtype, st.elements);
-    out.dk = widen(st.dk, c.dtype, st.elements);
-    out.dv = widen(st.dv, c.dtype, st.elements);
+    out.dk = widen(st.dk, c.dtype, st.kv_elements);
+    out.dv = widen(st.dv, c.dtype, st.kv_elements);
   }
   return out;
 }
@@ -319,8 +336,8 @@ HostInputs AttentionRun::copy_inputs() const {
   HostInputs in;
   const DType t = st.config.dtype;
   in.q = widen(st.q, t, st.elements);
-  in.k = widen(st.k, t, st.elements);
-  in.v = widen(st.v, t, st.elements);
+  in.k = widen(st.k, t, st.kv_elements);
+  in.v = widen(st.v, t, st.kv_elements);
   in.dout = widen(st.dout, t, st.elements);
   return in;
 }

@@ -126,8 +126,11 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
             }
           }
       }
+      // One head's rows, Nk = Nq: lim.partial's test with row0 the first query, spelled on this
+      // kernel's values (read from the struct, ptxas allocated the kernel worse).
       const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-      acc.step(sQ + buf * kBr * kD, sK, sV, q_row0, k_row0, n, p.causal, masked, scale_log2, warp, lane);
+      const KeyLimits<false> lim{q_row0, n, n, 0, p.causal};
+      acc.step(sQ + buf * kBr * kD, sK, sV, lim, k_row0, masked, scale_log2, warp, lane);
       acc.reduce_row_sums();
       // Lines 12–13: write O_i (fp32 o_accum, or the final O in the element type), ℓ_i, m_i.
 #pragma unroll
@@ -235,9 +238,10 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
         sDelta[r] = sum;
       }
       __syncthreads();
+      // As in the forward: lim.partial's test on this kernel's values.
       const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-      acc.step(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp,
-               lane);
+      const KeyLimits<false> lim{q_row0, n, n, 0, p.causal};
+      acc.step(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, lim, k_row0, masked, scale_log2, warp, lane);
       // Line 21: dQ_i += dS K_j, read-modify-write of the fp32 accumulator (this block owns
       // head bh, so no atomics); the last visited step writes dQ_i in the element type.
       const bool first = j == 0;

@@ -1,10 +1,11 @@
 // flash2 backward (FlashAttention-2; docs/schedules.md, "flash2"), three kernels in order:
 //   flash2_bwd_preprocess  one block per row tile i: delta_i = rowsum(dO_i ∘ O_i), dq_accum_i = 0
-//   flash2_bwd             one block per key tile j: K_j, V_j once, then every visited i
-//                          ascending: Q_i, dO_i, lse_i, delta_i; dq_accum_i += dS K_j by fp32
-//                          atomics; finally dK_j, dV_j
+//   flash2_bwd             one block per key tile j of a K/V head: K_j, V_j once, then every
+//                          visited i ascending over the group's stacked query rows: Q_i, dO_i,
+//                          lse_i, delta_i; dq_accum_i += dS K_j by fp32 atomics; finally dK_j,
+//                          dV_j (summed over the group)
 //   flash2_bwd_convert_dq  one block per row tile i: dQ_i = scale · dq_accum_i (element type)
-// All grids are (tiles, H, B) with blockIdx.x fastest.
+// The row kernels' grids are (Tr, H, B), the backward's (Tc, Hkv, B), blockIdx.x fastest.
 #pragma once
 #include "kernels/flash_bwd_tile.cuh"
 #include "kernels/launch.h"
@@ -96,7 +97,8 @@ __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(tile::smem_addr(smem)), "l"(gmem));
 }
 
-template <typename T, int kD, int kBr, int kBc>
+// kStacked: more than one query head per K/V head (the rows wrap from head to head).
+template <typename T, int kD, int kBr, int kBc, bool kStacked>
 __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_bwd_kernel(const FlashParams p) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -113,24 +115,38 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   float* sDelta = sLse + kStages * kBr;                              // [kStages][Br]
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int n = p.seqlen;
+  // The block's rows are its K/V head's group's: the g = H / Hkv query heads stacked, g·Nq rows,
+  // contiguous in Q, dO and dq_accum (the group's heads are adjacent), so that dK_j and dV_j are
+  // summed over the group on chip (sim/config.h, gqa_pack). g = 1 without grouped-query attention.
+  const int g = p.heads / p.kv_heads;
+  const int nq = p.seqlen, n = g * nq, nk = p.seqlen_k;
   const int j = blockIdx.x;
-  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int64_t bh_q0 = static_cast<int64_t>(blockIdx.z) * p.heads + int64_t(blockIdx.y) * g;
+  const int64_t bkv = static_cast<int64_t>(blockIdx.z) * p.kv_heads + blockIdx.y;
   const int k_row0 = j * kBc;
-  const int cols = min(kBc, n - k_row0);
+  const int cols = min(kBc, nk - k_row0);
   const int tr = (n + kBr - 1) / kBr;
-  // Causal: the first visited row tile holds query k_row0 (tiles above the diagonal skipped).
-  const int i_first = p.causal ? k_row0 / kBr : 0;
   const float scale_log2 = p.scale * tile::kLog2e;
+  auto limits = [&](int i) { return KeyLimits<kStacked>{i * kBr, nq, nk, p.causal_offset, p.causal}; };
+  // Causal: row tiles whose last query sees no key of this tile are skipped (the model's
+  // TileGrid::above_diagonal). With stacked rows the visited tiles need not be contiguous; with
+  // one head's rows they are every tile from the one holding query k_row0 − offset on.
+  auto next_visited = [&](int i) {
+    if constexpr (kStacked)
+      while (i < tr && limits(i).above_diagonal(min(kBr, n - i * kBr), k_row0)) ++i;
+    return i;
+  };
+  const int i_first = kStacked ? next_visited(0) : p.causal ? max(0, k_row0 - p.causal_offset) / kBr : 0;
 
-  const T* q = static_cast<const T*>(p.q) + bh * n * kD;
-  const T* dout = static_cast<const T*>(p.dout) + bh * n * kD;
-  const float* lse = p.lse + bh * p.stats_stride;
-  const float* delta = p.delta + bh * p.stats_stride;
-  float* dq_accum = p.dq_accum + bh * n * kD;
+  const T* q = static_cast<const T*>(p.q) + bh_q0 * nq * kD;
+  const T* dout = static_cast<const T*>(p.dout) + bh_q0 * nq * kD;
+  const float* lse = p.lse + bh_q0 * p.stats_stride;
+  const float* delta = p.delta + bh_q0 * p.stats_stride;
+  float* dq_accum = p.dq_accum + bh_q0 * nq * kD;
 
   // Row tile i into stage `stage`: Q_i, dO_i (valid rows), lse_i, delta_i (4-byte copies of the
-  // valid rows; rows ≥ N get lse = +inf, so P = 0 there, and delta = 0).
+  // valid rows, stacked row r from head r / Nq; rows ≥ g·Nq get lse = +inf, so P = 0 there, and
+  // delta = 0).
   auto load_row_tile = [&](int i, int stage, int t) {  // t: the thread index
     const int q_row0 = i * kBr;
     const int rows = min(kBr, n - q_row0);
@@ -138,8 +154,10 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     tile::load_tile_async<kBr, kD, kThreads>(sdO + stage * kBr * kD, dout + int64_t(q_row0) * kD, rows, t);
     for (int r = t; r < kBr; r += kThreads) {
       if (r < rows) {
-        cp_async_4(sLse + stage * kBr + r, lse + q_row0 + r);
-        cp_async_4(sDelta + stage * kBr + r, delta + q_row0 + r);
+        const int row = q_row0 + r, head = kStacked ? row / nq : 0;
+        const int64_t at = head * int64_t(p.stats_stride) + row - head * nq;
+        cp_async_4(sLse + stage * kBr + r, lse + at);
+        cp_async_4(sDelta + stage * kBr + r, delta + at);
       } else {
         sLse[stage * kBr + r] = INFINITY;
         sDelta[stage * kBr + r] = 0.f;
@@ -147,20 +165,23 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     }
   };
 
-  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid);
-  load_row_tile(i_first, 0, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bkv * nk + k_row0) * kD, cols, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bkv * nk + k_row0) * kD, cols, tid);
+  if (i_first < tr) load_row_tile(i_first, 0, tid);
   tile::cp_async_commit();
 
   Tile acc;
   acc.init();
-  for (int i = i_first; i < tr; ++i) {
+  int visit = 0;  // visited row tiles so far: the stage parity
+  for (int i = i_first; i < tr; ++visit) {
+    if constexpr (!kStacked) visit = i - i_first;  // the same count, in the form ptxas allocated better
     // The thread index as each row tile takes it (tile::loop_thread_index, against register spills).
     const int tid_i = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid);
     const int warp_i = tid_i / 32, lane_i = tid_i % 32;
-    const int stage = kStages == 2 ? (i - i_first) & 1 : 0;
+    const int stage = kStages == 2 ? visit & 1 : 0;
+    const int next = next_visited(i + 1);
     if constexpr (kStages == 2) {
-      if (i + 1 < tr) load_row_tile(i + 1, stage ^ 1, tid_i);
+      if (next < tr) load_row_tile(next, stage ^ 1, tid_i);
       tile::cp_async_commit();
       tile::cp_async_wait<1>();
     } else {
@@ -175,9 +196,12 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     // lse in base 2, by the thread whose copy just completed (visible to it after the wait).
     for (int r = tid_i; r < rows; r += kThreads) sLse[stage * kBr + r] *= tile::kLog2e;
     __syncthreads();
-    const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
+    const KeyLimits<kStacked> lim = limits(i);
+    // lim.partial; with one head's rows spelled on this kernel's values (ptxas allocated that better).
+    const bool masked = kStacked ? lim.partial(rows, k_row0, kBc)
+                                 : (k_row0 + kBc > nk) || (p.causal && k_row0 + kBc - 1 > q_row0 + p.causal_offset);
     acc.step(sQ + stage * kBr * kD, sdO + stage * kBr * kD, sK, sV, sLse + stage * kBr, sDelta + stage * kBr, sdS,
-             sDq, q_row0, k_row0, n, p.causal, masked, scale_log2, warp_i, lane_i);
+             sDq, lim, k_row0, masked, scale_log2, warp_i, lane_i);
     // dq_accum_i += dS K_j: 16-byte fp32 atomics (RED.ADD.F32x4), a warp covering 512
     // contiguous bytes, so every sector is reduced whole.
     float* dq_tile = dq_accum + int64_t(q_row0) * kD;
@@ -187,24 +211,28 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
                 *reinterpret_cast<const float4*>(sDq + r * Tile::kDqStride + c));
     }
     __syncthreads();  // this stage, dSᵀ and the staging tile are overwritten next
+    i = next;
   }
   tile::cp_async_wait<0>();
   // dK_j, dV_j through the (now free) K, V tiles.
   acc.stage_dk_dv(sK, sV, p.scale, warp, lane);
   __syncthreads();
-  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bh * n + k_row0) * kD, sK, cols, tid);
-  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bh * n + k_row0) * kD, sV, cols, tid);
+  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bkv * nk + k_row0) * kD, sK, cols, tid);
+  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bkv * nk + k_row0) * kD, sV, cols, tid);
 }
 
 template <typename T, int kD, int kBr, int kBc>
 void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
-  opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc>>(K::kSmemBytes);
+  const bool stacked = p.heads != p.kv_heads;
+  if (stacked) opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, true>>(K::kSmemBytes);
+  else opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, false>>(K::kSmemBytes);
   const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
   flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
-  const dim3 col_grid((p.seqlen + kBc - 1) / kBc, p.heads, p.batch);
-  flash2_bwd_kernel<T, kD, kBr, kBc><<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
+  (stacked ? flash2_bwd_kernel<T, kD, kBr, kBc, true> : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<
+      col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_bwd");
   flash2_bwd_convert_dq_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_convert_dq");

@@ -1,5 +1,6 @@
 // flash2_fwd (FlashAttention-2 forward; docs/schedules.md, "flash2"): one block per row tile
-// i, grid (Tr, H, B) so that blockIdx.x is fastest (launch index i + Tr·bh). The block reads
+// i, grid (Tr, H, B) so that blockIdx.x is fastest (launch index i + Tr·bh); with grouped-query
+// attention packed, grid (Tr, Hkv, B) over a group's stacked rows (Flash2FwdRowTile). The block reads
 // Q_i once, streams K_j, V_j for every visited j in ascending order through a two-stage
 // cp.async pipeline, and writes O_i (element type) and lse_i (fp32) once.
 #pragma once
@@ -19,24 +20,32 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
   return headdim == 64 && block_r == 128 && block_c == 64 ? 3 : 1;
 }
 
-// The row tile i that a forward block owns (grid (Tr, H, B), blockIdx.x fastest) and the key
-// tiles 0..j_last it visits. Shared by the mma.sync and wgmma forwards.
-template <typename T, int kD, int kBr, int kBc>
+// The row tile i that a forward block owns and the key tiles 0..j_last it visits. The grid is
+// (Tr, grid heads, B), blockIdx.x fastest: a grid head is a query head, or with group_rows a K/V
+// head whose group's g query heads are stacked (g·Nq rows, contiguous in Q and O since the
+// group's heads are adjacent). Shared by the mma.sync and wgmma forwards.
+template <typename T, int kD, int kBr, int kBc, bool kStacked>
 struct Flash2FwdRowTile {
-  int n, q_row0, rows, j_last;
-  int64_t bh;
-  const T *q, *k, *v;  // Q_i; K and V of head bh
+  int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys
+  int64_t bh_q0;                    // b·H + the first query head of the rows
+  KeyLimits<kStacked> lim;
+  const T *q, *k, *v;  // Q_i; K and V of the K/V head
   __device__ __forceinline__ explicit Flash2FwdRowTile(const FlashParams& p) {
-    n = p.seqlen;
-    bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+    const int g = p.heads / p.kv_heads;
+    const int b = blockIdx.z, gh = blockIdx.y;
+    const int qh0 = p.group_rows ? gh * g : gh, kvh = p.group_rows ? gh : gh / g;
+    n = p.group_rows ? g * p.seqlen : p.seqlen;
+    nk = p.seqlen_k;
+    bh_q0 = int64_t(b) * p.heads + qh0;
     q_row0 = blockIdx.x * kBr;
     rows = min(kBr, n - q_row0);
-    const int tc = (n + kBc - 1) / kBc;
-    // Causal: skip tiles wholly above the diagonal (j·Bc > i·Br + r_i − 1).
-    j_last = p.causal ? min(tc - 1, (q_row0 + rows - 1) / kBc) : tc - 1;
-    q = static_cast<const T*>(p.q) + (bh * n + q_row0) * kD;
-    k = static_cast<const T*>(p.k) + bh * n * kD;
-    v = static_cast<const T*>(p.v) + bh * n * kD;
+    lim = KeyLimits<kStacked>{q_row0, p.seqlen, nk, p.causal_offset, p.causal};
+    // Causal: skip tiles wholly above the diagonal (beyond what the tile's last query sees).
+    j_last = lim.last_key_tile(rows, kBc);
+    q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;
+    const int64_t bkv = int64_t(b) * p.kv_heads + kvh;
+    k = static_cast<const T*>(p.k) + bkv * nk * kD;
+    v = static_cast<const T*>(p.v) + bkv * nk * kD;
   }
 };
 
@@ -83,12 +92,18 @@ __device__ __forceinline__ void flash2_fwd_epilogue(Tile& acc, T* sQ, T* sK, con
       }
   }
   __syncthreads();
-  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (t.bh * t.n + t.q_row0) * kD, sO, t.rows, tid);
-  float* lse = p.lse + t.bh * p.stats_stride + t.q_row0;
-  for (int r = tid; r < t.rows; r += kThreads) lse[r] = sLse[r];
+  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (t.bh_q0 * p.seqlen + t.q_row0) * kD, sO, t.rows, tid);
+  // lse is strided per head: a stacked row r goes to head r / Nq, position r mod Nq.
+  float* lse = p.lse + t.bh_q0 * p.stats_stride;
+  for (int r = tid; r < t.rows; r += kThreads) {
+    const int row = t.q_row0 + r, head = row / p.seqlen;
+    lse[head * int64_t(p.stats_stride) + row - head * p.seqlen] = sLse[r];
+  }
 }
 
-template <typename T, int kD, int kBr, int kBc>
+// kStacked: the block's rows are a group's stacked query heads (Flash2FwdRowTile); false for one
+// head's rows, which is also every problem without grouped-query attention.
+template <typename T, int kD, int kBr, int kBc, bool kStacked>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
@@ -100,17 +115,17 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const Flash2FwdRowTile<T, kD, kBr, kBc> t(p);
-  const int n = t.n, q_row0 = t.q_row0, rows = t.rows, j_last = t.j_last;
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked> t(p);
+  const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
   tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, n), tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, n), tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, nk), tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, nk), tid);
   tile::cp_async_commit();
   if (j_last >= 1) {  // K_1, V_1 into the second stage, nothing has read it yet
-    const int cols = min(kBc, n - kBc);
+    const int cols = min(kBc, nk - kBc);
     tile::load_tile_async<kBc, kD, kThreads>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
     tile::load_tile_async<kBc, kD, kThreads>(sV + kBc * kD, v + int64_t(kBc) * kD, cols, tid);
     tile::cp_async_commit();
@@ -130,14 +145,13 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     __syncthreads();
     if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
-      const int cols = min(kBc, n - k_row);
+      const int cols = min(kBc, nk - k_row);
       tile::load_tile_async<kBc, kD, kThreads>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD, cols, tid_j);
       tile::load_tile_async<kBc, kD, kThreads>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD, cols, tid_j);
       tile::cp_async_commit();
     }
     const int k_row0 = j * kBc;
-    const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-    acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, q_row0, k_row0, n, p.causal, masked,
+    acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, t.lim, k_row0, t.lim.partial(rows, k_row0, kBc),
              scale_log2, warp_j, lane_j);
   }
   __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
@@ -145,13 +159,21 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
 }
 
-// Launches a flash2 forward kernel (K: its traits, kKernel: the kernel) over grid (Tr, H, B),
-// raising its dynamic shared-memory limit once. Shared by the mma.sync and wgmma forwards.
-template <typename K, int kBr, void (*kKernel)(FlashParams)>
+// Whether a forward block's rows are a group's stacked query heads (FlashParams::group_rows with
+// more than one query head per K/V head), which selects the kernel instance.
+inline bool fwd_rows_stacked(const FlashParams& p) { return p.group_rows && p.heads != p.kv_heads; }
+
+// Launches a flash2 forward kernel (K: its traits, kOne / kStacked: the instances for one head's
+// rows and for a group's stacked rows) over grid (Tr, H or Hkv, B), raising the kernel's dynamic
+// shared-memory limit once. Shared by the mma.sync and wgmma forwards.
+template <typename K, int kBr, void (*kOne)(FlashParams), void (*kStacked)(FlashParams)>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
-  opt_in_dynamic_smem<kKernel>(K::kSmemBytes);
-  const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
-  kKernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  const bool stacked = fwd_rows_stacked(p);
+  if (stacked) opt_in_dynamic_smem<kStacked>(K::kSmemBytes);
+  else opt_in_dynamic_smem<kOne>(K::kSmemBytes);
+  const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
+  const dim3 grid((rows + kBr - 1) / kBr, p.group_rows ? p.kv_heads : p.heads, p.batch);
+  (stacked ? kStacked : kOne)<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_fwd");
 }
 
@@ -159,7 +181,8 @@ template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_impl(DType dtype) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
-                   &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc>>};
+                   &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc, false>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true>>};
 }
 
 }  // namespace flashio::kernels

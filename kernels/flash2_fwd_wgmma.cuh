@@ -1,5 +1,5 @@
 // flash2_fwd on Hopper's warpgroup mma (wgmma, sm_90a): the same schedule as flash2_fwd.cuh
-// (docs/schedules.md, "flash2": one block per row tile i, grid (Tr, H, B), Q_i read once, K_j
+// (docs/schedules.md, "flash2": one block per row tile i, grid (Tr, H or Hkv, B), Q_i read once, K_j
 // and V_j streamed in ascending j through a two-stage cp.async pipeline, O_i and lse_i written
 // once), so the model's counts are the same; only the arithmetic differs. Each warpgroup (4
 // warps) owns 64 rows of the Br = 128 tile:
@@ -36,7 +36,7 @@ struct Flash2FwdWgmma {
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
 };
 
-template <typename T, int kD, int kBr, int kBc>
+template <typename T, int kD, int kBr, int kBc, bool kStacked>
 __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_wgmma_kernel(const FlashParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -54,17 +54,17 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const Flash2FwdRowTile<T, kD, kBr, kBc> t(p);
-  const int n = t.n, q_row0 = t.q_row0, rows = t.rows, j_last = t.j_last;
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked> t(p);
+  const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
   tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
-  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK, k, min(kBc, n), tid);
-  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV, v, min(kBc, n), tid);
+  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK, k, min(kBc, nk), tid);
+  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV, v, min(kBc, nk), tid);
   tile::cp_async_commit();
   if (j_last >= 1) {
-    const int cols = min(kBc, n - kBc);
+    const int cols = min(kBc, nk - kBc);
     tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
     tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV + kBc * kD, v + int64_t(kBc) * kD, cols, tid);
     tile::cp_async_commit();
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     __syncthreads();
     if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
-      const int cols = min(kBc, n - k_row);
+      const int cols = min(kBc, nk - k_row);
       tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD,
                                                             cols, tid);
       tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD,
@@ -110,8 +110,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     wg::wait<0>();
 
     const int k_row0 = j * kBc;
-    const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-    if (masked) Tile::mask_scores(s, q_row0, k_row0, n, p.causal, warp, lane);
+    if (t.lim.partial(rows, k_row0, kBc)) Tile::mask_scores(s, t.lim, k_row0, warp, lane);
     float m_use[1][2];
     acc.update_max(s, scale_log2, m_use);
 
@@ -138,7 +137,8 @@ template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
   using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
-                   &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc>>};
+                   &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true>>};
 }
 
 }  // namespace flashio::kernels

@@ -8,6 +8,7 @@
 #pragma once
 #include <cmath>
 
+#include "kernels/key_limits.cuh"
 #include "kernels/mma_tile.cuh"
 
 namespace flashio::kernels {
@@ -67,10 +68,14 @@ struct BwdTile {
 
   // sLse holds lse·log2 e per query row (+inf for rows ≥ N, so their P is 0); sDelta holds
   // rowsum(dO ∘ O) (0 for rows ≥ N). Ends with a __syncthreads(); sDq then holds dS K_j.
+  template <bool kStacked>
   __device__ __forceinline__ void step(const T* sQ, const T* sdO, const T* sK, const T* sV, const float* sLse,
-                                       const float* sDelta, T* sdS, float* sDq, int q_row0, int k_row0, int n,
-                                       bool causal, bool masked, float scale_log2, int warp, int lane) {
+                                       const float* sDelta, T* sdS, float* sDq, const KeyLimits<kStacked> lim,
+                                       int k_row0,
+                                       bool masked, float scale_log2, int warp, int lane) {
     const int g = lane >> 2, t = lane & 3;
+    const int row0 = lim.row0, nq = lim.nq, nk = lim.nk, offset = lim.offset;  // KeyLimits::hidden
+    const bool causal = lim.causal;
     // Sᵀ = K_j Q_iᵀ (this warp's 16 key rows × Br queries).
     float p[kQT][4];
     tile::warp_mma_abt<kD>(p, sK, warp * 16, sQ, lane);
@@ -83,8 +88,7 @@ struct BwdTile {
         float v = tile::exp2_approx(fmaf(p[nt][e], scale_log2, -sLse[qc]));
         if (masked) {
           const int key = k_row0 + warp * 16 + g + (e >> 1) * 8;
-          const int query = q_row0 + qc;
-          if (key >= n || (causal && key > query)) v = 0.f;
+          if (KeyLimits<kStacked>::hidden(row0, nq, nk, offset, causal, qc, key)) v = 0.f;
         }
         p[nt][e] = v;
       }

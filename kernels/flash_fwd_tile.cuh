@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 
+#include "kernels/key_limits.cuh"
 #include "kernels/mma_tile.cuh"
 
 namespace flashio::kernels {
@@ -51,10 +52,11 @@ struct FwdTile {
     return warp * 16 * kMT + mt * 16 + h * 8 + (lane >> 2);
   }
 
-  // One visited tile. q_row0/k_row0: global row of the tile's first query/key; masked: the
-  // tile crosses N or the causal diagonal, so scores are checked element by element.
-  __device__ __forceinline__ void step(const T* sQ, const T* sK, const T* sV, int q_row0, int k_row0, int n,
-                                       bool causal, bool masked, float scale_log2, int warp, int lane) {
+  // One visited tile. lim: the keys the tile's rows see; k_row0: the tile's first key; masked:
+  // the tile crosses Nk or the causal diagonal (lim.partial), so scores are checked one by one.
+  template <bool kStacked>
+  __device__ __forceinline__ void step(const T* sQ, const T* sK, const T* sV, const KeyLimits<kStacked> lim, int k_row0,
+                                       bool masked, float scale_log2, int warp, int lane) {
     float s[kMT][kNT][4];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
@@ -81,7 +83,7 @@ struct FwdTile {
       }
     }
 
-    if (masked) mask_scores(s, q_row0, k_row0, n, causal, warp, lane);
+    if (masked) mask_scores(s, lim, k_row0, warp, lane);
     float m_use[kMT][2];
     update_max(s, scale_log2, m_use);
 
@@ -111,18 +113,21 @@ struct FwdTile {
     add_sums(sum);
   }
 
-  // Scores outside the matrix (col ≥ N) or above the causal diagonal become −inf.
-  static __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], int q_row0, int k_row0, int n,
-                                                     bool causal, int warp, int lane) {
+  // Scores outside the matrix (key ≥ Nk) or above the causal diagonal become −inf.
+  template <bool kStacked>
+  static __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], const KeyLimits<kStacked> lim,
+                                                     int k_row0, int warp, int lane) {
+    const int row0 = lim.row0, nq = lim.nq, nk = lim.nk, offset = lim.offset;  // KeyLimits::hidden
+    const bool causal = lim.causal;
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
       for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int row = q_row0 + row_of(warp, lane, mt, e >> 1);
           const int col = k_row0 + nt * 8 + (lane & 3) * 2 + (e & 1);
-          if (col >= n || (causal && col > row)) s[mt][nt][e] = -INFINITY;
+          if (KeyLimits<kStacked>::hidden(row0, nq, nk, offset, causal, row_of(warp, lane, mt, e >> 1), col))
+            s[mt][nt][e] = -INFINITY;
         }
   }
 

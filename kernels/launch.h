@@ -35,11 +35,18 @@ void opt_in_dynamic_smem(int bytes) {
   }
 }
 
-// Pointers are device pointers; 16-bit tensors are (B, H, N, d) contiguous. Statistics (lse,
-// ℓ, m, delta) are fp32 with a per-(b, h) stride of stats_stride ≥ N floats, a multiple of 32,
-// so each head's statistics start on a 128-byte line and stores fill whole sectors.
+// Pointers are device pointers; 16-bit tensors are contiguous: Q, O, dO, dQ (B, H, Nq, d), K, V,
+// dK, dV (B, Hkv, Nk, d). Statistics (lse, ℓ, m, delta) are fp32 with a per-(b, h) stride of
+// stats_stride ≥ Nq floats, a multiple of 32, so each head's statistics start on a 128-byte line
+// and stores fill whole sectors. Query head h reads K/V head h / (H / Hkv) (docs/shapes.md).
 struct FlashParams {
-  int batch = 0, heads = 0, seqlen = 0;
+  int batch = 0, heads = 0, seqlen = 0;  // seqlen: Nq
+  int kv_heads = 0, seqlen_k = 0;        // Hkv (divides H), Nk
+  int causal_offset = 0;                 // Nk − Nq: query q sees keys ≤ q + offset (bottom-right)
+  // flash2's forward: a block takes the rows of a K/V head's group, the g = H / Hkv query heads
+  // stacked (g·Nq rows; grid (⌈g·Nq / Br⌉, Hkv, B)), instead of one query head's (grid
+  // (⌈Nq / Br⌉, H, B)). The backward always takes a group's rows (sim/config.h, gqa_pack).
+  bool group_rows = false;
   int stats_stride = 0;
   bool causal = false;
   float scale = 0.f;  // 1/√d, folded into the exponent (times log2 e)

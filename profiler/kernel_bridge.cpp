@@ -110,18 +110,21 @@ sim::Tiling default_tiling(const sim::Config& c, sim::Pass pass) {
 }  // namespace
 
 kernels::AttentionConfig kernel_config(const sim::Config& c) {
-  // Grouped-query attention and Nq ≠ Nk are in the model only (docs/shapes.md): no CUDA kernel
-  // of them is built yet, and running the square kernels would measure another problem.
-  if (c.problem.kv_heads_count() != c.problem.heads)
-    throw std::invalid_argument("--kv-heads: the CUDA kernels are built for a K/V head per query head only "
-                                "(grouped-query attention is modelled, not built); allowed on the GPU: --kv-heads = --heads");
-  if (c.problem.keys() != c.problem.seqlen)
-    throw std::invalid_argument("--seqlen-k: the CUDA kernels are built for as many keys as queries only "
-                                "(Nq != Nk is modelled, not built); allowed on the GPU: --seqlen-k = --seqlen");
+  // Grouped-query attention and Nq ≠ Nk have flash2 kernels only (docs/shapes.md); running the
+  // square kernels of another algorithm would measure another problem.
+  if (c.algo != sim::Algo::flash2 && c.problem.kv_heads_count() != c.problem.heads)
+    throw std::invalid_argument("--kv-heads: only the flash2 kernels take fewer K/V heads than query heads (got algo " +
+                                sim::to_string(c.algo) + "); allowed on the GPU: --algo flash2, or --kv-heads = --heads");
+  if (c.algo != sim::Algo::flash2 && c.problem.keys() != c.problem.seqlen)
+    throw std::invalid_argument("--seqlen-k: only the flash2 kernels take a key count other than --seqlen (got algo " +
+                                sim::to_string(c.algo) + "); allowed on the GPU: --algo flash2, or --seqlen-k = --seqlen");
   kernels::AttentionConfig k;
   k.batch = c.problem.batch;
   k.heads = c.problem.heads;
   k.seqlen = c.problem.seqlen;
+  k.kv_heads = c.problem.kv_heads_count();
+  k.seqlen_k = c.problem.keys();
+  k.gqa_pack = c.gqa_pack;
   k.headdim = c.problem.headdim;
   k.causal = c.problem.causal;
   k.mask = c.problem.mask;

@@ -47,6 +47,10 @@ struct BuiltKernel {
   // The tiling `--tiling kernel` and the profiler run for (algo, pass, d, dtype): the fastest
   // measured on the H200 (docs/kernels.md, "Speed"). One per (algo, pass, headdim, dtype).
   bool is_default = false;
+  // flash2: registers per thread of the main kernel's instance for a group's stacked query rows
+  // (grouped-query attention: the forward with gqa_pack, the backward; kernels/key_limits.cuh),
+  // cuobjdump's REG like `registers`; 0 for flash1, which has no such instance.
+  int64_t stacked_registers = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel

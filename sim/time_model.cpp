@@ -113,7 +113,10 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     f.wgmma_n = b->tiling.block_c;
     // Occupancy from the built kernel's threads, registers and shared memory (the catalog's,
     // checked against cuobjdump and the driver's occupancy on the H200: tests/sim/test_occupancy.cpp).
-    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw);
+    // With grouped-query attention flash2's forward (packed) and backward run the instance for
+    // a group's stacked rows (kernels/key_limits.cuh).
+    const bool stacked = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
+    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, stacked);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed
     // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync, with the schedule's

@@ -1,0 +1,59 @@
+// Which keys a row tile's rows see (docs/shapes.md): the keys below Nk, and with causal, aligned
+// bottom-right as FlashAttention does for Nq ≠ Nk, query q sees the keys ≤ q + (Nk − Nq). A
+// block's rows are one query head's, or the query heads of a K/V head's group stacked head after
+// head (grouped-query attention, packed: sim/config.h, gqa_pack), so row r of the stacked rows
+// is query r mod Nq. The arithmetic is the model's (sim/schedule.h, TileGrid: last_query,
+// above_diagonal), so kernel and model visit the same tiles.
+#pragma once
+
+namespace flashio::kernels {
+
+// kStacked: the rows may be a group's stacked query heads; false: one head's rows (row0 + r is
+// the query), compiled without the wrap so that kernels of one head's rows keep their code.
+template <bool kStacked>
+struct KeyLimits {
+  int row0 = 0;    // the tile's first row among the block's rows (stacked when a group's)
+  int nq = 0;      // queries per head
+  int nk = 0;      // keys per head
+  int offset = 0;  // causal: query q sees keys ≤ q + offset (Nk − Nq ≥ 0)
+  bool causal = false;
+
+  // The query (its position in its head) of tile row r.
+  __device__ __forceinline__ int query(int r) const {
+    const int q = row0 + r;
+    if constexpr (kStacked) return q < nq ? q : q % nq;
+    return q;
+  }
+  // The smallest and largest query among tile rows [0, rows): when the rows cross from one
+  // head's into the next, some row holds query 0 and some query Nq − 1.
+  __device__ __forceinline__ bool crosses_heads(int rows) const {
+    return kStacked && row0 / nq != (row0 + rows - 1) / nq;
+  }
+  __device__ __forceinline__ int min_query(int rows) const { return crosses_heads(rows) ? 0 : query(0); }
+  __device__ __forceinline__ int max_query(int rows) const { return crosses_heads(rows) ? nq - 1 : query(rows - 1); }
+  // Causal: the last key tile (of width bc) that some row sees; without causal the last tile.
+  __device__ __forceinline__ int last_key_tile(int rows, int bc) const {
+    const int tc = (nk + bc - 1) / bc;
+    return causal ? min(tc - 1, (max_query(rows) + offset) / bc) : tc - 1;
+  }
+  // Causal: no row of the tile sees any key of the key tile starting at k_row0 (it is skipped).
+  __device__ __forceinline__ bool above_diagonal(int rows, int k_row0) const {
+    return causal && k_row0 > max_query(rows) + offset;
+  }
+  // Some score of the (rows × bc) tile at k_row0 is hidden: checked element by element.
+  __device__ __forceinline__ bool partial(int rows, int k_row0, int bc) const {
+    return k_row0 + bc > nk || (causal && k_row0 + bc - 1 > min_query(rows) + offset);
+  }
+  // Tile row r does not see `key`: beyond Nk, or (causal) beyond its query's last key.
+  __device__ __forceinline__ bool hidden(int r, int key) const { return hidden(row0, nq, nk, offset, causal, r, key); }
+  // The same on the fields as values: the tile steps copy them once before their loops (read
+  // from the struct inside the loops, ptxas allocated flash1's and flash2's kernels worse: up to
+  // 56 bytes of stack where there were 16).
+  static __device__ __forceinline__ bool hidden(int row0, int nq, int nk, int offset, bool causal, int r, int key) {
+    int q = row0 + r;
+    if constexpr (kStacked) q = q < nq ? q : q % nq;
+    return key >= nk || (causal && key > q + offset);
+  }
+};
+
+}  // namespace flashio::kernels
