@@ -52,6 +52,8 @@ sim::Config model_config(const kernels::AttentionConfig& c) {
   m.problem.batch = c.batch;
   m.problem.heads = c.heads;
   m.problem.seqlen = c.seqlen;
+  m.problem.kv_heads = kernels::kv_heads_of(c);
+  m.problem.seqlen_k = kernels::keys_of(c);
   m.problem.headdim = c.headdim;
   m.problem.causal = c.causal;
   m.problem.mask = c.mask;
@@ -65,23 +67,36 @@ std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConf
   std::vector<AttentionErrors> all(outs.size());
   bool backward = false;
   for (const kernels::HostOutputs& out : outs) backward = backward || !out.dq.empty();
-  const int64_t n = c.seqlen, d = c.headdim;
+  const int64_t n = c.seqlen, nk = kernels::keys_of(c), d = c.headdim;
+  const int64_t hkv = kernels::kv_heads_of(c), group = c.heads / hkv;
   const sim::Config model = model_config(c);
   const bool all_kept = !c.causal && !(c.mask && c.algo == kernels::Algo::standard);
-  for (int64_t bh = 0; bh < c.batch * c.heads; ++bh) {
-    const sim::Matrix q = head(in.q, bh, n, d), k = head(in.k, bh, n, d), v = head(in.v, bh, n, d);
-    const sim::Matrix dout = backward ? head(in.dout, bh, n, d) : sim::Matrix();
-    const sim::ScoreMask keep = all_kept ? sim::ScoreMask() : sim::kept_scores(model, bh);
-    const sim::HeadTensors ref =
-        sim::dense_reference(q, k, v, backward ? &dout : nullptr, all_kept ? nullptr : &keep, nullptr);
+  // Query head bh reads K/V head (b, h / g); dK and dV of a K/V head are its group's sums.
+  for (int64_t bkv = 0; bkv < c.batch * hkv; ++bkv) {
+    const sim::Matrix k = head(in.k, bkv, nk, d), v = head(in.v, bkv, nk, d);
+    sim::Matrix dk = sim::Matrix::Zero(nk, d), dv = sim::Matrix::Zero(nk, d);
+    for (int64_t member = 0; member < group; ++member) {
+      const int64_t bh = (bkv / hkv) * c.heads + (bkv % hkv) * group + member;
+      const sim::Matrix q = head(in.q, bh, n, d);
+      const sim::Matrix dout = backward ? head(in.dout, bh, n, d) : sim::Matrix();
+      const sim::ScoreMask keep = all_kept ? sim::ScoreMask() : sim::kept_scores(model, bh);
+      const sim::HeadTensors ref =
+          sim::dense_reference(q, k, v, backward ? &dout : nullptr, all_kept ? nullptr : &keep, nullptr);
+      for (size_t x = 0; x < outs.size(); ++x) {
+        accumulate(all[x].o, outs[x].o, bh * n * d, ref.o);
+        if (!outs[x].lse.empty())
+          for (int64_t i = 0; i < n; ++i) all[x].lse.add(outs[x].lse[bh * n + i], ref.lse(i, 0));
+        if (backward) accumulate(all[x].dq, outs[x].dq, bh * n * d, ref.dq);
+      }
+      if (backward) {
+        dk += ref.dk;
+        dv += ref.dv;
+      }
+    }
+    if (!backward) continue;
     for (size_t x = 0; x < outs.size(); ++x) {
-      accumulate(all[x].o, outs[x].o, bh * n * d, ref.o);
-      if (!outs[x].lse.empty())
-        for (int64_t i = 0; i < n; ++i) all[x].lse.add(outs[x].lse[bh * n + i], ref.lse(i, 0));
-      if (!backward) continue;
-      accumulate(all[x].dq, outs[x].dq, bh * n * d, ref.dq);
-      accumulate(all[x].dk, outs[x].dk, bh * n * d, ref.dk);
-      accumulate(all[x].dv, outs[x].dv, bh * n * d, ref.dv);
+      accumulate(all[x].dk, outs[x].dk, bkv * nk * d, dk);
+      accumulate(all[x].dv, outs[x].dv, bkv * nk * d, dv);
     }
   }
   return all;

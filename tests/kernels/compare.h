@@ -30,8 +30,9 @@ struct AttentionErrors {
 // computed once from `in` for every (b, h): the outputs of several algorithms on the same
 // inputs share one reference. The reference applies the configuration's causal mask and
 // standard's key padding (sim::kept_scores, the rule of kernels/attention.h); dropout is not
-// modelled (the kernels' keep decisions are their own hash). Runs the backward reference only
-// when some output has dq.
+// modelled (the kernels' keep decisions are their own hash). With grouped-query attention each
+// query head takes its K/V head's K and V, and the reference dK, dV of a K/V head are the sums
+// over its group. Runs the backward reference only when some output has dq.
 std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConfig& config,
                                                     const kernels::HostInputs& in,
                                                     const std::vector<kernels::HostOutputs>& outs);

@@ -32,8 +32,11 @@ struct Resources {
   int64_t registers = 0, stack_bytes = 0, shared_bytes = 0, local_bytes = 0;
 };
 
-// A flash kernel instance: the function template's name and its arguments (T, d[, Br, Bc]).
-using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t>;
+// A flash kernel instance: the function template's name and its arguments (T, d[, Br, Bc[,
+// stacked]]). flash2's tiled kernels have two instances each: for one query head's rows
+// (stacked = false, every problem without grouped-query attention) and for a group's stacked
+// rows (kernels/key_limits.cuh).
+using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool>;
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
@@ -64,7 +67,7 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
-      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?>\(.*$)");
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?>\(.*$)");
   static const std::regex softmax(
       R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
@@ -83,7 +86,8 @@ std::map<Instance, Resources> compiled_kernels() {
       const Instance key{k[1], k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16,
                          k.size() > 3 && k[3].matched ? std::stoll(k[3]) : 0,
                          k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
-                         k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0};
+                         k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0,
+                         k.size() > 6 && k[6].matched && k[6] == "true"};
       INFO("one instance in the library: " << function);
       CHECK(kernels.emplace(key, r).second);
     }
@@ -107,11 +111,12 @@ std::string name_of(const fs::BuiltKernel& k) {
 }  // namespace
 
 TEST_CASE("catalog: every entry's registers and stack are its compiled main kernel's (cuobjdump), "
-          "which declares no static shared memory, and no compiled tiled kernel is missing from it") {
+          "which declares no static shared memory, and no compiled tiled kernel is missing from it "
+          "(flash2's instances for stacked rows: their registers too)") {
   const std::map<Instance, Resources> compiled = compiled_kernels();
   std::map<Instance, const fs::BuiltKernel*> catalogued;
   for (const fs::BuiltKernel& k : fs::built_kernels()) {
-    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c};
+    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false};
     catalogued[key] = &k;
     const auto it = compiled.find(key);
     INFO("catalog entry " << name_of(k) << " (" << main_function(k) << ")");
@@ -128,8 +133,19 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
   for (const auto& [key, r] : compiled) {
     if (std::get<3>(key) == 0) continue;  // a row kernel or standard's softmax, below
     INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
-                     << std::get<3>(key) << "x" << std::get<4>(key));
-    CHECK(catalogued.count(key) == 1);
+                     << std::get<3>(key) << "x" << std::get<4>(key) << (std::get<5>(key) ? " stacked" : ""));
+    Instance one_head = key;
+    std::get<5>(one_head) = false;
+    REQUIRE(catalogued.count(one_head) == 1);
+    if (!std::get<5>(key)) continue;
+    // The instance for a group's stacked rows (grouped-query attention): its registers are the
+    // entry's stacked_registers, which the time model's occupancy takes for those problems.
+    const fs::BuiltKernel& k = *catalogued.at(one_head);
+    INFO("stacked instance: REG " << r.registers << ", STACK " << r.stack_bytes << "; catalog stacked_registers "
+                                  << k.stacked_registers);
+    CHECK(k.stacked_registers == r.registers);
+    CHECK(r.shared_bytes == kReservedSmemBytes);
+    CHECK(r.local_bytes == 0);
   }
 }
 
@@ -142,7 +158,7 @@ TEST_CASE("catalog: flash2 backward's row kernels have the registers and static 
   CHECK(row_kernels == fs::built_row_kernels().size());
   for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
     const std::string function = fs::to_string(k.kind) + "_kernel";
-    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0});
+    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false});
     INFO("row kernel " << function << " d=" << k.headdim << " " << fs::to_string(k.dtype));
     REQUIRE(it != compiled.end());
     INFO("catalog: registers " << k.registers << ", static shared " << k.static_smem_bytes << " B; cuobjdump: REG "
@@ -160,7 +176,7 @@ TEST_CASE("catalog: standard's softmax has the registers, stack and static share
   for (const auto& [key, r] : compiled) instances += std::get<0>(key) == "softmax_kernel";
   CHECK(instances == 2);
   for (const fs::DType dtype : {fs::DType::fp16, fs::DType::bf16}) {
-    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0});
+    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false});
     INFO("softmax_kernel<" << fs::to_string(dtype) << ">");
     REQUIRE(it != compiled.end());
     CHECK(it->second.registers == fs::kStandardSoftmaxRegisters);

@@ -21,14 +21,18 @@ namespace {
 
 std::string label(const fk::AttentionConfig& c, const char* what) {
   std::ostringstream s;
-  s << what << " " << fk::to_string(c.algo) << " " << fk::to_string(c.dtype) << " B" << c.batch << " H" << c.heads
-    << " N" << c.seqlen << " d" << c.headdim << (c.causal ? " causal" : "") << " fwd " << c.block_r << "x"
-    << c.block_c << " bwd " << c.bwd_block_r << "x" << c.bwd_block_c;
+  s << what << " " << fk::to_string(c.algo) << " " << fk::to_string(c.dtype) << " B" << c.batch << " H" << c.heads;
+  if (fk::kv_heads_of(c) != c.heads) s << " Hkv" << fk::kv_heads_of(c) << (c.gqa_pack ? " packed" : " unpacked");
+  s << " N" << c.seqlen;
+  if (fk::keys_of(c) != c.seqlen) s << " Nk" << fk::keys_of(c);
+  s << " d" << c.headdim << (c.causal ? " causal" : "") << " fwd " << c.block_r << "x" << c.block_c << " bwd "
+    << c.bwd_block_r << "x" << c.bwd_block_c;
   return s.str();
 }
 
 // Runs `config` and, on the same inputs, the standard path; checks the kernel's errors against
-// the rule. Backward included when `backward`.
+// the rule. Backward included when `backward`. standard has no kernels for grouped-query
+// attention or Nq != Nk: there the absolute limits alone apply.
 void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   const uint64_t seed = flashio::test::fresh_seed();
   const fk::Pass pass = backward ? fk::Pass::fwdbwd : fk::Pass::fwd;
@@ -37,7 +41,9 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   fk::AttentionConfig standard = config;
   standard.algo = fk::Algo::standard;
   standard.block_r = standard.block_c = standard.bwd_block_r = standard.bwd_block_c = 0;
-  const fk::HostOutputs base = flashio::test::run_config(standard, pass, seed);
+  const bool square = fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen;
+  const fk::HostOutputs base = square ? flashio::test::run_config(standard, pass, seed) : fk::HostOutputs{};
+  const double group = static_cast<double>(config.heads / fk::kv_heads_of(config));
   const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base});
   INFO(label(config, "config") << " seed " << seed);
   // One line per configuration on stdout: the figures docs/kernels.md quotes.
@@ -58,8 +64,8 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
     INFO("dK  " << describe(e[0].dk) << " | standard " << describe(e[1].dk));
     INFO("dV  " << describe(e[0].dv) << " | standard " << describe(e[1].dv));
     CHECK(within_tolerance(e[0].dq, e[1].dq, config.dtype));
-    CHECK(within_tolerance(e[0].dk, e[1].dk, config.dtype));
-    CHECK(within_tolerance(e[0].dv, e[1].dv, config.dtype));
+    CHECK(within_tolerance(e[0].dk, e[1].dk, config.dtype, group));  // sums over the group
+    CHECK(within_tolerance(e[0].dv, e[1].dv, config.dtype, group));
   }
 }
 
@@ -138,6 +144,81 @@ TEST_CASE("bf16 flash1 and flash2 (default tilings) match the reference at N = 1
       for (bool causal : {false, true}) check_against_reference(make(algo, 1, 2, 1025, d, causal, fk::DType::bf16), true);
 }
 
+namespace {
+
+// Grouped-query attention and Nq != Nk (docs/shapes.md): B, H, Hkv, Nq, Nk.
+struct Shape {
+  int64_t batch, heads, kv_heads, nq, nk;
+};
+fk::AttentionConfig make_shape(const Shape& s, int64_t d, bool causal, bool pack, fk::DType dtype = fk::DType::fp16) {
+  fk::AttentionConfig c = make(fk::Algo::flash2, s.batch, s.heads, s.nq, d, causal, dtype);
+  c.kv_heads = s.kv_heads, c.seqlen_k = s.nk, c.gqa_pack = pack;
+  return c;
+}
+// Nq = 1, 3, 97 (decoding, a few queries, an odd prefill); Nk = 1, 1000, 32769; H/Hkv = 1, 4, 8;
+// Nq > Nk (non-causal only: causal needs Nk ≥ Nq). Stacked rows cross heads inside a tile
+// whenever g·Nq is not a multiple of Br.
+const Shape kShapes[] = {
+    {2, 8, 1, 1, 1},      // MQA, one query, one key
+    {2, 8, 2, 3, 1000},   // g = 4, a few queries
+    {1, 8, 2, 97, 1000},  // g = 4, odd prefill onto a cache
+    {1, 4, 4, 97, 1000},  // g = 1, Nq != Nk alone
+    {2, 16, 2, 1, 32769}, // g = 8 decoding over a long cache
+    {1, 4, 1, 200, 97},   // MQA, more queries than keys
+};
+
+}  // namespace
+
+TEST_CASE("flash2 with grouped-query attention and Nq != Nk matches the reference (default tilings, d = 64 and 128, "
+          "fp16 and bf16, causal bottom-right and not, packed and not)",
+          "[gpu][shapes]") {
+  for (const Shape& s : kShapes)
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) {
+        if (causal && s.nk < s.nq) continue;
+        for (bool pack : {true, false}) check_against_reference(make_shape(s, d, causal, pack), false);
+        // The backward always takes a group's rows; its forward runs packed.
+        check_against_reference(make_shape(s, d, causal, true), s.nk <= 1000);
+        check_against_reference(make_shape(s, d, causal, true, fk::DType::bf16), s.nk <= 1000);
+      }
+}
+
+TEST_CASE("every registered flash2 tiling handles stacked rows crossing heads: H 8, Hkv 2, Nq 97, Nk 1000 (forward) "
+          "and Nk 200 (backward), causal and not",
+          "[gpu][shapes]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.algo != fk::Algo::flash2) continue;
+    for (bool causal : {false, true}) {
+      fk::AttentionConfig c = make_shape({1, 8, 2, 97, e.pass == fk::Pass::fwd ? 1000 : 200}, e.headdim, causal, true,
+                                         e.dtype);
+      if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+      else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+      check_against_reference(c, e.pass == fk::Pass::bwd);
+    }
+  }
+}
+
+TEST_CASE("flash2 backward with grouped-query attention over a long cache: H 16, Hkv 2, Nq 97, Nk 32769, causal",
+          "[gpu][shapes][large]") {
+  check_against_reference(make_shape({1, 16, 2, 97, 32769}, 128, true, true), true);
+  check_against_reference(make_shape({1, 16, 2, 97, 32769}, 64, false, true), true);
+}
+
+TEST_CASE("kernels other than flash2 refuse grouped-query attention and Nq != Nk, naming the field", "[gpu]") {
+  for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::standard}) {
+    fk::AttentionConfig c = make(algo, 1, 4, 97, 64, false);
+    c.kv_heads = 2;
+    CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("kv_heads"));
+    c.kv_heads = 0, c.seqlen_k = 100;
+    CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("kv_heads/seqlen_k"));
+  }
+  fk::AttentionConfig c = make(fk::Algo::flash2, 1, 4, 97, 64, false);
+  c.kv_heads = 3;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("kv_heads: must divide"));
+  c.kv_heads = 0, c.seqlen_k = 50, c.causal = true;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("seqlen_k: causal"));
+}
+
 TEST_CASE("repeated runs on the same inputs differ only by the order of dQ's fp32 atomics", "[gpu]") {
   // flash2's dQ is summed by atomics in a run-dependent order; O, dK, dV are deterministic.
   fk::AttentionConfig c = make(fk::Algo::flash2, 2, 2, 1025, 64, false);
@@ -192,6 +273,17 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     INFO(fk::to_string(e.algo) << " " << fk::to_string(e.pass) << " d" << e.headdim << " " << e.block_r << "x" << e.block_c);
     CHECK(nan == 0);
   }
+  // Grouped-query attention with Nq != Nk: stacked rows crossing heads, packed and not.
+  for (int64_t d : {64, 128})
+    for (bool pack : {true, false}) {
+      const fk::HostOutputs out =
+          flashio::test::run_config(make_shape({1, 8, 2, 97, 200}, d, true, pack), fk::Pass::fwdbwd, 7);
+      int nan = 0;
+      for (const std::vector<float>* t : {&out.o, &out.lse, &out.dq, &out.dk, &out.dv})
+        for (float x : *t) nan += std::isnan(x);
+      INFO("flash2 GQA d" << d << (pack ? " packed" : " unpacked"));
+      CHECK(nan == 0);
+    }
   fk::AttentionConfig c = make(fk::Algo::standard, 2, 2, 97, 64, true);
   c.mask = true;
   c.dropout = 0.1;

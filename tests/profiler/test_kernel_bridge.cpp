@@ -108,16 +108,31 @@ TEST_CASE("bridge: what the kernels do not build is refused with one line naming
   CHECK_THROWS_WITH(fs::make_config(fs::Algo::flash2, p, fs::hardware_preset("h200"), std::nullopt,
                                     {fs::TilingSource::kernel}),
                     Catch::Matchers::Contains("d=96") && Catch::Matchers::Contains("d=64 fp16: 64x32"));
-  // Grouped-query attention and Nq != Nk are modelled, not built: the bridge refuses them rather
-  // than run the square kernels on another problem.
+  // Grouped-query attention and Nq != Nk have flash2 kernels only: flash1 and standard refuse
+  // them rather than run the square kernels on another problem; flash2 carries them over.
   fs::Problem gqa;
   gqa.heads = 8, gqa.kv_heads = 2;
-  CHECK_THROWS_WITH(fp::kernel_config(fs::make_config(fs::Algo::flash2, gqa, fs::hardware_preset("h200"))),
-                    Catch::Matchers::StartsWith("--kv-heads"));
+  for (fs::Algo a : {fs::Algo::flash1, fs::Algo::standard})
+    CHECK_THROWS_WITH(fp::kernel_config(fs::make_config(a, gqa, fs::hardware_preset("h200"))),
+                      Catch::Matchers::StartsWith("--kv-heads") && Catch::Matchers::Contains("flash2"));
   fs::Problem keys;
-  keys.seqlen_k = 4096;
-  CHECK_THROWS_WITH(fp::kernel_config(fs::make_config(fs::Algo::flash2, keys, fs::hardware_preset("h200"))),
-                    Catch::Matchers::StartsWith("--seqlen-k"));
+  keys.seqlen = 97, keys.seqlen_k = 4096;
+  for (fs::Algo a : {fs::Algo::flash1, fs::Algo::standard})
+    CHECK_THROWS_WITH(fp::kernel_config(fs::make_config(a, keys, fs::hardware_preset("h200"))),
+                      Catch::Matchers::StartsWith("--seqlen-k") && Catch::Matchers::Contains("flash2"));
+  fs::Problem both = gqa;
+  both.seqlen = 3, both.seqlen_k = 1000;
+  fs::Config packed_off = fs::make_config(fs::Algo::flash2, both, fs::hardware_preset("h200"));
+  packed_off.gqa_pack = false;
+  const fk::AttentionConfig k = fp::kernel_config(packed_off);
+  CHECK(k.heads == 8);
+  CHECK(k.kv_heads == 2);
+  CHECK(k.seqlen == 3);
+  CHECK(k.seqlen_k == 1000);
+  CHECK_FALSE(k.gqa_pack);
+  CHECK(fk::kv_heads_of(k) == 2);
+  CHECK(fk::keys_of(fp::kernel_config(fs::make_config(fs::Algo::flash2, fs::Problem{}, fs::hardware_preset("h200")))) ==
+        fs::Problem{}.seqlen);
 }
 
 TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorithm and pass") {
