@@ -420,6 +420,15 @@ def time_configuration(torch, timer, c, inputs):
         raise Skip(f"this torch ({torch.__version__}) has no SDPBackend.{BACKEND_ENUM[c['backend']]}")
     q, k, v, do = inputs
     kwargs = {"is_causal": bool(c["causal"])}
+    if c["causal"] and c["seqlen_k"] != c["seqlen"]:
+        # is_causal aligns top-left; flashio's causal for Nq != Nk is bottom-right aligned (query
+        # i sees keys <= i + Nk - Nq, as FlashAttention does): torch's lower-right causal bias.
+        try:
+            from torch.nn.attention.bias import causal_lower_right
+        except ImportError:
+            raise Skip(f"this torch ({torch.__version__}) has no torch.nn.attention.bias.causal_lower_right, "
+                       "needed for bottom-right causal with Nq != Nk") from None
+        kwargs = {"attn_mask": causal_lower_right(c["seqlen"], c["seqlen_k"])}
     if c["kv_heads"] != c["heads"]:
         kwargs["enable_gqa"] = True
 
