@@ -1,0 +1,69 @@
+#!/bin/bash
+# One GPU call for the shapes people serve (docs/shapes.md): the flash2 kernels with grouped-query
+# attention and Nq != Nk checked against the reference (and compute-sanitizer), their speed beside
+# PyTorch's backends, the square speed shapes again (the kernels changed), and `flashio validate`
+# rows of GQA, MQA, Nq != Nk and decoding (no split-KV yet) for h200_inference.csv.
+# Usage, from the repository root on the GPU machine, BIN holding flashio and test_kernels_gpu
+# (and lib/ with libgomp.so.1), OUT an existing folder:
+#   experiments/results/h200_inference/measure.sh BIN OUT [PART]
+# PART: tests, speed or all (default); the device tool's 10-minute call takes one part at a time.
+set -u
+if [ $# -lt 2 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
+  echo "usage: $0 BIN OUT [tests|speed|all] (BIN holding flashio, OUT an existing folder)" >&2
+  exit 2
+fi
+BIN=$1
+OUT=$2
+PART=${3:-all}
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/gpu.txt"
+date -u > "$OUT/started"
+step() { echo "$(date -u +%T) $*" >> "$OUT/steps.log"; }
+
+# Correctness first: the new shapes, then the square flash2 tests (the kernels changed), memcheck
+# and racecheck of the sanitizer shape (every kernel, and the GQA shape packed and not).
+if [ "$PART" != speed ]; then
+step tests
+(timeout 200 "$BIN/test_kernels_gpu" "[shapes]~[large]" > "$OUT/tests_shapes.log" 2>&1; echo "rc=$?" >> "$OUT/tests_shapes.log")
+(timeout 100 "$BIN/test_kernels_gpu" "every registered*" > "$OUT/tests_square.log" 2>&1; echo "rc=$?" >> "$OUT/tests_square.log")
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+step memcheck
+(timeout 120 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
+step racecheck
+(timeout 120 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+fi
+[ "$PART" = tests ] && { step done; exit 0; }
+
+bench() {  # name, then flashio bench options
+  local name=$1; shift
+  step "bench $name"
+  timeout 120 "$BIN/flashio" bench --format csv --out "$OUT/bench_$name.csv" "$@" >> "$OUT/bench.log" 2>&1
+  echo "bench $name rc=$?" >> "$OUT/bench.log"
+}
+peers() {  # name, then experiments/peers.py options
+  local name=$1; shift
+  step "peers $name"
+  timeout 150 python3 experiments/peers.py --backend flash,cudnn --out "$OUT/peers_$name.csv" "$@" >> "$OUT/peers.log" 2>&1
+  echo "peers $name rc=$?" >> "$OUT/peers.log"
+}
+# The square speed shapes (docs/kernels.md, "Speed").
+SQUARE="--batch 16 --heads 16 --seqlen 4096 --headdim 64,128 --pass fwd,bwd --causal=0,1"
+bench square --algo flash2 $SQUARE
+peers square $SQUARE
+# GQA prefill: B 4, H 32, Hkv 8 against Hkv 32, N 4096, d 128.
+PREFILL="--batch 4 --heads 32 --kv-heads 8,32 --seqlen 4096 --headdim 128 --pass fwd,bwd --causal=0,1"
+bench prefill --algo flash2 $PREFILL
+peers prefill $PREFILL
+# Decoding without split-KV: one query per sequence over a long cache, packed and not.
+bench decode --algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1 --seqlen-k 32768,131072 --headdim 128 --gqa-pack=0,1
+peers decode --batch 8 --heads 32 --kv-heads 8 --seqlen 1 --seqlen-k 32768,131072 --headdim 128 --pass fwd
+
+# Model against counters: GQA 8:1, 4:1, MQA and 1:1, Nq 1, 97, 1024 onto 4096 keys.
+step validate
+timeout 240 "$BIN/flashio" validate --algo flash2 --batch 2 --heads 32 --kv-heads 32,8,4,1 --seqlen 1,97,1024 \
+  --seqlen-k 4096 --headdim 128 --pass fwd,bwd --causal=0,1 --format csv \
+  --measured-out "$OUT/validate_measured.csv" --predicted-out "$OUT/validate_predicted.csv" \
+  > "$OUT/validate.csv" 2> "$OUT/validate.err"
+echo "rc=$?" >> "$OUT/validate.err"
+step done
