@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   const int cols = min(kBc, nk - k_row0);
   const int tr = (n + kBr - 1) / kBr;
   const float scale_log2 = p.scale * tile::kLog2e;
-  auto limits = [&](int i) { return KeyLimits<kStacked>{i * kBr, nq, nk, p.causal_offset, p.causal}; };
+  auto limits = [&](int i) { return KeyLimits<kStacked>::of_row(i * kBr, nq, nk, p.causal_offset, p.causal); };
   // Causal: row tiles whose last query sees no key of this tile are skipped (the model's
   // TileGrid::above_diagonal). With stacked rows the visited tiles need not be contiguous; with
   // one head's rows they are every tile from the one holding query k_row0 − offset on.

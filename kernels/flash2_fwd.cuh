@@ -39,7 +39,7 @@ struct Flash2FwdRowTile {
     bh_q0 = int64_t(b) * p.heads + qh0;
     q_row0 = blockIdx.x * kBr;
     rows = min(kBr, n - q_row0);
-    lim = KeyLimits<kStacked>{q_row0, p.seqlen, nk, p.causal_offset, p.causal};
+    lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal);
     // Causal: skip tiles wholly above the diagonal (beyond what the tile's last query sees).
     j_last = lim.last_key_tile(rows, kBc);
     q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;

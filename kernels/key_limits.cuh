@@ -12,23 +12,32 @@ namespace flashio::kernels {
 // the query), compiled without the wrap so that kernels of one head's rows keep their code.
 template <bool kStacked>
 struct KeyLimits {
-  int row0 = 0;    // the tile's first row among the block's rows (stacked when a group's)
+  int row0 = 0;    // the query of the tile's first row: its row, or (stacked) its row mod Nq
   int nq = 0;      // queries per head
   int nk = 0;      // keys per head
   int offset = 0;  // causal: query q sees keys ≤ q + offset (Nk − Nq ≥ 0)
   bool causal = false;
 
+  // The limits of the tile whose first row is `row` of the block's rows: one division per tile,
+  // so that a row's query is then an addition and (past a head's end) a subtraction.
+  static __device__ __forceinline__ KeyLimits of_row(int row, int nq, int nk, int offset, bool causal) {
+    return KeyLimits{kStacked ? row % nq : row, nq, nk, offset, causal};
+  }
   // The query (its position in its head) of tile row r.
-  __device__ __forceinline__ int query(int r) const {
-    const int q = row0 + r;
-    if constexpr (kStacked) return q < nq ? q : q % nq;
+  __device__ __forceinline__ int query(int r) const { return query_of(row0, nq, r); }
+  static __device__ __forceinline__ int query_of(int row0, int nq, int r) {
+    int q = row0 + r;
+    if constexpr (kStacked) {
+      if (q >= nq) {  // a later head's row: once past one head's end when Nq ≥ the tile's rows
+        q -= nq;
+        if (q >= nq) q %= nq;
+      }
+    }
     return q;
   }
   // The smallest and largest query among tile rows [0, rows): when the rows cross from one
   // head's into the next, some row holds query 0 and some query Nq − 1.
-  __device__ __forceinline__ bool crosses_heads(int rows) const {
-    return kStacked && row0 / nq != (row0 + rows - 1) / nq;
-  }
+  __device__ __forceinline__ bool crosses_heads(int rows) const { return kStacked && row0 + rows - 1 >= nq; }
   __device__ __forceinline__ int min_query(int rows) const { return crosses_heads(rows) ? 0 : query(0); }
   __device__ __forceinline__ int max_query(int rows) const { return crosses_heads(rows) ? nq - 1 : query(rows - 1); }
   // Causal: the last key tile (of width bc) that some row sees; without causal the last tile.
@@ -50,9 +59,7 @@ struct KeyLimits {
   // from the struct inside the loops, ptxas allocated flash1's and flash2's kernels worse: up to
   // 56 bytes of stack where there were 16).
   static __device__ __forceinline__ bool hidden(int row0, int nq, int nk, int offset, bool causal, int r, int key) {
-    int q = row0 + r;
-    if constexpr (kStacked) q = q < nq ? q : q % nq;
-    return key >= nk || (causal && key > q + offset);
+    return key >= nk || (causal && key > query_of(row0, nq, r) + offset);
   }
 };
 
