@@ -152,3 +152,24 @@ TEST_CASE("grouped-query attention's io never falls below the compulsory bound",
             if (b.algo == RowAlgo::compulsory) CHECK(io >= b.read_bytes + b.write_bytes);
         }
 }
+
+TEST_CASE("the L2 model: without packing the g query heads of a group read its K/V from L2, so DRAM "
+          "sees K and V about once per K/V head, as with packing",
+          "[shapes][cache]") {
+  // Decode-like, on the H200's L2: query heads of a group run in adjacent blocks (grid head
+  // order), so the second to g-th reads of a K/V tile find it in L2.
+  const int64_t batch = 2, heads = 16, kv_heads = 2, nk = 2048, d = 128;
+  const int64_t kv_bytes = 2 * batch * kv_heads * nk * d * 2;  // K and V, once per K/V head
+  for (bool pack : {false, true}) {
+    Config c = shaped(Algo::flash2, Pass::fwd, batch, heads, kv_heads, 3, nk, d, 64, 128, false, pack);
+    c.hw = hardware_preset("h200");
+    CAPTURE(pack);
+    const SimResult r = simulate(c, CountMethod::cache);
+    const double io_read = static_cast<double>(r.total.io_read_bytes());
+    const double dram_read = static_cast<double>(r.total_dram.read_bytes);
+    if (!pack) CHECK(io_read >= 0.99 * (heads / kv_heads) * kv_bytes);  // io: g reads of K/V
+    // dram: K/V once (± the Q, O rows and a few lines), not g times.
+    CHECK(dram_read >= 0.99 * kv_bytes);
+    CHECK(dram_read <= 1.05 * kv_bytes);
+  }
+}
