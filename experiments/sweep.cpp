@@ -8,6 +8,7 @@
 #include "experiments/value_list.h"
 #include "sim/block_mask.h"
 #include "sim/errors.h"
+#include "sim/split_kv.h"
 #include "sim/tiling.h"
 
 namespace flashio::cli {
@@ -48,6 +49,18 @@ sim::CountMethod parse_count(const std::string& text) {
                    "' is unknown; allowed: formula, walk, execute, cache (one of them)");
 }
 
+// --splits: positive integers (lists and ranges) and `auto`, which stands as 0 until each
+// configuration resolves it (sim/split_kv.h).
+std::vector<int64_t> split_counts(const std::string& text) {
+  std::vector<int64_t> out;
+  for (const std::string& item : parse_name_list("--splits", text)) {
+    const std::vector<int64_t> values = item == "auto" ? std::vector<int64_t>{0} : positive_ints("--splits", item);
+    for (int64_t v : values)
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
 template <typename T>
 int64_t size_or_one(const std::vector<T>& v) {
   return v.empty() ? 1 : static_cast<int64_t>(v.size());
@@ -61,7 +74,8 @@ int64_t SweepSpec::size() const {
                            size_or_one(dtypes),     size_or_one(causals),     size_or_one(masks),
                            size_or_one(dropouts),   size_or_one(block_masks), size_or_one(sram_bytes),
                            size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
-                           size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs)};
+                           size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs),
+                           size_or_one(splits)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -91,6 +105,11 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "with --kv-heads < --heads: 1 gives each thread block the rows of all query heads of a group, "
        "so a K/V tile is read once for them; 0 one query head's rows, each head reading its group's "
        "K/V (a switch; --gqa-pack=0,1 sweeps both) [1]")
+      ("splits", po::value<std::string>(),
+       "flash2's forward with split-KV: each row tile's key tiles in S chunks, each a thread block of "
+       "its own writing fp32 partial results, merged by a combine kernel; auto: FlashAttention's "
+       "heuristic (the fewest splits reaching 85 % of the best wave efficiency, at most 128) "
+       "(list or range, and auto) [1]")
       ("headdim", po::value<std::string>(), text("d, head dimension (list or range)", d.headdim).c_str())
       ("dtype", po::value<std::string>(), text("fp16, bf16, fp32 (list)", d.dtype).c_str())
       ("causal", po::value<std::string>()->implicit_value("1"),
@@ -140,6 +159,7 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   if (vm.count("kv-heads")) s.kv_heads = positive_ints("--kv-heads", vm["kv-heads"].as<std::string>());
   if (vm.count("seqlen-k")) s.seqlens_k = positive_ints("--seqlen-k", vm["seqlen-k"].as<std::string>());
   s.gqa_packs = parse_switch_list("--gqa-pack", given_or(vm, "gqa-pack", "1"));
+  s.splits = split_counts(given_or(vm, "splits", "1"));
   s.headdims = positive_ints("--headdim", given_or(vm, "headdim", d.headdim));
   s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
                                sim::allowed_dtypes());
@@ -224,6 +244,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   sim::Config c = sim::make_config(algo, p, s.hardware[at.hw], sram, tiling);
   if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};
   c.gqa_pack = s.gqa_packs[at.gqa_pack] != 0;
+  c.splits = s.splits[at.splits] == 0 ? sim::auto_splits(c) : s.splits[at.splits];
   return c;
 }
 
@@ -235,7 +256,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   SweepPoint at;
   size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
                       &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.mask,       &at.dropout,
-                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.algo};
+                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.splits,
+                      &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
                            s.dtypes.size(),    s.batches.size(),
                            s.heads.size(),     std::max<size_t>(1, s.kv_heads.size()),
@@ -246,7 +268,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),
                            std::max<size_t>(1, s.block_cs.size()),
-                           s.block_masks.size(), s.gqa_packs.size(), s.algos.size()};
+                           s.block_masks.size(), s.gqa_packs.size(), s.splits.size(), s.algos.size()};
   constexpr int kDigits = sizeof(limits) / sizeof(limits[0]);
   using Clock = std::chrono::steady_clock;
   auto last_report = Clock::now();

@@ -53,6 +53,8 @@ struct SweepSpec {
   // same as heads / seqlen" (0 in sim::Problem); gqa_packs 0 or 1.
   std::vector<int64_t> kv_heads, seqlens_k;
   std::vector<int> gqa_packs;
+  // Split-KV's key splits (sim/config.h, splits); 0 stands for `auto` (sim/split_kv.h).
+  std::vector<int64_t> splits;
   std::vector<sim::DType> dtypes;
   std::vector<int> causals, masks;  // 0 or 1
   std::vector<double> dropouts;
@@ -85,7 +87,7 @@ SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defa
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,
-         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0;
+         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0;
 };
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 

@@ -21,6 +21,7 @@ std::string_view option_name(sim::Field field) {
     case Field::tiling: return "--block-r/--block-c";
     case Field::tiling_source: return "--tiling";
     case Field::block_mask: return "--block-mask";
+    case Field::splits: return "--splits";
     case Field::hardware: return "--hw";
     case Field::count_method: return "--count";
     case Field::tracked_row: return "--row";

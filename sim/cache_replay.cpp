@@ -103,7 +103,7 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
   // Every tensor has its own 2 MiB-aligned range (TensorAddresses), the N × N ones included.
   int64_t layout_bytes = static_cast<int64_t>(kAllocationAlignBytes);
   for (int i = 0; i < kTensorCount; ++i) {
-    const TensorShape s = tensor_shape(static_cast<Tensor>(i), problem);
+    const TensorShape s = tensor_shape(static_cast<Tensor>(i), problem, options.splits);
     const int64_t bytes = s.total_bytes(problem.batch);
     layout_bytes = saturating_add(layout_bytes, saturating_add(bytes, static_cast<int64_t>(kAllocationAlignBytes)));
   }
@@ -138,10 +138,10 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
 
 }  // namespace
 
-TensorAddresses::TensorAddresses(const Problem& problem) {
+TensorAddresses::TensorAddresses(const Problem& problem, int64_t splits) {
   uint64_t next = kAllocationAlignBytes;  // address 0 is never an allocation
   for (int i = 0; i < kTensorCount; ++i) {
-    shape_[i] = tensor_shape(static_cast<Tensor>(i), problem);
+    shape_[i] = tensor_shape(static_cast<Tensor>(i), problem, splits);
     base_[i] = next;
     const auto bytes = static_cast<uint64_t>(shape_[i].total_bytes(problem.batch));
     next += (bytes + kAllocationAlignBytes - 1) / kAllocationAlignBytes * kAllocationAlignBytes;
@@ -194,7 +194,7 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   check_replay(kernels, problem, hw, options);
   // A capacity that is not a whole number of sets per partition (a hardware file's odd figure)
   // is rounded down to one: the model needs equal sets (PartitionedL2).
-  const TensorAddresses addresses(problem);
+  const TensorAddresses addresses(problem, options.splits);
   // Every replayed line lies below the layout's end (check_replay bounded it below 2^63 bytes):
   // the L2 model keeps 32-bit line addresses when that end is below 2^32 lines (sim/l2_sets.h).
   const L2Geometry geometry = geometry_of(hw, options);
@@ -299,6 +299,7 @@ CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   check_limits(config, CountMethod::cache);
   std::vector<KernelSchedule> kernels = build_schedule(config);
   CacheOptions options = given;
+  options.splits = config.splits;
   if (options.measured_occupancy)
     for (const auto& k : kernels)
       if (!options.blocks_per_sm.count(k.kind))

@@ -53,6 +53,9 @@ struct CacheOptions {
   // Hardware geometry overrides: 0 keeps the Hardware's figure.
   int64_t l2_bytes = 0;
   int64_t l2_ways = 0;
+  // The configuration's split-KV count (Config::splits), which sizes the partial results in the
+  // address layout (sim/tensor.h); replay_cache sets it from the Config.
+  int64_t splits = 1;
 };
 
 struct KernelCacheResult {
@@ -109,7 +112,7 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
 // Byte address of element (bh, row, col) of a tensor in the replay's layout.
 class TensorAddresses {
  public:
-  TensorAddresses(const Problem& problem);
+  explicit TensorAddresses(const Problem& problem, int64_t splits = 1);  // splits: Config::splits
   uint64_t address(Tensor t, int64_t bh, int64_t row, int64_t col) const;
   const TensorShape& shape(Tensor t) const { return shape_[static_cast<int>(t)]; }
   // The end of the last tensor's range: every element's address lies below it.

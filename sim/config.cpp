@@ -115,6 +115,17 @@ void validate(const Config& c) {
     throw InvalidInput(c.problem.keys() != c.problem.seqlen ? Field::seqlen_k : Field::kv_heads,
                        "blocksparse's block mask is defined on square attention with a K/V head per query head; "
                        "allowed with blocksparse: seqlen_k = seqlen and kv_heads = heads");
+  if (c.splits < 1)
+    throw InvalidInput(Field::splits, "must be at least 1 (got " + std::to_string(c.splits) + ")");
+  if (c.splits > 1 && c.algo != Algo::flash2)
+    throw InvalidInput(Field::splits, "only flash2's forward splits the keys; allowed with " + to_string(c.algo) +
+                                          ": splits = 1");
+  if (c.splits > 1) {
+    const int64_t key_tiles = ceil_div(c.problem.keys(), c.tiling.block_c);
+    if (c.splits > key_tiles)
+      throw InvalidInput(Field::splits, "at most the forward's key tiles, ceil(Nk / Bc) = " + std::to_string(key_tiles) +
+                                            " (got " + std::to_string(c.splits) + ")");
+  }
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
     throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");

@@ -48,6 +48,11 @@ struct Config {
   // output is per K/V head (dK, dV) always take the group's rows and sum over it on chip. No
   // effect without grouping (Hkv = H).
   bool gqa_pack = true;
+  // Split-KV (docs/shapes.md, "Split-KV"): flash2's forward splits each row tile's key tiles into
+  // S chunks of ⌈Tc / S⌉ tiles, each run by a thread block of its own that writes its partial O
+  // and lse (fp32, o_accum and lse_accum), which the combine kernel merges. 1: no split (one
+  // kernel, as without this option). At most Tc = ⌈Nk / Bc⌉.
+  int64_t splits = 1;
 };
 
 // The one way to make a Config: M from the hardware unless given; the tiling as requested

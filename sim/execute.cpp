@@ -35,19 +35,20 @@ constexpr int64_t kGemmTile = kStandardGemmTile;
 // it; a tile names the head of its first row. `at` is the uncounted access for inputs and results.
 class Memory {
  public:
-  explicit Memory(const Problem& p) : problem_(p) {}
+  // splits: split-KV's (Config::splits), which sizes the partial results (sim/tensor.h).
+  Memory(const Problem& p, int64_t splits) : problem_(p), splits_(splits) {}
 
   Matrix& at(Tensor t) {
     Matrix& m = tensors_[static_cast<int>(t)];
     if (m.size() == 0) {
-      const TensorShape s = tensor_shape(t, problem_);
-      m = Matrix::Zero(problem_.batch * s.heads * s.rows, s.cols);
+      const TensorShape s = shape(t);
+      m = Matrix::Zero(s.copies * problem_.batch * s.heads * s.rows, s.cols);
     }
     return m;
   }
   // Head h of tensor t: its rows × cols (uncounted, for inputs and results).
   auto head(Tensor t, int64_t h) {
-    const TensorShape s = tensor_shape(t, problem_);
+    const TensorShape s = shape(t);
     return at(t).middleRows(h * s.rows, s.rows);
   }
   Matrix load(Tensor t, int64_t h, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
@@ -70,12 +71,13 @@ class Memory {
   Counts* counts = nullptr;  // the running kernel's; null while running uncounted
 
  private:
-  int64_t first_row(Tensor t, int64_t h, int64_t row0) { return h * tensor_shape(t, problem_).rows + row0; }
+  TensorShape shape(Tensor t) const { return tensor_shape(t, problem_, splits_); }
+  int64_t first_row(Tensor t, int64_t h, int64_t row0) { return h * shape(t).rows + row0; }
   void count(Tensor t, Dir dir, int64_t rows, int64_t cols) {
-    if (counts)
-      counts->add_transfer(t, dir, rows * cols * tensor_shape(t, problem_).element_bytes);
+    if (counts) counts->add_transfer(t, dir, rows * cols * shape(t).element_bytes);
   }
   Problem problem_;
+  int64_t splits_ = 1;
   std::array<Matrix, kTensorCount> tensors_;
 };
 
@@ -224,6 +226,68 @@ void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
                // Normalised once, written once, with L = m + log ℓ for the backward.
                mem.store(Tensor::O, qh, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse, qh, i * t.br, 0, column(online_softmax_lse(state)));
+             });
+}
+
+// Split-KV (docs/shapes.md, "Split-KV"), from the contract: block (s, i) of a grid head runs row
+// tile i over split s's key tiles [s·chunk, min((s + 1)·chunk, Tc)), chunk = ⌈Tc / S⌉, and
+// writes its rows' O (normalised by its own ℓ) and L into split s's copy of o_accum, lse_accum
+// (head s·B·H + the rows' query head); a split that visits no tile reads nothing and writes zeros
+// and −∞. The combine, a block per kSplitCombineRows query rows of a query head, reads the S
+// partial L, then the S partial O, and writes L = log Σ e^(L_s) and O = Σ e^(L_s − L)·O_s.
+void flash2_split_forward(Launcher& run, const Tiles& t, int64_t splits, const Problem& p) {
+  const int64_t chunk = (t.tc + splits - 1) / splits, bh_total = p.batch_heads();
+  run.launch({KernelKind::flash2_fwd, t.heads, splits * t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
+             [&t, chunk, bh_total](Memory& mem, int64_t gh, int64_t block) {
+               const int64_t s = block / t.tr, i = block % t.tr;
+               const int64_t r = t.rows_in(i), qh = t.query_head(gh), kvh = t.kv_head(gh);
+               const int64_t partial = s * bh_total + qh, j0 = s * chunk, j1 = std::min(t.tc, j0 + chunk);
+               bool any = false;
+               for (int64_t j = j0; j < j1; ++j) any = any || t.visits(i, j);
+               if (!any) {
+                 mem.store(Tensor::o_accum, partial, i * t.br, 0, Matrix::Zero(r, t.d));
+                 mem.store(Tensor::lse_accum, partial, i * t.br, 0, Matrix::Constant(r, 1, kMinusInf));
+                 return;
+               }
+               const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);
+               OnlineSoftmax state = online_softmax_start(r, t.d);
+               for (int64_t j = j0; j < j1; ++j) {
+                 if (!t.visits(i, j)) continue;
+                 const int64_t cj = t.cols_in(j);
+                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
+                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
+                 online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
+                 mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
+               }
+               mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
+               mem.store(Tensor::o_accum, partial, i * t.br, 0, online_softmax_output(state));
+               mem.store(Tensor::lse_accum, partial, i * t.br, 0, column(online_softmax_lse(state)));
+             });
+  const int64_t nq = p.seqlen, rows_per_block = kSplitCombineRows;
+  run.launch({KernelKind::flash2_fwd_combine, bh_total, (nq + rows_per_block - 1) / rows_per_block,
+              kSplitCombineThreads, 0},
+             [splits, bh_total, nq, rows_per_block, d = t.d](Memory& mem, int64_t bh, int64_t b) {
+               const int64_t row0 = b * rows_per_block, r = std::min(rows_per_block, nq - row0);
+               std::vector<Matrix> lse(static_cast<size_t>(splits)), o(static_cast<size_t>(splits));
+               for (int64_t s = 0; s < splits; ++s) lse[s] = mem.load(Tensor::lse_accum, s * bh_total + bh, row0, r, 0, 1);
+               for (int64_t s = 0; s < splits; ++s) o[s] = mem.load(Tensor::o_accum, s * bh_total + bh, row0, r, 0, d);
+               Matrix out = Matrix::Zero(r, d), out_lse(r, 1);
+               for (int64_t a = 0; a < r; ++a) {
+                 double m = kMinusInf;
+                 for (int64_t s = 0; s < splits; ++s) m = std::max(m, lse[s](a, 0));
+                 if (m == kMinusInf) {  // no split saw a key: O = 0, L = −∞ (as a tile with no score)
+                   out_lse(a, 0) = kMinusInf;
+                   continue;
+                 }
+                 double sum = 0;
+                 for (int64_t s = 0; s < splits; ++s) sum += std::exp(lse[s](a, 0) - m);
+                 out_lse(a, 0) = m + std::log(sum);
+                 for (int64_t s = 0; s < splits; ++s)
+                   out.row(a) += std::exp(lse[s](a, 0) - out_lse(a, 0)) * o[s].row(a);
+               }
+               mem.compute(flops_model::flash2_fwd_combine_rows(r, splits, d));
+               mem.store(Tensor::O, bh, row0, 0, out);
+               mem.store(Tensor::lse, bh, row0, 0, out_lse);
              });
 }
 
@@ -545,7 +609,8 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     flash1_forward(fwd, forward);
     if (has_backward(pass)) flash1_backward(counted, group);
   } else {
-    flash2_forward(fwd, forward, c.algo);
+    if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
+    else flash2_forward(fwd, forward, c.algo);
     if (has_backward(pass)) flash2_backward(counted, query, group, c.algo);
   }
   return counted.kernels;
@@ -589,8 +654,8 @@ int64_t execute_memory_bytes(const Config& c) {
     const TensorBytes& b = touched.of(tensor);
     const bool input = tensor == Tensor::Q || tensor == Tensor::K || tensor == Tensor::V || tensor == Tensor::dO;
     if (b.read_bytes == 0 && b.write_bytes == 0 && !input) continue;
-    const TensorShape s = tensor_shape(tensor, p);
-    elements = saturating_add(elements, saturating_mul(p.batch, s.heads, s.rows, s.cols));
+    const TensorShape s = tensor_shape(tensor, p, c.splits);
+    elements = saturating_add(elements, saturating_mul(s.copies, p.batch, s.heads, s.rows, s.cols));
   }
   // The drawn inputs (Q, K, V, dO) and the returned HeadTensors (Q, K, V, dO, O, dQ, dK, dV, L)
   // of every query head, and 1 KiB of bookkeeping each.
@@ -685,7 +750,7 @@ ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inpu
   if (static_cast<int64_t>(inputs.size()) != p.batch_heads())
     throw InvalidInput("execute: expected " + std::to_string(p.batch_heads()) +
                        " heads of inputs (B·H), got " + std::to_string(inputs.size()));
-  Memory mem(p);
+  Memory mem(p, config.splits);
   for (size_t bh = 0; bh < inputs.size(); ++bh) {
     const HeadTensors& in = inputs[bh];
     auto shaped = [d](const Matrix& m, int64_t rows) { return m.rows() == rows && m.cols() == d; };

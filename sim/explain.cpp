@@ -32,6 +32,9 @@ void check_explainable(const Config& c, int64_t tracked_row) {
   if (c.problem.kv_heads_count() != c.problem.heads)
     throw InvalidInput(Field::kv_heads, "explain traces one head with its own K and V, not Hkv = " +
                                             std::to_string(c.problem.kv_heads_count()) + "; allowed: kv_heads equal to heads");
+  if (c.splits != 1)
+    throw InvalidInput(Field::splits, "explain traces one kernel over whole rows of keys, not " + std::to_string(c.splits) +
+                                          " splits and their combine; allowed: splits = 1");
   if (c.problem.seqlen > kExplainMaxSeqlen)
     throw InvalidInput(Field::seqlen, "explain is for tiny problems, not N = " +
                                           std::to_string(c.problem.seqlen) + "; allowed: 1 to " +

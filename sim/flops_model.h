@@ -21,6 +21,13 @@ inline Flops flash2_fwd_tile(int64_t br, int64_t bc, int64_t d) {
 }
 // End of a flash2 row tile: O = u/ℓ (Br·d) and L = m + log ℓ (one log, one add per row).
 inline Flops flash2_fwd_finish(int64_t br, int64_t d) { return {0, br, checked_add(checked_mul(br, d), br)}; }
+// Split-KV's combine over `rows` rows of S splits (docs/shapes.md, "Split-KV"): per row the max
+// of the S partial lse (S), S exponentials and one log, their sum (S), and O = Σ_s w_s·O_s
+// (S·d multiply-adds).
+inline Flops flash2_fwd_combine_rows(int64_t rows, int64_t splits, int64_t d) {
+  return {0, checked_mul(rows, checked_add(splits, 1)),
+          checked_mul(rows, checked_add(checked_mul(2, splits), checked_mul(2, splits, d)))};
+}
 
 // One visited tile of flash1's forward (Algorithm 1 lines 9-12): the same products and tile
 // exps, two rescale exps per row (e^(m_i−m_new), e^(m̃−m_new)), the statistic updates, and the

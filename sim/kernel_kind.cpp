@@ -14,7 +14,8 @@ constexpr std::array kAllKinds = {
     KernelKind::rowsum_do_o,     KernelKind::softmax_bwd,
     KernelKind::gemm_dq,         KernelKind::gemm_dk,
     KernelKind::flash1_fwd,      KernelKind::flash1_bwd,
-    KernelKind::flash2_fwd,      KernelKind::flash2_bwd_preprocess,
+    KernelKind::flash2_fwd,      KernelKind::flash2_fwd_combine,
+    KernelKind::flash2_bwd_preprocess,
     KernelKind::flash2_bwd,      KernelKind::flash2_bwd_convert_dq,
     KernelKind::blocksparse_fwd, KernelKind::blocksparse_bwd_preprocess,
     KernelKind::blocksparse_bwd, KernelKind::blocksparse_bwd_convert_dq,
@@ -39,6 +40,7 @@ std::string to_string(KernelKind kind) {
     case KernelKind::flash1_fwd: return "flash1_fwd";
     case KernelKind::flash1_bwd: return "flash1_bwd";
     case KernelKind::flash2_fwd: return "flash2_fwd";
+    case KernelKind::flash2_fwd_combine: return "flash2_fwd_combine";
     case KernelKind::flash2_bwd_preprocess: return "flash2_bwd_preprocess";
     case KernelKind::flash2_bwd: return "flash2_bwd";
     case KernelKind::flash2_bwd_convert_dq: return "flash2_bwd_convert_dq";
@@ -75,6 +77,7 @@ Algo algo_of(KernelKind kind) {
     case KernelKind::flash1_fwd:
     case KernelKind::flash1_bwd: return Algo::flash1;
     case KernelKind::flash2_fwd:
+    case KernelKind::flash2_fwd_combine:
     case KernelKind::flash2_bwd_preprocess:
     case KernelKind::flash2_bwd:
     case KernelKind::flash2_bwd_convert_dq: return Algo::flash2;
@@ -95,6 +98,7 @@ Pass pass_of(KernelKind kind) {
     case KernelKind::gemm_pv:
     case KernelKind::flash1_fwd:
     case KernelKind::flash2_fwd:
+    case KernelKind::flash2_fwd_combine:
     case KernelKind::blocksparse_fwd: return Pass::fwd;
     case KernelKind::gemm_dv:
     case KernelKind::gemm_dp:

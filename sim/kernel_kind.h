@@ -33,6 +33,7 @@ enum class KernelKind {
   flash1_bwd,
   // FlashAttention-2's order, and block-sparse over it (the same kernels over a mask's tiles)
   flash2_fwd,
+  flash2_fwd_combine,  // split-KV (Config::splits > 1): merges the splits' partial O and lse
   flash2_bwd_preprocess,
   flash2_bwd,
   flash2_bwd_convert_dq,

@@ -101,7 +101,7 @@ const std::vector<std::string>& key_columns() {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
       "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
-      "seqlen_k", "gqa_pack"};
+      "seqlen_k", "gqa_pack", "splits"};
   return k;
 }
 
@@ -135,6 +135,7 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "kv_heads") return std::to_string(r.kv_heads);
   if (col == "seqlen_k") return std::to_string(r.seqlen_k);
   if (col == "gqa_pack") return std::to_string(r.gqa_pack);
+  if (col == "splits") return std::to_string(r.splits);
   for (const auto& [name, field] : value_fields())
     if (name == col) return opt(r.*field);
   return "";
@@ -162,6 +163,7 @@ Row config_row(const Config& c, RowSource source) {
   base.kv_heads = c.problem.kv_heads_count();
   base.seqlen_k = c.problem.keys();
   base.gqa_pack = c.gqa_pack ? 1 : 0;
+  base.splits = c.splits;
   return base;
 }
 
@@ -249,6 +251,7 @@ nlohmann::json to_json(const Row& r) {
   j["kv_heads"] = r.kv_heads;
   j["seqlen_k"] = r.seqlen_k;
   j["gqa_pack"] = r.gqa_pack;
+  j["splits"] = r.splits;
   for (const auto& [name, field] : value_fields())
     j[name] = (r.*field) ? nlohmann::json(*(r.*field)) : nlohmann::json(nullptr);
   return j;
@@ -374,6 +377,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "kv_heads") r.kv_heads = v.empty() ? 0 : as_int();
       else if (col == "seqlen_k") r.seqlen_k = v.empty() ? 0 : as_int();
       else if (col == "gqa_pack") r.gqa_pack = v.empty() ? 1 : static_cast<int>(as_int());
+      else if (col == "splits") r.splits = v.empty() ? 1 : as_int();
       else if (col == "io_total_bytes") r.io_total_bytes = as_real();
       else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();
       else {

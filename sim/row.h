@@ -39,6 +39,8 @@ struct Row {
   // whether the kernels per query head take a group's rows (sim/config.h, gqa_pack).
   int64_t kv_heads = 0, seqlen_k = 0;
   int gqa_pack = 1;
+  // Split-KV's key splits of flash2's forward (sim/config.h, splits); 1 in a file without the column.
+  int64_t splits = 1;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;

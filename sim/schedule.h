@@ -109,6 +109,11 @@ TileGrid tile_grid(const Config& config, bool group_rows = false);
 // Grid heads of a kernel: B·Hkv when its blocks take a group's rows, else B·H.
 int64_t grid_heads(const Problem& problem, bool group_rows);
 
+// Split-KV's combine kernel (kernels/flash2_fwd_combine.cuh): 64 query rows of one query head
+// per block, 128 threads (docs/shapes.md, "Split-KV").
+inline constexpr int64_t kSplitCombineRows = 64;
+inline constexpr int64_t kSplitCombineThreads = 128;
+
 // flash1's forward block: one warp per 16-row slice of its row tile (kernels/flash1.cuh,
 // flash1_fwd_warps), for the schedule and the numeric execution alike.
 inline int64_t flash1_fwd_threads(int64_t block_r) { return std::max<int64_t>(1, block_r / 16) * 32; }

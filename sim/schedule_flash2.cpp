@@ -12,6 +12,108 @@ int64_t sum(const std::vector<int64_t>& xs) {
   return std::accumulate(xs.begin(), xs.end(), int64_t{0}, [](int64_t a, int64_t b) { return checked_add(a, b); });
 }
 
+// Split-KV's forward (docs/shapes.md, "Split-KV"): the block (s, i) of a grid head runs row tile
+// i over split s's key tiles [s·chunk, min((s + 1)·chunk, Tc)), chunk = ⌈Tc / S⌉, and writes its
+// rows' partial O (normalised by its own ℓ) and lse, fp32, into split s's copy of o_accum and
+// lse_accum (head s·B·H + the rows' query head, sim/tensor.h); a split that visits no tile
+// writes zeros and −∞ there without reading anything. Then the combine kernel, a block per 64
+// query rows of each query head, merges the S partials into O and lse.
+struct KeySplits {
+  int64_t splits = 1, chunk = 1;
+  int64_t first(int64_t s) const { return s * chunk; }
+  int64_t end(int64_t s, int64_t tc) const { return std::min(tc, (s + 1) * chunk); }
+  // Splits holding some of the first `visited` key tiles (flash2 visits a prefix of each row's).
+  int64_t holding(int64_t visited) const { return std::min(splits, ceil_div(visited, chunk)); }
+};
+KeySplits key_splits(const Config& c, const TileGrid& g) {
+  return {c.splits, ceil_div(g.tc, std::max<int64_t>(c.splits, 1))};
+}
+
+void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
+  const int64_t d = c.problem.headdim, e = element_bytes(c.problem.dtype);
+  const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
+  const TileGrid g = filter->grid();
+  const KeySplits ks = key_splits(c, g);
+  const int64_t bh_total = c.problem.batch_heads();
+  KernelSchedule k;
+  k.kind = KernelKind::flash2_fwd;
+  k.heads = grid_heads(c.problem, c.gqa_pack);
+  k.blocks_per_head = saturating_mul(ks.splits, g.tr);  // block s·Tr + i: row tile i, split s
+  k.threads_per_block = 128;
+  k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);
+  k.transfers_per_block = saturating_add(3, saturating_mul(2, ks.chunk));  // Q; K, V per tile; O, L partials
+  k.emit_block = [filter, g, ks, d, bh_total](int64_t gh, int64_t block, ScheduleSink& s) {
+    const int64_t split = block / g.tr, i = block % g.tr;
+    const int64_t r = g.rows_in(i), qh = g.query_head(gh), kvh = g.kv_head(gh);
+    const int64_t partial_head = split * bh_total + qh;  // split s's copy (sim/tensor.h)
+    const int64_t end = ks.end(split, g.tc);
+    bool any = false;
+    for (int64_t j = ks.first(split); j < end && !any; ++j) any = filter->visits(i, j);
+    if (any) {
+      s.transfer({Tensor::Q, Dir::read, qh, i * g.br, r, 0, d});
+      for (int64_t j = ks.first(split); j < end; ++j) {
+        if (!filter->visits(i, j)) continue;
+        const int64_t cj = g.cols_in(j);
+        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
+        s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
+      }
+      s.compute(flops_model::flash2_fwd_finish(g.br, d));
+    }
+    s.transfer({Tensor::o_accum, Dir::write, partial_head, i * g.br, r, 0, d});
+    s.transfer({Tensor::lse_accum, Dir::write, partial_head, i * g.br, r, 0, 1});
+  };
+  k.head_counts = [c, g, ks, d, e] {
+    const TileVisits v = tile_visits(c, c.gqa_pack);
+    int64_t q_rows = 0, holding_blocks = 0;  // Q read by every split that visits a tile
+    for (int64_t i = 0; i < g.tr; ++i) {
+      const int64_t h = ks.holding(v.per_row[i]);
+      q_rows = checked_add(q_rows, checked_mul(h, g.rows_in(i)));
+      holding_blocks = checked_add(holding_blocks, h);
+    }
+    Counts h;
+    h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
+    h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));
+    h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));
+    h.add_transfer(Tensor::o_accum, Dir::write, checked_mul(ks.splits, g.n, d, 4));
+    h.add_transfer(Tensor::lse_accum, Dir::write, checked_mul(ks.splits, g.n, 4));
+    h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d).scaled(v.tiles());
+    h.flops += flops_model::flash2_fwd_finish(g.br, d).scaled(holding_blocks);
+    return h;
+  };
+  kernels.push_back(std::move(k));
+
+  // The combine: one query head's rows, kSplitCombineRows a block, in the row kernels' order.
+  const int64_t nq = c.problem.seqlen, rows_per_block = kSplitCombineRows;
+  KernelSchedule m;
+  m.kind = KernelKind::flash2_fwd_combine;
+  m.heads = c.problem.batch_heads();
+  m.blocks_per_head = ceil_div(nq, rows_per_block);
+  m.threads_per_block = kSplitCombineThreads;
+  m.smem_bytes = 0;
+  m.transfers_per_block = saturating_add(2, saturating_mul(2, ks.splits));
+  m.emit_block = [ks, d, nq, rows_per_block, bh_total](int64_t bh, int64_t b, ScheduleSink& s) {
+    const int64_t row0 = b * rows_per_block, r = std::min(rows_per_block, nq - row0);
+    for (int64_t split = 0; split < ks.splits; ++split)
+      s.transfer({Tensor::lse_accum, Dir::read, split * bh_total + bh, row0, r, 0, 1});
+    for (int64_t split = 0; split < ks.splits; ++split)
+      s.transfer({Tensor::o_accum, Dir::read, split * bh_total + bh, row0, r, 0, d});
+    s.compute(flops_model::flash2_fwd_combine_rows(r, ks.splits, d));
+    s.transfer({Tensor::O, Dir::write, bh, row0, r, 0, d});
+    s.transfer({Tensor::lse, Dir::write, bh, row0, r, 0, 1});
+  };
+  m.head_counts = [ks, d, e, nq] {
+    Counts h;
+    h.add_transfer(Tensor::lse_accum, Dir::read, checked_mul(ks.splits, nq, 4));
+    h.add_transfer(Tensor::o_accum, Dir::read, checked_mul(ks.splits, nq, d, 4));
+    h.add_transfer(Tensor::O, Dir::write, checked_mul(nq, d, e));
+    h.add_transfer(Tensor::lse, Dir::write, checked_mul(nq, 4));
+    h.flops = flops_model::flash2_fwd_combine_rows(nq, ks.splits, d);
+    return h;
+  };
+  kernels.push_back(std::move(m));
+}
+
 }  // namespace
 
 std::vector<KernelSchedule> flash2_schedule(const Config& c) {
@@ -19,7 +121,9 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
   const int64_t e = element_bytes(c.problem.dtype);
   std::vector<KernelSchedule> kernels;
 
-  if (has_forward(c.problem.pass)) {
+  if (has_forward(c.problem.pass) && c.splits > 1) {
+    add_split_forward(c, kernels);
+  } else if (has_forward(c.problem.pass)) {
     // A block's rows: one query head's, or its K/V head's group's (gqa_pack; sim/config.h).
     const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
     const TileGrid g = filter->grid();

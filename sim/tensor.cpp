@@ -9,18 +9,19 @@ namespace flashio::sim {
 std::string to_string(Tensor t) {
   static const std::array<const char*, kTensorCount> names = {
       "Q", "K", "V", "O", "dO", "dQ", "dK", "dV", "S", "P", "P_drop", "dP", "dS",
-      "l", "m", "lse", "delta", "o_accum", "dq_accum"};
+      "l", "m", "lse", "delta", "o_accum", "dq_accum", "lse_accum"};
   return names[static_cast<int>(t)];
 }
 
 bool is_kv_tensor(Tensor t) { return t == Tensor::K || t == Tensor::V || t == Tensor::dK || t == Tensor::dV; }
 
 int64_t TensorShape::total_bytes(int64_t batch) const {
-  return saturating_mul(saturating_mul(std::max<int64_t>(batch, 0), std::max<int64_t>(heads, 0)),
+  return saturating_mul(saturating_mul(std::max<int64_t>(copies, 1), std::max<int64_t>(batch, 0),
+                                       std::max<int64_t>(heads, 0)),
                         saturating_mul(rows, cols, element_bytes));
 }
 
-TensorShape tensor_shape(Tensor t, const Problem& p) {
+TensorShape tensor_shape(Tensor t, const Problem& p, int64_t splits) {
   const int64_t nq = p.seqlen, nk = p.keys(), d = p.headdim, e = element_bytes(p.dtype);
   const int64_t h = p.heads, hkv = p.kv_heads_count();
   switch (t) {
@@ -32,8 +33,12 @@ TensorShape tensor_shape(Tensor t, const Problem& p) {
       return {nq, nk, e, h};
     case Tensor::stat_l: case Tensor::stat_m: case Tensor::lse: case Tensor::delta:
       return {nq, 1, 4, h};
-    case Tensor::o_accum: case Tensor::dq_accum:
+    case Tensor::o_accum:
+      return {nq, d, 4, h, std::max<int64_t>(splits, 1)};
+    case Tensor::dq_accum:
       return {nq, d, 4, h};
+    case Tensor::lse_accum:
+      return {nq, 1, 4, h, std::max<int64_t>(splits, 1)};
     case Tensor::count: break;
   }
   return {};

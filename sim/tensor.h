@@ -18,8 +18,10 @@ enum class Tensor : int {
   stat_l, stat_m,               // flash1's row sum ℓ and row max m, fp32, Nq × 1
   lse,                          // flash2's log-sum-exp L = m + log ℓ, fp32, Nq × 1
   delta,                        // D = rowsum(dO ∘ O), fp32, Nq × 1
-  o_accum,                      // flash1's running output, fp32, Nq × d (kept in fp32 in HBM)
+  o_accum,                      // flash1's running output; split-KV (Config::splits): each split's
+                                // output, normalised by its own ℓ; fp32, Nq × d (per split)
   dq_accum,                     // dQ accumulator, fp32, Nq × d (flash1 RMW, flash2 atomics)
+  lse_accum,                    // split-KV: each split's log-sum-exp, fp32, Nq × 1 per split
   count
 };
 constexpr int kTensorCount = static_cast<int>(Tensor::count);
@@ -31,10 +33,15 @@ struct TensorShape {
   int64_t cols = 0;
   int64_t element_bytes = 0;
   int64_t heads = 0;  // per batch element: H, or Hkv for K, V, dK, dV
-  // The whole tensor, B · heads · rows · cols · element_bytes (saturating at kMaxCount).
+  // Copies of the (B, heads, rows, cols) array, outermost: the splits of split-KV's partial
+  // results (o_accum, lse_accum: [S][B][H][Nq][·], so split s of global head bh is head
+  // s·B·H + bh); 1 for every other tensor.
+  int64_t copies = 1;
+  // The whole tensor, copies · B · heads · rows · cols · element_bytes (saturating at kMaxCount).
   int64_t total_bytes(int64_t batch) const;
 };
-TensorShape tensor_shape(Tensor tensor, const Problem& problem);
+// `splits`: the configuration's split-KV count (Config::splits), which sizes the partial results.
+TensorShape tensor_shape(Tensor tensor, const Problem& problem, int64_t splits = 1);
 // Whether the tensor has a head per K/V head (K, V, dK, dV) rather than per query head.
 bool is_kv_tensor(Tensor tensor);
 

@@ -63,6 +63,7 @@ bool is_library_gemm(KernelKind kind) {
     case KernelKind::flash1_fwd:
     case KernelKind::flash1_bwd:
     case KernelKind::flash2_fwd:
+    case KernelKind::flash2_fwd_combine:
     case KernelKind::flash2_bwd_preprocess:
     case KernelKind::flash2_bwd:
     case KernelKind::flash2_bwd_convert_dq:
@@ -331,7 +332,7 @@ int64_t estimated_dram_bytes(const Config& config, const KernelSchedule&, const 
   int64_t bytes = 0;
   for (int t = 0; t < kTensorCount; ++t) {
     const Tensor tensor = static_cast<Tensor>(t);
-    const TensorShape s = tensor_shape(tensor, config.problem);
+    const TensorShape s = tensor_shape(tensor, config.problem, config.splits);
     const int64_t size = s.total_bytes(config.problem.batch);
     const auto& b = counts.of(tensor);
     bytes = saturating_add(bytes, saturating_add(std::min(b.read_bytes, size), std::min(b.write_bytes, size)));

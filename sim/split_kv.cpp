@@ -1,0 +1,34 @@
+#include "sim/split_kv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "sim/checked.h"
+#include "sim/schedule.h"
+
+namespace flashio::sim {
+
+int64_t auto_splits(const Config& c) {
+  if (c.algo != Algo::flash2 || c.tiling.block_r <= 0 || c.tiling.block_c <= 0) return 1;
+  const TileGrid g = tile_grid(c, c.gqa_pack);
+  const double blocks = static_cast<double>(grid_heads(c.problem, c.gqa_pack)) * static_cast<double>(g.tr);
+  const double sms = static_cast<double>(std::max<int64_t>(c.hw.sm_count, 1));
+  if (blocks >= 0.8 * sms) return 1;
+  const int64_t max_splits = std::min({kMaxAutoSplits, std::max<int64_t>(c.hw.sm_count, 1), g.tc});
+  // S − 1 splits with the same chunk as S would leave S's last split empty: not a choice.
+  const auto eligible = [&](int64_t s) { return s == 1 || ceil_div(g.tc, s) != ceil_div(g.tc, s - 1); };
+  std::vector<double> efficiency(static_cast<size_t>(std::max<int64_t>(max_splits, 1)), 0.0);
+  double best = 0.0;
+  for (int64_t s = 1; s <= max_splits; ++s) {
+    if (!eligible(s)) continue;
+    const double waves = blocks * static_cast<double>(s) / sms;
+    efficiency[s - 1] = waves / std::ceil(waves);
+    best = std::max(best, efficiency[s - 1]);
+  }
+  for (int64_t s = 1; s <= max_splits; ++s)
+    if (eligible(s) && efficiency[s - 1] >= 0.85 * best) return s;
+  return 1;
+}
+
+}  // namespace flashio::sim
