@@ -178,10 +178,27 @@ TEST_CASE("the options kv-heads, seqlen-k and gqa-pack are key columns of every 
   const CliResult r = run_in_process({"simulate", "--algo", "flash2", "--heads", "8", "--kv-heads", "2", "--seqlen", "1",
                                "--seqlen-k", "4096", "--gqa-pack", "0,1", "--format", "csv"});
   REQUIRE(r.status == 0);
-  CHECK(r.out.find(",kv_heads,seqlen_k,gqa_pack,") != std::string::npos);
-  CHECK(r.out.find(",2,4096,0,") != std::string::npos);
-  CHECK(r.out.find(",2,4096,1,") != std::string::npos);
+  CHECK(r.out.find(",kv_heads,seqlen_k,gqa_pack,splits,") != std::string::npos);
+  CHECK(r.out.find(",2,4096,0,1,") != std::string::npos);
+  CHECK(r.out.find(",2,4096,1,1,") != std::string::npos);
   const CliResult square = run_in_process({"simulate", "--algo", "flash2", "--heads", "8", "--seqlen", "97", "--format", "csv"});
   REQUIRE(square.status == 0);
-  CHECK(square.out.find(",8,97,1,") != std::string::npos);  // Hkv = H, Nk = N
+  CHECK(square.out.find(",8,97,1,1,") != std::string::npos);  // Hkv = H, Nk = N, one split
+}
+
+TEST_CASE("split-KV: --splits takes counts and auto, rejects 0, words, counts beyond the key tiles and other "
+          "algorithms naming the option, and its rows carry the split count") {
+  check_rejected({{"simulate", "--splits", "0"}, "--splits"});
+  check_rejected({{"simulate", "--splits", "two"}, "--splits"});
+  check_rejected({{"simulate", "--algo", "flash1", "--splits", "2"}, "--splits"});
+  check_rejected({{"simulate", "--seqlen", "100", "--block-r", "64", "--block-c", "64", "--splits", "3"}, "--splits"});
+  check_rejected({{"explain", "--seqlen", "16", "--headdim", "4", "--sram", "1KiB", "--splits", "2"}, "--splits"});
+  const CliResult r = run_in_process({"simulate", "--algo", "flash2", "--batch", "8", "--heads", "32", "--kv-heads", "8",
+                                      "--seqlen", "1", "--seqlen-k", "32768", "--headdim", "128", "--tiling", "kernel",
+                                      "--splits", "1,auto,5", "--format", "csv", "--kernels"});
+  REQUIRE(r.status == 0);
+  // auto on the H200: 64 packed row tiles; 2 splits fill 128 of the 132 SMs (97 % of a wave).
+  CHECK(r.out.find(",8,32768,1,2,") != std::string::npos);
+  CHECK(r.out.find(",8,32768,1,5,") != std::string::npos);
+  CHECK(r.out.find("flash2_fwd_combine") != std::string::npos);
 }
