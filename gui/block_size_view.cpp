@@ -90,9 +90,7 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
   const WorkbenchParams& params = data.params;
   for (ChartPanel* c : {flops_, bytes_, time_}) c->clear();
 
-  const ProblemKey key{params.problem.batch,  params.problem.heads, params.problem.seqlen,
-                       params.problem.headdim, params.problem.dtype, params.problem.pass,
-                       params.problem.causal ? 1 : 0};
+  const ProblemKey key = problem_key(params);
   // Measured rows of this problem, drawn at the x their tiling has under the sweep shape.
   std::map<sim::Algo, std::vector<PlotRow>> measured;
   int off_curve = 0;  // measured rows whose tiling the sweep does not draw
@@ -137,7 +135,10 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
     flops_->add_series("flops model " + qname, SeriesKind::model, color,
                        points_of(data.block_rows, model, name, &all_flops));
     if (first) {
-      flops_->add_series("flops convention 4BHN²d", SeriesKind::roofline, convention_color(),
+      // The convention's formula as sim/problem.h states it: 4·B·H·Nq·Nk·d where Nk ≠ N.
+      const bool square = params.problem.keys() == params.problem.seqlen;
+      flops_->add_series(square ? "flops convention 4BHN²d" : "flops convention 4BH·N·Nk·d",
+                         SeriesKind::roofline, convention_color(),
                          points_of(data.block_rows, model, name, &convention_flops));
       first = false;
     }
@@ -185,6 +186,12 @@ void BlockSizeView::redraw(const ViewInputs& inputs) {
   time_->finish(x, {"runtime", AxisQuantity::time_ms, {}});
 
   QStringList notes;
+  if (!data.problem_error.empty()) {
+    // Nothing was computed: the reason is the whole note (the L2 model has nothing to replay).
+    note_->setText(QStringLiteral("cannot compute this problem: %1").arg(QString::fromStdString(data.problem_error)));
+    Q_EMIT rows_changed();
+    return;
+  }
   for (const auto& [algo, limit] : data.block_fit_limit)
     if (algo != sim::Algo::standard)
       notes << (limit > 0 ? QStringLiteral("%1 tiles fit in M up to B = %2")

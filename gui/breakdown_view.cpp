@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "gui/chart_panel.h"
+#include "gui/row_text.h"
 #include "gui/size_text.h"
 
 namespace flashio::gui {
@@ -47,11 +48,14 @@ void BreakdownView::rebuild() {
   }
   const WorkbenchData& data = *inputs_.data;
   const auto& p = data.params.problem;
-  chart->setTitle(QStringLiteral("Bytes per tensor, B=%1 H=%2 N=%3 d=%4 %5%6, %7 (read + write)")
-                      .arg(p.batch).arg(p.heads).arg(p.seqlen).arg(p.headdim)
-                      .arg(QString::fromStdString(sim::to_string(p.dtype)),
-                           p.causal ? " causal" : "",
-                           QString::fromStdString(sim::to_string(p.pass))));
+  if (!data.problem_error.empty())
+    chart->setTitle(QStringLiteral("Bytes per tensor: cannot compute this problem: %1")
+                        .arg(QString::fromStdString(data.problem_error)));
+  else
+    chart->setTitle(QStringLiteral("Bytes per tensor, %1 %2%3, %4%5 (read + write)")
+                        .arg(shape_text(p), QString::fromStdString(sim::to_string(p.dtype)),
+                             p.causal ? " causal" : "", QString::fromStdString(sim::to_string(p.pass)),
+                             packing_text(p.heads, p.kv_heads, data.params.gqa_pack)));
   QAbstractBarSeries* series = percent_->isChecked()
                                    ? static_cast<QAbstractBarSeries*>(new QPercentBarSeries())
                                    : static_cast<QAbstractBarSeries*>(new QStackedBarSeries());

@@ -12,9 +12,9 @@ namespace {
 
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
-    "algo", "batch", "heads", "seqlen", "headdim", "dtype", "pass", "sram", "block-r",
-    "block-c", "hw", "results", "view", "screenshot", "block-mask", "sweep", "shape",
-    "tiling-step"};
+    "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
+    "gqa-pack", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
 
 int64_t positive(const std::string& option, const std::string& text, int64_t max) {
@@ -31,15 +31,33 @@ int64_t positive(const std::string& option, const std::string& text, int64_t max
   return v;
 }
 
+// A problem sim refuses as a whole (Hkv not dividing H, causal with Nk < N), named by the
+// option that sets the field, as every other message here is.
+std::string option_of(sim::Field field) {
+  switch (field) {
+    case sim::Field::batch: return "--batch";
+    case sim::Field::heads: return "--heads";
+    case sim::Field::seqlen: return "--seqlen";
+    case sim::Field::headdim: return "--headdim";
+    case sim::Field::kv_heads: return "--kv-heads";
+    case sim::Field::seqlen_k: return "--seqlen-k";
+    default: return "--" + std::string(sim::field_name(field));
+  }
+}
+
 }  // namespace
 
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
+         "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1]\n"
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
          "  [--screenshot FILE.png] [--tiling-step K] [--no-cache]\n"
-         "  --view NAME: block, scaling, breakdown, tiling (teaching) or map (tiling map)\n";
+         "  --view NAME: block, scaling, breakdown, tiling (teaching) or map (tiling map)\n"
+         "  --kv-heads: K/V heads, dividing --heads (1: multi-query); --seqlen-k: keys per head\n"
+         "  (--seqlen is then the queries; causal needs NK >= N); --gqa-pack: whether a forward\n"
+         "  block takes a K/V group's query heads, 0 or 1 (default 1; given alone, 1)\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -67,7 +85,10 @@ ParseResult parse_command_line(const QStringList& arguments) {
         for (const auto& o : kSwitches) allowed += ", --" + o;
         throw sim::InvalidInput("unknown option --" + name + "; allowed: " + allowed);
       }
-      if (takes_value && !has_value) {
+      // --gqa-pack alone is 1, as the runner's switch is; a value may follow it as for any option.
+      const bool alone = name == "gqa-pack" && !has_value &&
+                         (k + 1 >= arguments.size() || arguments[k + 1].startsWith("--"));
+      if (takes_value && !has_value && !alone) {
         if (k + 1 >= arguments.size()) throw sim::InvalidInput("--" + name + " needs a value");
         value = arguments[++k].toStdString();
       }
@@ -93,6 +114,14 @@ ParseResult parse_command_line(const QStringList& arguments) {
       } else if (name == "batch") { p.problem.batch = positive(name, value, 1 << 20); cl.params_given = true; }
       else if (name == "heads") { p.problem.heads = positive(name, value, 1 << 16); cl.params_given = true; }
       else if (name == "seqlen") { p.problem.seqlen = positive(name, value, 1 << 20); cl.params_given = true; }
+      else if (name == "kv-heads") { p.problem.kv_heads = positive(name, value, 1 << 16); cl.params_given = true; }
+      else if (name == "seqlen-k") { p.problem.seqlen_k = positive(name, value, 1 << 20); cl.params_given = true; }
+      else if (name == "gqa-pack") {
+        if (!alone && value != "0" && value != "1")
+          throw sim::InvalidInput("--gqa-pack takes 0 or 1 (one configuration), not '" + value + "'");
+        p.gqa_pack = alone || value == "1";
+        cl.params_given = true;
+      }
       else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }
       else if (name == "block-r") { p.block_r = positive(name, value, 65536); cl.params_given = true; }
       else if (name == "block-c") { p.block_c = positive(name, value, 65536); cl.params_given = true; }
@@ -158,8 +187,12 @@ ParseResult parse_command_line(const QStringList& arguments) {
       }
     }
     if (cl.params_given) {
-      sim::Problem probe = p.problem;
-      sim::validate(probe);
+      try {
+        sim::validate(p.problem);
+      } catch (const sim::InvalidInput& e) {
+        if (!e.field()) throw;
+        throw sim::InvalidInput(option_of(*e.field()) + ": " + e.problem());
+      }
     }
   } catch (const sim::InvalidInput& e) {
     result.error = e.what();

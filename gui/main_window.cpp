@@ -18,6 +18,7 @@
 #include <QPromise>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -28,6 +29,7 @@
 #include "gui/breakdown_view.h"
 #include "gui/chart_panel.h"
 #include "gui/parameter_panel.h"
+#include "gui/params_settings.h"
 #include "gui/rows_model.h"
 #include "gui/scaling_view.h"
 #include "gui/tiling_view.h"
@@ -92,7 +94,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   auto* scroll = new QScrollArea();
   scroll->setWidget(panel_);
   scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(300);
+  // As wide as the panel's widest row (H beside Hkv, N beside Nk) and a vertical scroll bar,
+  // so the panel never scrolls sideways; 300 px at least.
+  scroll->setMinimumWidth(std::max(300, panel_->minimumSizeHint().width() + 2 * scroll->frameWidth() +
+                                            scroll->verticalScrollBar()->sizeHint().width()));
   auto* panel_dock = new QDockWidget("Parameters");
   panel_dock->setObjectName("parameters");
   panel_dock->setWidget(scroll);
@@ -290,10 +295,13 @@ void MainWindow::on_data_finished() {
   redraw_all();
   last_redraw_ms_ = static_cast<double>(redraw.nsecsElapsed()) / 1e6;
   const double total_ms = static_cast<double>(change_timer_.nsecsElapsed()) / 1e6;
-  status_->setText(QStringLiteral("closed form: %1 configurations, change to redraw %2 ms")
-                       .arg(inputs_.data->block_rows.size() + inputs_.data->seqlen_rows.size() +
-                            inputs_.data->sram_rows.size())
-                       .arg(total_ms, 0, 'f', 1));
+  if (!inputs_.data->problem_error.empty())
+    status_->setText(QStringLiteral("cannot compute this problem: %1").arg(QString::fromStdString(inputs_.data->problem_error)));
+  else
+    status_->setText(QStringLiteral("closed form: %1 configurations, change to redraw %2 ms")
+                         .arg(inputs_.data->block_rows.size() + inputs_.data->seqlen_rows.size() +
+                              inputs_.data->sram_rows.size())
+                         .arg(total_ms, 0, 'f', 1));
   Q_EMIT data_ready();
   if (options_.cache_curves) start_cache();
 }
@@ -381,56 +389,19 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::save_settings() {
   QSettings s("flashio", "flashio-gui");
-  const WorkbenchParams p = panel_->params();
   s.setValue("window/geometry", saveGeometry());
   s.setValue("window/state", saveState());
   s.setValue("window/view", current_view()->view_name());
-  s.setValue("problem/batch", static_cast<qlonglong>(p.problem.batch));
-  s.setValue("problem/heads", static_cast<qlonglong>(p.problem.heads));
-  s.setValue("problem/seqlen", static_cast<qlonglong>(p.problem.seqlen));
-  s.setValue("problem/headdim", static_cast<qlonglong>(p.problem.headdim));
-  s.setValue("problem/dtype", QString::fromStdString(sim::to_string(p.problem.dtype)));
-  s.setValue("problem/pass", QString::fromStdString(sim::to_string(p.problem.pass)));
-  s.setValue("problem/causal", p.problem.causal);
-  s.setValue("hw/name", QString::fromStdString(p.hw_name));
-  s.setValue("hw/sram_bytes", static_cast<qlonglong>(p.sram_bytes));
-  QStringList algos;
-  for (auto a : p.algos) algos << QString::fromStdString(sim::to_string(a));
-  s.setValue("algos", algos.join(","));
-  s.setValue("blocks/mask", QString::fromStdString(p.block_mask));
-  s.setValue("blocks/min", static_cast<qlonglong>(p.sweep_min));
-  s.setValue("blocks/max", static_cast<qlonglong>(p.sweep_max));
-  s.setValue("blocks/shape", QString::fromStdString(to_string(p.shape)));
-  s.setValue("blocks/block_r", static_cast<qlonglong>(p.block_r));
-  s.setValue("blocks/block_c", static_cast<qlonglong>(p.block_c));
+  save_params(s, panel_->params());
 }
 
 void MainWindow::restore_settings() {
   QSettings s("flashio", "flashio-gui");
-  if (!s.contains("problem/seqlen")) return;
-  WorkbenchParams p;
-  p.problem.batch = s.value("problem/batch", 64).toLongLong();
-  p.problem.heads = s.value("problem/heads", 16).toLongLong();
-  p.problem.seqlen = s.value("problem/seqlen", 1024).toLongLong();
-  p.problem.headdim = s.value("problem/headdim", 64).toLongLong();
-  p.problem.dtype = sim::parse_dtype(s.value("problem/dtype").toString().toStdString()).value_or(sim::DType::fp16);
-  p.problem.pass = sim::parse_pass(s.value("problem/pass").toString().toStdString()).value_or(sim::Pass::fwd);
-  p.problem.causal = s.value("problem/causal", false).toBool();
-  const std::string hw = s.value("hw/name", "h200").toString().toStdString();
-  p.hw_name = sim::is_hardware_preset(hw) ? hw : "h200";
-  p.sram_bytes = s.value("hw/sram_bytes", 0).toLongLong();
-  p.algos.clear();
-  for (const QString& a : s.value("algos").toString().split(',', Qt::SkipEmptyParts))
-    if (auto algo = sim::parse_algo(a.toStdString())) p.algos.push_back(*algo);
-  p.block_mask = s.value("blocks/mask", "banded:2").toString().toStdString();
-  p.sweep_min = s.value("blocks/min", 16).toLongLong();
-  p.sweep_max = s.value("blocks/max", 512).toLongLong();
-  p.shape = parse_sweep_shape(s.value("blocks/shape").toString().toStdString()).value_or(SweepShape::outer);
-  p.block_r = s.value("blocks/block_r", 0).toLongLong();
-  p.block_c = s.value("blocks/block_c", 0).toLongLong();
+  const std::optional<WorkbenchParams> p = restore_params(s);
+  if (!p) return;
   {
     const QSignalBlocker block(panel_);
-    panel_->set_params(p);
+    panel_->set_params(*p);
   }
   restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());

@@ -10,6 +10,7 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "gui/field_label.h"
 #include "gui/size_spin_box.h"
 #include "gui/size_text.h"
 #include "sim/hardware.h"
@@ -36,6 +37,19 @@ QSpinBox* spin(int lo, int hi, int value, const QString& tip) {
   return s;
 }
 
+QString label(sim::Field field) {
+  const std::string_view text = field_label(field);
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// Hkv and Nk at their lowest value, 0: sim's "the same as H / N" (sim/problem.h), shown as such
+// so that 0 is never a value a person reads.
+QSpinBox* same_as_spin(int hi, const QString& same_text, const QString& tip) {
+  QSpinBox* s = spin(0, hi, 0, tip);
+  s->setSpecialValueText(same_text);
+  return s;
+}
+
 const sim::Algo kAlgos[4] = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2,
                              sim::Algo::blocksparse};
 
@@ -46,6 +60,35 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   heads_ = spin(1, 1024, 16, "H: heads");
   seqlen_ = spin(1, 1 << 20, 1024, "N: sequence length");
   headdim_ = spin(1, 1024, 64, "d: head dimension");
+  kv_heads_ = same_as_spin(
+      1024, "= H",
+      "Hkv: K/V heads (grouped-query attention). Each K/V head is shared by H / Hkv query heads, "
+      "so Hkv must divide H; 1 is multi-query attention. \"= H\" (the lowest value): a K/V head "
+      "per query head.");
+  seqlen_k_ = same_as_spin(
+      1 << 20, "= N",
+      "Nk: keys per head; N is then the queries per head (Nq). Decoding is N = 1 against a cache "
+      "of Nk keys. Causal is aligned bottom-right, as FlashAttention does: query i sees the keys "
+      "j <= i + Nk - N, so the last query sees every key and causal needs Nk >= N. \"= N\" (the "
+      "lowest value): square attention.");
+  gqa_pack_ = new QCheckBox("pack a group's query heads");
+  gqa_pack_->setChecked(true);
+  gqa_pack_->setToolTip(
+      "With Hkv < H: a forward thread block takes the rows of all H / Hkv query heads of a K/V "
+      "head's group, so each K/V tile is read once for the group (FlashAttention's PackGQA). "
+      "Unticked: a block takes one query head's rows, and every query head reads its group's K "
+      "and V again (their io H / Hkv times the packed one). The backward's dK, dV kernels always "
+      "take the group's rows. No effect without grouping (Hkv = H), where it is greyed out.");
+  decode_ = new QPushButton("decode preset");
+  decode_->setToolTip("Decoding: one new token per sequence against a 32,768-token K/V cache with "
+                      "grouped-query heads (Llama-3-8B's shape): B = 8, H = 32, Hkv = 8, N = 1, "
+                      "Nk = 32,768, d = 128; dtype, pass, causal, hardware, M, algorithms and "
+                      "blocks are kept");
+  problem_error_ = new QLabel();
+  problem_error_->setWordWrap(true);
+  problem_error_->setStyleSheet("color: #b00");  // the tiling view's error colour
+  problem_error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  problem_error_->setVisible(false);
   dtype_ = new QComboBox();
   for (auto t : {sim::DType::fp16, sim::DType::bf16, sim::DType::fp32})
     dtype_->addItem(QString::fromStdString(sim::to_string(t)));
@@ -103,10 +146,19 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     row->addWidget(b, 1);
     return row;
   };
-  pf->addRow("B (batch)", pair(batch_, "H (heads)", heads_));
-  pf->addRow("N (seqlen)", pair(seqlen_, "d (headdim)", headdim_));
+  // Labels from field_label (sim's errors name the fields by them). Each query-side count sits
+  // beside its key-side one: H beside Hkv, N beside Nk.
+  using sim::Field;
+  pf->addRow(label(Field::batch), pair(batch_, label(Field::headdim), headdim_));
+  pf->addRow(label(Field::heads), pair(heads_, label(Field::kv_heads), kv_heads_));
+  pf->addRow(label(Field::seqlen), pair(seqlen_, label(Field::seqlen_k), seqlen_k_));
   pf->addRow("dtype", pair(dtype_, "pass", pass_));
-  pf->addRow("", causal_);
+  auto* causal_row = new QHBoxLayout();
+  causal_row->addWidget(causal_, 1);
+  causal_row->addWidget(decode_);
+  pf->addRow("", causal_row);
+  pf->addRow("", gqa_pack_);
+  pf->addRow(problem_error_);
 
   auto* hardware = new QGroupBox("Hardware and SRAM size M");
   auto* hf = new QFormLayout(hardware);
@@ -148,8 +200,13 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(blocks);
   layout->addStretch(1);
 
-  for (QSpinBox* s : {batch_, heads_, seqlen_, headdim_, sweep_min_, sweep_max_, block_r_, block_c_})
+  for (QSpinBox* s : {batch_, heads_, seqlen_, headdim_, kv_heads_, seqlen_k_, sweep_min_, sweep_max_,
+                      block_r_, block_c_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::emit_changed);
+  for (QSpinBox* s : {heads_, kv_heads_})
+    connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::sync_gqa_pack_enabled);
+  connect(gqa_pack_, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
+  connect(decode_, &QPushButton::clicked, this, [this] { set_params(decode_preset(params())); });
   for (QComboBox* c : {dtype_, pass_, shape_})
     connect(c, &QComboBox::currentIndexChanged, this, &ParameterPanel::emit_changed);
   connect(dtype_, &QComboBox::currentIndexChanged, this, &ParameterPanel::sync_sram_label);
@@ -167,6 +224,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   connect(sram_slider_, &QSlider::valueChanged, this, &ParameterPanel::on_sram_slider);
   connect(sram_, &QSpinBox::valueChanged, this, &ParameterPanel::on_sram_box);
   on_sram_box(sram_->value());
+  sync_gqa_pack_enabled();
 }
 
 QCheckBox* ParameterPanel::algo_box(sim::Algo algo) const {
@@ -205,7 +263,29 @@ void ParameterPanel::sync_sram_label() {
 }
 
 void ParameterPanel::emit_changed() {
-  if (!quiet_) Q_EMIT params_changed();
+  if (quiet_) return;
+  sync_problem_error();
+  Q_EMIT params_changed();
+}
+
+void ParameterPanel::sync_problem_error() {
+  // sim decides what can exist (Hkv dividing H, causal with Nk >= N); the panel only says it,
+  // at once, beside the fields that set it. The views show no numbers for such a problem
+  // (compute_workbench computes none).
+  QString error;
+  try {
+    sim::validate(params().problem);
+  } catch (const sim::InvalidInput& invalid) {
+    error = QString::fromStdString(error_message(invalid));
+  }
+  problem_error_->setText(error);
+  problem_error_->setVisible(!error.isEmpty());
+}
+
+void ParameterPanel::sync_gqa_pack_enabled() {
+  // Packing changes the schedule only where query heads share a K/V head.
+  const int kv_heads = kv_heads_->value();
+  gqa_pack_->setEnabled(kv_heads > 0 && kv_heads != heads_->value());
 }
 
 WorkbenchParams ParameterPanel::params() const {
@@ -214,6 +294,9 @@ WorkbenchParams ParameterPanel::params() const {
   p.problem.heads = heads_->value();
   p.problem.seqlen = seqlen_->value();
   p.problem.headdim = headdim_->value();
+  p.problem.kv_heads = kv_heads_->value();  // 0: "= H"
+  p.problem.seqlen_k = seqlen_k_->value();  // 0: "= N"
+  p.gqa_pack = gqa_pack_->isChecked();
   p.problem.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(pass_->currentText().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = causal_->isChecked();
@@ -237,6 +320,9 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   heads_->setValue(static_cast<int>(p.problem.heads));
   seqlen_->setValue(static_cast<int>(p.problem.seqlen));
   headdim_->setValue(static_cast<int>(p.problem.headdim));
+  kv_heads_->setValue(static_cast<int>(p.problem.kv_heads));
+  seqlen_k_->setValue(static_cast<int>(p.problem.seqlen_k));
+  gqa_pack_->setChecked(p.gqa_pack);
   dtype_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.dtype)));
   pass_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.pass)));
   causal_->setChecked(p.problem.causal);
@@ -252,6 +338,8 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   block_c_->setValue(static_cast<int>(p.block_c));
   quiet_ = false;
   sync_sram_label();
+  sync_gqa_pack_enabled();
+  sync_problem_error();
   Q_EMIT params_changed();
 }
 

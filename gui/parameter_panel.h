@@ -1,10 +1,15 @@
 // ParameterPanel: the left-hand panel (problem, hardware, M, algorithms, block-size range).
-// It emits params_changed on every edit; the main window recomputes off the GUI thread.
+// It emits params_changed on every edit; the main window recomputes off the GUI thread. The
+// problem's fields include the shapes people serve (docs/shapes.md): K/V heads Hkv and keys Nk
+// ("= H" and "= N" at their lowest value, 0, which sim reads as "the same"), whether a forward
+// block packs a K/V group's query heads, and a one-click decoding preset; a problem sim refuses
+// is named under the fields by the panel's labels.
 #pragma once
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QWidget>
@@ -23,7 +28,16 @@ class ParameterPanel : public QWidget {
   void set_params(const WorkbenchParams& params);
 
   // The widgets, for tests that drive the panel the way a person would.
+  QSpinBox* batch_box() const { return batch_; }
+  QSpinBox* heads_box() const { return heads_; }
   QSpinBox* seqlen_box() const { return seqlen_; }
+  QSpinBox* kv_heads_box() const { return kv_heads_; }
+  QSpinBox* seqlen_k_box() const { return seqlen_k_; }
+  QCheckBox* gqa_pack_box() const { return gqa_pack_; }
+  QCheckBox* causal_box() const { return causal_; }
+  QPushButton* decode_button() const { return decode_; }
+  // sim's reason (by the panel's labels) when the problem cannot exist; empty when it can.
+  QString problem_error_text() const { return problem_error_->text(); }
   QSpinBox* headdim_box() const { return headdim_; }
   QSpinBox* sram_box() const { return sram_; }
   QSpinBox* block_r_box() const { return block_r_; }
@@ -39,8 +53,13 @@ class ParameterPanel : public QWidget {
   void on_sram_slider(int position);
   void on_sram_box(int bytes);
   void emit_changed();
+  void sync_problem_error();
+  void sync_gqa_pack_enabled();
 
-  QSpinBox *batch_, *heads_, *seqlen_, *headdim_;
+  QSpinBox *batch_, *heads_, *seqlen_, *headdim_, *kv_heads_, *seqlen_k_;
+  QCheckBox* gqa_pack_;
+  QPushButton* decode_;
+  QLabel* problem_error_;
   QComboBox *dtype_, *pass_, *hw_, *shape_;
   QCheckBox* causal_;
   QSpinBox* sram_;

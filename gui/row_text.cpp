@@ -3,15 +3,41 @@
 #include "gui/size_text.h"
 
 namespace flashio::gui {
+namespace {
+
+// A row's K/V heads and keys as the schema means them: 0 (a row not read through sim's reader,
+// which resolves them) is "the same as heads / seqlen".
+int64_t resolved(int64_t value, int64_t same_as) { return value > 0 ? value : same_as; }
+
+}  // namespace
+
+QString shape_text(int64_t batch, int64_t heads, int64_t kv_heads, int64_t seqlen, int64_t seqlen_k,
+                   int64_t headdim) {
+  QString text = QStringLiteral("B=%1 H=%2").arg(batch).arg(heads);
+  if (resolved(kv_heads, heads) != heads) text += QStringLiteral(" Hkv=%1").arg(kv_heads);
+  text += QStringLiteral(" N=%1").arg(seqlen);
+  if (resolved(seqlen_k, seqlen) != seqlen) text += QStringLiteral(" Nk=%1").arg(seqlen_k);
+  return text + QStringLiteral(" d=%1").arg(headdim);
+}
+
+QString shape_text(const sim::Problem& p) {
+  return shape_text(p.batch, p.heads, p.kv_heads, p.seqlen, p.seqlen_k, p.headdim);
+}
+
+QString packing_text(int64_t heads, int64_t kv_heads, bool gqa_pack) {
+  if (resolved(kv_heads, heads) == heads) return {};
+  return gqa_pack ? QStringLiteral(", groups packed") : QStringLiteral(", groups not packed");
+}
 
 QString row_tooltip(const sim::Row& row) {
-  QString text = QStringLiteral("%1 %2 %3, %4\nB=%5 H=%6 N=%7 d=%8 %9%10")
+  QString text = QStringLiteral("%1 %2 %3, %4\n%5 %6%7%8")
                      .arg(QString::fromStdString(sim::to_string(row.source)),
                           QString::fromStdString(sim::to_string(row.algo)),
                           QString::fromStdString(sim::to_string(row.pass)),
                           QString::fromStdString(sim::kernel_text(row.kernel)))
-                     .arg(row.batch).arg(row.heads).arg(row.seqlen).arg(row.headdim)
-                     .arg(QString::fromStdString(sim::to_string(row.dtype)), row.causal ? " causal" : "");
+                     .arg(shape_text(row.batch, row.heads, row.kv_heads, row.seqlen, row.seqlen_k, row.headdim),
+                          QString::fromStdString(sim::to_string(row.dtype)), row.causal ? " causal" : "",
+                          packing_text(row.heads, row.kv_heads, row.gqa_pack != 0));
   if (row.sram_bytes)
     text += QStringLiteral("\nM = %1 B (%2)").arg(format_exact(static_cast<double>(*row.sram_bytes)),
                                                   format_bytes_binary(static_cast<double>(*row.sram_bytes)));
@@ -35,10 +61,22 @@ QString row_tooltip(const sim::Row& row) {
   return text;
 }
 
+ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass) {
+  const sim::Problem& p = params.problem;
+  return {p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
+          p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0};
+}
+
+ProblemKey problem_key(const WorkbenchParams& params) { return problem_key(params, params.problem.pass); }
+
 bool row_matches(const sim::Row& row, const ProblemKey& key) {
+  const bool grouped = key.kv_heads != key.heads;
   return row.is_total() && row.batch == key.batch && row.heads == key.heads &&
          row.seqlen == key.seqlen && row.headdim == key.headdim && row.dtype == key.dtype &&
-         row.pass == key.pass && row.causal == key.causal;
+         row.pass == key.pass && row.causal == key.causal &&
+         resolved(row.kv_heads, row.heads) == key.kv_heads &&
+         resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
+         (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0));
 }
 
 }  // namespace flashio::gui

@@ -1,21 +1,40 @@
-// What a tooltip says about a row: its configuration and every known value, exactly.
+// What a tooltip says about a row: its configuration and every known value, exactly; and the
+// one spelling of a problem's shape that every title and tooltip uses.
 #pragma once
 #include <QString>
 
+#include "gui/workbench_params.h"
 #include "sim/row.h"
 
 namespace flashio::gui {
 
+// "B=8 H=32 Hkv=8 N=1 Nk=32768 d=128": Hkv and Nk only where they differ from H and N (0 means
+// the same), so a square problem reads as it always has.
+QString shape_text(int64_t batch, int64_t heads, int64_t kv_heads, int64_t seqlen, int64_t seqlen_k,
+                   int64_t headdim);
+QString shape_text(const sim::Problem& problem);
+// ", groups packed" / ", groups not packed" where the problem groups query heads (gqa_pack
+// changes the schedule only then); empty otherwise.
+QString packing_text(int64_t heads, int64_t kv_heads, bool gqa_pack);
+
 QString row_tooltip(const sim::Row& row);
 
-// Whether a loaded row (measured or peer) is of the problem the panel shows: the same B, H, N,
-// d, dtype, causal flag and pass, and a whole-pass (kernel=total) row.
+// Whether a loaded row (measured or peer) is of the problem the panel shows: the same B, H, Hkv,
+// N, Nk, d, dtype, causal flag and pass, the same gqa_pack where the problem groups query heads
+// (without grouping both values are one schedule, docs/shapes.md), and a whole-pass
+// (kernel=total) row. kv_heads and seqlen_k are resolved (never 0), as sim's row reader
+// resolves a file's.
 struct ProblemKey {
   int64_t batch, heads, seqlen, headdim;
   sim::DType dtype;
   sim::Pass pass;
   int causal;
+  int64_t kv_heads, seqlen_k;
+  int gqa_pack;
 };
+// The key of the panel's problem, for `pass` (the tiling map's maps are one pass each).
+ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass);
+ProblemKey problem_key(const WorkbenchParams& params);
 bool row_matches(const sim::Row& row, const ProblemKey& key);
 
 }  // namespace flashio::gui

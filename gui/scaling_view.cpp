@@ -21,6 +21,19 @@ std::vector<ChartPoint> io_series(const std::vector<PlotRow>& rows, sim::RowSour
   return points;
 }
 
+// The sequence chart's title and x axis: N, or Nk at the panel's N where Nk ≠ N (a decoding
+// problem's bytes grow with its cache length, not with its one query).
+QString seqlen_title(const WorkbenchParams& params) {
+  if (!scaling_sweeps_keys(params))
+    return QStringLiteral("io against sequence length N (rule tiling at the current M)");
+  return QStringLiteral("io against key length Nk at N = %1 (rule tiling at the current M)").arg(params.problem.seqlen);
+}
+
+QString seqlen_axis_title(const WorkbenchParams& params) {
+  return scaling_sweeps_keys(params) ? QStringLiteral("key length Nk (keys per head)")
+                                     : QStringLiteral("sequence length N (tokens)");
+}
+
 QString fit_line(const SlopeFit& fit, double theory, const QString& over) {
   if (fit.points == 0)
     return QStringLiteral("%1: too few points to fit").arg(QString::fromStdString(sim::to_string(fit.algo)));
@@ -35,7 +48,7 @@ QString fit_line(const SlopeFit& fit, double theory, const QString& over) {
 }  // namespace
 
 ScalingView::ScalingView(QWidget* parent) : WorkbenchView(parent) {
-  seqlen_ = new ChartPanel("io against sequence length N (rule tiling at the current M)");
+  seqlen_ = new ChartPanel(seqlen_title(WorkbenchParams{}));
   sram_ = new ChartPanel("io against SRAM size M (rule tiling at each M)");
   fits_ = new QLabel();
   fits_->setWordWrap(true);
@@ -69,8 +82,10 @@ std::vector<PlottedRow> ScalingView::plotted_rows() const {
 void ScalingView::redraw(const ViewInputs& inputs) {
   if (!inputs.data) return;
   const WorkbenchData& data = *inputs.data;
+  const bool keys = scaling_sweeps_keys(data.params);
   seqlen_->clear();
   sram_->clear();
+  seqlen_->chart()->setTitle(seqlen_title(data.params));
   for (const sim::Algo algo : data.params.algos) {
     const sim::RowAlgo name = sim::row_algo(algo);
     const QString qname = QString::fromStdString(sim::to_string(algo));
@@ -94,19 +109,27 @@ void ScalingView::redraw(const ViewInputs& inputs) {
   sram_->add_marker(QStringLiteral("current M = %1").arg(format_bytes_binary(
                         static_cast<double>(effective_sram_bytes(data.params)))),
                     static_cast<double>(effective_sram_bytes(data.params)), current_sram_marker_color());
+  if (keys)  // where the panel's problem lies on the Nk sweep (its Nk need not be a swept value)
+    seqlen_->add_marker(QStringLiteral("current Nk = %1").arg(data.params.problem.keys()),
+                        static_cast<double>(data.params.problem.keys()), current_sram_marker_color());
   // Ticks at the swept N and M.
   std::vector<double> seqlens, srams;
   for (const int64_t n : scaling_seqlens(data.params)) seqlens.push_back(static_cast<double>(n));
   for (const int64_t m : scaling_sram_bytes(data.params)) srams.push_back(static_cast<double>(m));
-  seqlen_->finish({"sequence length N (tokens)", AxisQuantity::count, seqlens},
+  seqlen_->finish({seqlen_axis_title(data.params), AxisQuantity::count, seqlens},
                   {"io bytes", AxisQuantity::bytes, {}});
   sram_->finish({QStringLiteral("SRAM size M (%1 B per element)").arg(e), AxisQuantity::sram_bytes, srams},
                 {"io bytes", AxisQuantity::bytes, {}});
 
   QStringList lines;
+  if (!data.problem_error.empty())
+    lines << QStringLiteral("cannot compute this problem: %1").arg(QString::fromStdString(data.problem_error).toHtmlEscaped());
+  // At a fixed N, Theorem 2's Nq·Nk·d²/M (and standard's Nq·d + Nq·Nk) grow as Nk: slope 1.
   for (const auto& f : data.seqlen_fits)
-    lines << fit_line(f, 2, QStringLiteral("N = %1..%2").arg(f.x_from).arg(f.x_to)) +
-                 (f.algo == sim::Algo::standard ? QStringLiteral(" (standard: Θ(Nd + N²), also 2)") : QString());
+    lines << fit_line(f, keys ? 1 : 2, QStringLiteral("%1 = %2..%3").arg(keys ? "Nk" : "N").arg(f.x_from).arg(f.x_to)) +
+                 (f.algo != sim::Algo::standard ? QString()
+                  : keys ? QStringLiteral(" (standard: Θ(Nd + N·Nk), also 1)")
+                         : QStringLiteral(" (standard: Θ(Nd + N²), also 2)"));
   for (const auto& f : data.sram_fits)
     lines << fit_line(f, -1, QStringLiteral("M = %1..%2")
                                  .arg(format_bytes_binary(f.x_from), format_bytes_binary(f.x_to))) +

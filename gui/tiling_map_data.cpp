@@ -148,9 +148,7 @@ void attach_measured(std::vector<TilingMap>& maps, const WorkbenchParams& params
                      const std::vector<sim::Row>& loaded_rows) {
   for (TilingMap& map : maps) {
     for (MapCell& cell : map.cells) cell.measured.clear();
-    const ProblemKey key{params.problem.batch,   params.problem.heads, params.problem.seqlen,
-                         params.problem.headdim, params.problem.dtype, map.pass,
-                         params.problem.causal ? 1 : 0};
+    const ProblemKey key = problem_key(params, map.pass);
     for (const sim::Row& row : loaded_rows) {
       if (row.source != sim::RowSource::measured || !row_matches(row, key) || !row.block_r ||
           !row.block_c || sim::model_algo(row.algo) != map.algo)

@@ -76,8 +76,9 @@ TilingMap compute_tiling_map(const WorkbenchParams& params, sim::Algo algo, sim:
 // parallel on Qt's global thread pool and the call returns when all are done.
 std::vector<TilingMap> compute_tiling_maps(const WorkbenchParams& params);
 
-// Puts each loaded measured total row of the maps' problem (source measured, the same B, H, N,
-// d, dtype, causal and pass) on the cell of its (block_r, block_c); replaces earlier ones.
+// Puts each loaded measured total row of the maps' problem (source measured, the same B, H, Hkv,
+// N, Nk, d, dtype, causal and pass, and gqa_pack where grouped: row_matches) on the cell of its
+// (block_r, block_c); replaces earlier ones.
 void attach_measured(std::vector<TilingMap>& maps, const WorkbenchParams& params,
                      const std::vector<sim::Row>& loaded_rows);
 

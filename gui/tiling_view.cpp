@@ -331,6 +331,9 @@ void TilingView::redraw(const ViewInputs& inputs) {
   sim::Problem p = params.problem;
   p.batch = 1;
   p.heads = 1;
+  // sim::explain traces one head of square attention: the panel's Hkv and Nk stay the charts'.
+  p.kv_heads = 0;
+  p.seqlen_k = 0;
   p.pass = sim::Pass::fwd;
   p.seqlen = base_problem_.seqlen;
   p.headdim = base_problem_.headdim;

@@ -69,9 +69,32 @@ std::optional<double> dram_bytes(const sim::Row& row) {
   return *row.dram_read_bytes + *row.dram_write_bytes;
 }
 
-std::vector<int64_t> scaling_seqlens(const WorkbenchParams&) {
+bool scaling_sweeps_keys(const WorkbenchParams& params) {
+  return params.problem.keys() != params.problem.seqlen;
+}
+
+sim::Problem scaling_problem(const WorkbenchParams& params, int64_t x) {
+  sim::Problem p = params.problem;
+  if (scaling_sweeps_keys(params)) {
+    p.seqlen_k = x;
+  } else {
+    p.seqlen = x;
+    p.seqlen_k = 0;  // square: the keys follow N (an Nk typed equal to N would stay put)
+  }
+  return p;
+}
+
+std::vector<int64_t> scaling_seqlens(const WorkbenchParams& params) {
   std::vector<int64_t> n;
-  for (int64_t v = 256; v <= 65536; v *= 2) n.push_back(v);
+  for (int64_t v = 256; v <= 65536; v *= 2) {
+    // sim decides which x can exist (causal with Nk < N cannot), so the axis never ticks a
+    // point that no curve reaches.
+    try {
+      sim::validate(scaling_problem(params, v));
+      n.push_back(v);
+    } catch (const sim::InvalidInput&) {
+    }
+  }
   return n;
 }
 
@@ -81,8 +104,9 @@ std::vector<int64_t> scaling_sram_bytes(const WorkbenchParams& params) {
   const int64_t e = sim::element_bytes(params.problem.dtype);
   const int64_t d = params.problem.headdim;
   const int64_t lo = next_pow2(4 * d * e);
-  const int64_t hi = std::max(next_pow2(params.problem.seqlen * d * e) * 2,
-                              next_pow2(effective_sram_bytes(params)));
+  // flash2's single pass needs Br >= N, flash1's Bc >= Nk: past the larger of the two.
+  const int64_t rows = std::max(params.problem.seqlen, params.problem.keys());
+  const int64_t hi = std::max(next_pow2(rows * d * e) * 2, next_pow2(effective_sram_bytes(params)));
   std::vector<int64_t> m;
   for (int64_t v = lo; v <= hi; v *= 2) m.push_back(v);
   return m;
@@ -117,6 +141,13 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   const int64_t e = sim::element_bytes(params.problem.dtype);
   const int64_t d = params.problem.headdim;
   data.crossover_sram_bytes = static_cast<double>(d * d * e);
+  try {
+    sim::validate(params.problem);
+  } catch (const sim::InvalidInput& invalid) {
+    data.problem_error = error_message(invalid);
+    data.skipped.push_back(data.problem_error);
+    return data;
+  }
 
   std::vector<Job> jobs;
   const auto blocks = sweep_blocks(params);
@@ -137,7 +168,7 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
     data.block_fit_limit.emplace_back(algo, limit);
     for (const int64_t n : scaling_seqlens(params)) {
       WorkbenchParams p = params;
-      p.problem.seqlen = n;
+      p.problem = scaling_problem(params, n);
       const sim::Config config = config_of(p, algo, sram_bytes, {});  // the rule's tiling
       jobs.push_back({&data.seqlen_rows, static_cast<double>(n), config, false});
     }
@@ -181,14 +212,17 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
     }
   }
 
-  // Theorem 2's slopes: 2 in N once Tr (or Tc) ≫ 1, so fit the four largest N; −1 in M while
-  // the re-read term N²d²/M dominates the compulsory N·d, so fit M from 4d up to N·d/8 elements.
+  // Theorem 2's slopes: 2 in N (1 in Nk at a fixed N: its Nq·Nk·d²/M) once Tr (or Tc) ≫ 1, so
+  // fit the four largest; −1 in M while the re-read term Nq·Nk·d²/M dominates the compulsory
+  // (Nq + Nk)·d, so fit M from 4d up to min(Nq, Nk)·d/8 elements.
   const auto seqlens = scaling_seqlens(params);
-  const double n_from = static_cast<double>(seqlens[seqlens.size() - 4]);
+  const double n_from = seqlens.size() >= 4 ? static_cast<double>(seqlens[seqlens.size() - 4])
+                                            : (seqlens.empty() ? 0.0 : static_cast<double>(seqlens.front()));
+  const double n_to = seqlens.empty() ? 0.0 : static_cast<double>(seqlens.back());
   const double m_from = static_cast<double>(4 * d * e);
-  const double m_to = static_cast<double>(params.problem.seqlen * d * e) / 8.0;
+  const double m_to = static_cast<double>(std::min(params.problem.seqlen, params.problem.keys()) * d * e) / 8.0;
   for (const sim::Algo algo : params.algos) {
-    SlopeFit n_fit = fit_log_slope(io_points(data.seqlen_rows, algo), n_from, seqlens.back());
+    SlopeFit n_fit = fit_log_slope(io_points(data.seqlen_rows, algo), n_from, n_to);
     n_fit.algo = algo;
     data.seqlen_fits.push_back(n_fit);
     SlopeFit m_fit = fit_log_slope(io_points(data.sram_rows, algo), m_from, m_to);

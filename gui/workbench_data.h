@@ -42,7 +42,13 @@ struct WorkbenchData {
   std::vector<PlotRow> block_roofline_rows;
   // Largest swept block whose tiles fit in M, per algorithm (0: none fits).
   std::vector<std::pair<sim::Algo, int64_t>> block_fit_limit;
+  // sim's message (by the panel's labels) when the panel's problem cannot exist (Hkv not
+  // dividing H, causal with Nk < N): then nothing else is computed, so no view draws numbers of
+  // an earlier problem.
+  std::string problem_error;
   // Scaling view: io against N (rule tiling at the current M) and against M (rule tiling).
+  // Where Nk ≠ N the first sweeps Nk at the panel's N instead (scaling_sweeps_keys): a decoding
+  // problem (N = 1) shows its bytes against the cache length.
   std::vector<PlotRow> seqlen_rows, sram_rows;
   std::vector<SlopeFit> seqlen_fits, sram_fits;
   double crossover_sram_bytes = 0;  // Saha–Ye: M = d² elements, in bytes
@@ -64,7 +70,13 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
 std::optional<double> io_bytes(const sim::Row& row);
 std::optional<double> dram_bytes(const sim::Row& row);
 
-// The scaling sweeps' x values.
+// Whether the scaling view's sequence sweep runs over Nk (the problem's Nk ≠ N) rather than N.
+bool scaling_sweeps_keys(const WorkbenchParams& params);
+// The problem at x of that sweep: N = x with square keys (Nk following N), or Nk = x at the
+// panel's N.
+sim::Problem scaling_problem(const WorkbenchParams& params, int64_t x);
+// The scaling sweeps' x values: N (or Nk) from 256 to 65,536, doubling, without those sim
+// refuses (causal needs Nk >= N); M from 4d elements up.
 std::vector<int64_t> scaling_seqlens(const WorkbenchParams& params);
 std::vector<int64_t> scaling_sram_bytes(const WorkbenchParams& params);
 

@@ -28,11 +28,23 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
   const sim::Problem& a = problem;
   const sim::Problem& b = o.problem;
   return a.batch == b.batch && a.heads == b.heads && a.seqlen == b.seqlen &&
+         a.kv_heads == b.kv_heads && a.seqlen_k == b.seqlen_k && gqa_pack == o.gqa_pack &&
          a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
          block_r == o.block_r && block_c == o.block_c && sweep_min == o.sweep_min &&
          sweep_max == o.sweep_max && shape == o.shape;
+}
+
+WorkbenchParams decode_preset(const WorkbenchParams& params) {
+  WorkbenchParams p = params;
+  p.problem.batch = 8;
+  p.problem.heads = 32;
+  p.problem.kv_heads = 8;
+  p.problem.seqlen = 1;
+  p.problem.seqlen_k = 32768;
+  p.problem.headdim = 128;
+  return p;
 }
 
 sim::Hardware hardware_of(const WorkbenchParams& params) {
@@ -47,6 +59,7 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
                       const sim::TilingRequest& tiling) {
   sim::Config config = sim::make_config(algo, params.problem, hardware_of(params), sram_bytes, tiling);
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
+  config.gqa_pack = params.gqa_pack;
   return config;
 }
 

@@ -24,7 +24,13 @@ std::string to_string(SweepShape shape);
 std::optional<SweepShape> parse_sweep_shape(const std::string& text);
 
 struct WorkbenchParams {
+  // The problem, kv_heads and seqlen_k included (0: the same as heads / seqlen, as the panel's
+  // "= H" and "= N" say).
   sim::Problem problem;
+  // sim::Config::gqa_pack: with Hkv < H, a forward thread block takes the rows of all query
+  // heads of a K/V head's group (docs/shapes.md). A Config field, not a Problem one, so it is
+  // carried here and set on every Config by config_of.
+  bool gqa_pack = true;
   std::string hw_name = "h200";
   int64_t sram_bytes = 0;  // M in bytes; 0 means the hardware preset's
   std::vector<sim::Algo> algos = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2};
@@ -40,12 +46,18 @@ struct WorkbenchParams {
   bool operator==(const WorkbenchParams& other) const;
 };
 
+// The decoding preset (the panel's "decode" button): one new token per sequence against a
+// 32,768-token K/V cache with grouped-query heads, Llama-3-8B's shape: B = 8, H = 32, Hkv = 8,
+// N = 1, Nk = 32,768, d = 128. Everything else (dtype, pass, causal, packing, hardware, M,
+// algorithms, blocks) is kept from `params`.
+WorkbenchParams decode_preset(const WorkbenchParams& params);
+
 // The hardware preset (throws sim::InvalidInput for an unknown name).
 sim::Hardware hardware_of(const WorkbenchParams& params);
 int64_t effective_sram_bytes(const WorkbenchParams& params);
 
-// The panel's configuration for an algorithm (sim::make_config, the one factory), with M and the
-// tiling as asked: by default the panel's M and its tiling (explicit Br/Bc where given, the
+// The panel's configuration for an algorithm (sim::make_config, the one factory, plus gqa_pack),
+// with M and the tiling as asked: by default the panel's M and its tiling (explicit Br/Bc where given, the
 // rule's otherwise). Not validated (a tiling may not fit; callers validate).
 sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sram_bytes,
                       const sim::TilingRequest& tiling);

@@ -27,6 +27,9 @@ WorkbenchParams params_for(const WorkbenchParams& base, const sim::Row& row) {
   p.problem.heads = row.heads;
   p.problem.seqlen = row.seqlen;
   p.problem.headdim = row.headdim;
+  p.problem.kv_heads = row.kv_heads;  // resolved by sim's reader: equal to heads when not grouped
+  p.problem.seqlen_k = row.seqlen_k;
+  p.gqa_pack = row.gqa_pack != 0;
   p.problem.dtype = row.dtype;
   p.problem.causal = row.causal != 0;
   p.problem.pass = row.pass;

@@ -1,0 +1,61 @@
+#include "gui/params_settings.h"
+
+#include <QStringList>
+
+#include "sim/hardware.h"
+
+namespace flashio::gui {
+
+void save_params(QSettings& s, const WorkbenchParams& p) {
+  s.setValue("problem/batch", static_cast<qlonglong>(p.problem.batch));
+  s.setValue("problem/heads", static_cast<qlonglong>(p.problem.heads));
+  s.setValue("problem/kv_heads", static_cast<qlonglong>(p.problem.kv_heads));
+  s.setValue("problem/seqlen", static_cast<qlonglong>(p.problem.seqlen));
+  s.setValue("problem/seqlen_k", static_cast<qlonglong>(p.problem.seqlen_k));
+  s.setValue("problem/headdim", static_cast<qlonglong>(p.problem.headdim));
+  s.setValue("problem/dtype", QString::fromStdString(sim::to_string(p.problem.dtype)));
+  s.setValue("problem/pass", QString::fromStdString(sim::to_string(p.problem.pass)));
+  s.setValue("problem/causal", p.problem.causal);
+  s.setValue("problem/gqa_pack", p.gqa_pack);
+  s.setValue("hw/name", QString::fromStdString(p.hw_name));
+  s.setValue("hw/sram_bytes", static_cast<qlonglong>(p.sram_bytes));
+  QStringList algos;
+  for (auto a : p.algos) algos << QString::fromStdString(sim::to_string(a));
+  s.setValue("algos", algos.join(","));
+  s.setValue("blocks/mask", QString::fromStdString(p.block_mask));
+  s.setValue("blocks/min", static_cast<qlonglong>(p.sweep_min));
+  s.setValue("blocks/max", static_cast<qlonglong>(p.sweep_max));
+  s.setValue("blocks/shape", QString::fromStdString(to_string(p.shape)));
+  s.setValue("blocks/block_r", static_cast<qlonglong>(p.block_r));
+  s.setValue("blocks/block_c", static_cast<qlonglong>(p.block_c));
+}
+
+std::optional<WorkbenchParams> restore_params(const QSettings& s) {
+  if (!s.contains("problem/seqlen")) return std::nullopt;
+  WorkbenchParams p;
+  p.problem.batch = s.value("problem/batch", 64).toLongLong();
+  p.problem.heads = s.value("problem/heads", 16).toLongLong();
+  p.problem.kv_heads = s.value("problem/kv_heads", 0).toLongLong();
+  p.problem.seqlen = s.value("problem/seqlen", 1024).toLongLong();
+  p.problem.seqlen_k = s.value("problem/seqlen_k", 0).toLongLong();
+  p.problem.headdim = s.value("problem/headdim", 64).toLongLong();
+  p.problem.dtype = sim::parse_dtype(s.value("problem/dtype").toString().toStdString()).value_or(sim::DType::fp16);
+  p.problem.pass = sim::parse_pass(s.value("problem/pass").toString().toStdString()).value_or(sim::Pass::fwd);
+  p.problem.causal = s.value("problem/causal", false).toBool();
+  p.gqa_pack = s.value("problem/gqa_pack", true).toBool();
+  const std::string hw = s.value("hw/name", "h200").toString().toStdString();
+  p.hw_name = sim::is_hardware_preset(hw) ? hw : "h200";
+  p.sram_bytes = s.value("hw/sram_bytes", 0).toLongLong();
+  p.algos.clear();
+  for (const QString& a : s.value("algos").toString().split(',', Qt::SkipEmptyParts))
+    if (auto algo = sim::parse_algo(a.toStdString())) p.algos.push_back(*algo);
+  p.block_mask = s.value("blocks/mask", "banded:2").toString().toStdString();
+  p.sweep_min = s.value("blocks/min", 16).toLongLong();
+  p.sweep_max = s.value("blocks/max", 512).toLongLong();
+  p.shape = parse_sweep_shape(s.value("blocks/shape").toString().toStdString()).value_or(SweepShape::outer);
+  p.block_r = s.value("blocks/block_r", 0).toLongLong();
+  p.block_c = s.value("blocks/block_c", 0).toLongLong();
+  return p;
+}
+
+}  // namespace flashio::gui
