@@ -27,7 +27,7 @@ enum class Launch {
   gemm_qk, mask, softmax, dropout, gemm_pv,  // standard, forward
   gemm_dv, gemm_dp, dropout_bwd, rowsum_do_o, softmax_bwd, gemm_dq, gemm_dk,  // standard, backward
   flash1_fwd, flash1_bwd,
-  flash2_fwd, flash2_bwd_preprocess, flash2_bwd, flash2_bwd_convert_dq,
+  flash2_fwd, flash2_fwd_combine, flash2_bwd_preprocess, flash2_bwd, flash2_bwd_convert_dq,
 };
 
 std::string to_string(DType dtype);
@@ -93,6 +93,11 @@ struct AttentionConfig {
   // unless bwd_block_r/bwd_block_c are set (the model assumes one tiling for both passes).
   int block_r = 0, block_c = 0;
   int bwd_block_r = 0, bwd_block_c = 0;
+  // Split-KV (flash2's forward only; docs/kernels.md, "Split-KV"): the forward's key tiles are cut
+  // into `splits` ranges, each row tile's blocks run one range and write fp32 partial results,
+  // and flash2_fwd_combine merges them into O and lse. 1 = the single forward kernel; at most
+  // the forward's ⌈Nk / Bc⌉ key tiles.
+  int64_t splits = 1;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

@@ -78,6 +78,7 @@ struct AttentionRun::State {
   int64_t kv_elements = 0;  // B·Hkv·Nk·d: K, V, dK, dV
   DeviceBuffer q, k, v, dout, o, dq, dk, dv;
   DeviceBuffer lse, row_sum, row_max, delta, o_accum, dq_accum;  // fp32
+  DeviceBuffer lse_accum;  // fp32, flash2 with splits > 1 (o_accum then holds the splits' O)
   DeviceBuffer s, p, p_drop, dp;                                 // standard's N × N matrices
   DeviceBuffer cublas_workspace;  // given to cuBLAS so it allocates nothing while a pass runs
   cublasHandle_t cublas = nullptr;
@@ -100,6 +101,7 @@ struct AttentionRun::State {
     p.scale = 1.f / std::sqrt(static_cast<float>(config.headdim));
     p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.o = o.ptr;
     p.lse = lse.f32(), p.row_sum = row_sum.f32(), p.row_max = row_max.f32(), p.o_accum = o_accum.f32();
+    p.splits = static_cast<int>(config.splits), p.lse_accum = lse_accum.f32();
     p.dout = dout.ptr, p.delta = delta.f32(), p.dq_accum = dq_accum.f32();
     p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
     return p;
@@ -146,6 +148,9 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     if (c.algo != Algo::flash2 && (hkv != c.heads || nk != c.seqlen))
       fail("kv_heads/seqlen_k: only flash2 kernels take fewer K/V heads or a different key count (got " +
            to_string(c.algo) + ")");
+    if (c.splits < 1) fail("splits: must be ≥ 1 (got " + std::to_string(c.splits) + ")");
+    if (c.splits > 1 && c.algo != Algo::flash2)
+      fail("splits: only flash2 splits its forward (got " + to_string(c.algo) + ")");
     if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
       fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
     if (c.algo == Algo::standard) {
@@ -159,6 +164,12 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         fail("headdim: " + to_string(c.algo) + " kernels are built for d = 64 and 128 (got " +
              std::to_string(c.headdim) + ")");
       st.fwd = &find_impl(c.algo, Pass::fwd, static_cast<int>(c.headdim), c.dtype, c.block_r, c.block_c);
+      // Split-KV partitions the forward's key tiles (docs/shapes.md, "Split-KV"): at most one
+      // split per tile.
+      const int64_t key_tiles = (nk + st.fwd->entry.block_c - 1) / st.fwd->entry.block_c;
+      if (c.splits > key_tiles)
+        fail("splits: at most the forward's key tiles ⌈Nk / Bc⌉ = " + std::to_string(key_tiles) + " (got " +
+             std::to_string(c.splits) + ")");
       const bool own_bwd = c.bwd_block_r != 0 || c.bwd_block_c != 0;
       try {
         st.bwd = &find_impl(c.algo, Pass::bwd, static_cast<int>(c.headdim), c.dtype,
@@ -181,6 +192,10 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         st.lse.allocate(stats);
         st.delta.allocate(stats);
         st.dq_accum.allocate(static_cast<size_t>(st.elements) * 4);
+        if (c.splits > 1) {  // the splits' partial results: O_s [S][B][H][Nq][d], lse_s [S][B][H][Nq]
+          st.o_accum.allocate(static_cast<size_t>(c.splits * st.elements) * 4);
+          st.lse_accum.allocate(static_cast<size_t>(c.splits * c.batch * c.heads * c.seqlen) * 4);
+        }
         break;
       case Algo::flash1:
         st.row_sum.allocate(stats);
@@ -241,7 +256,8 @@ void AttentionRun::poison_outputs(Pass pass) {
     if (b.ptr) FLASHIO_CUDA_CHECK(cudaMemset(b.ptr, 0xff, b.bytes));
   };
   if (pass != Pass::bwd) {
-    for (DeviceBuffer* b : {&st.o, &st.lse, &st.row_sum, &st.row_max, &st.o_accum, &st.s, &st.p, &st.p_drop})
+    for (DeviceBuffer* b :
+         {&st.o, &st.lse, &st.row_sum, &st.row_max, &st.o_accum, &st.lse_accum, &st.s, &st.p, &st.p_drop})
       poison(*b);
     st.forward_done = false;
   }
@@ -268,7 +284,9 @@ std::vector<Launch> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
     const FlashParams p = st.flash_params();
     if (pass != Pass::bwd) st.fwd->launch(p, stream);
     if (pass != Pass::fwd) st.bwd->launch(p, stream);
-    launched = expected;  // each FlashImpl launches its pass's kernels (flash2_bwd.cuh: three)
+    // Each FlashImpl launches its pass's kernels (flash2_bwd.cuh: three; flash2_fwd.cuh with
+    // splits > 1: the split forward and its combine).
+    launched = expected;
   }
   if (launched != expected)
     throw std::logic_error("AttentionRun::enqueue: launched other kernels than launch_sequence() says");

@@ -133,7 +133,8 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // one head's rows they are every tile from the one holding query k_row0 − offset on.
   auto next_visited = [&](int i) {
     if constexpr (kStacked)
-      while (i < tr && limits(i).above_diagonal(min(kBr, n - i * kBr), k_row0)) ++i;
+      if (p.causal)
+        while (i < tr && limits(i).above_diagonal(min(kBr, n - i * kBr), k_row0)) ++i;
     return i;
   };
   const int i_first = kStacked ? next_visited(0) : p.causal ? max(0, k_row0 - p.causal_offset) / kBr : 0;
@@ -152,10 +153,19 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     const int rows = min(kBr, n - q_row0);
     tile::load_tile_async<kBr, kD, kThreads>(sQ + stage * kBr * kD, q + int64_t(q_row0) * kD, rows, t);
     tile::load_tile_async<kBr, kD, kThreads>(sdO + stage * kBr * kD, dout + int64_t(q_row0) * kD, rows, t);
+    // Stacked: the tile's first row is query q0 of head h0 (one division per tile); a later
+    // row's query is q0 + r, past a head's end the next head's (a division only then).
+    const int q0 = kStacked ? q_row0 % nq : q_row0, h0 = kStacked ? q_row0 / nq : 0;
     for (int r = t; r < kBr; r += kThreads) {
       if (r < rows) {
-        const int row = q_row0 + r, head = kStacked ? row / nq : 0;
-        const int64_t at = head * int64_t(p.stats_stride) + row - head * nq;
+        int query = q0 + r, head = h0;
+        if constexpr (kStacked) {
+          if (query >= nq) {
+            head += query / nq;
+            query %= nq;
+          }
+        }
+        const int64_t at = head * int64_t(p.stats_stride) + query;
         cp_async_4(sLse + stage * kBr + r, lse + at);
         cp_async_4(sDelta + stage * kBr + r, delta + at);
       } else {

@@ -2,8 +2,12 @@
 // i, grid (Tr, H, B) so that blockIdx.x is fastest (launch index i + Tr·bh); with grouped-query
 // attention packed, grid (Tr, Hkv, B) over a group's stacked rows (Flash2FwdRowTile). The block reads
 // Q_i once, streams K_j, V_j for every visited j in ascending order through a two-stage
-// cp.async pipeline, and writes O_i (element type) and lse_i (fp32) once.
+// cp.async pipeline, and writes O_i (element type) and lse_i (fp32) once. With split-KV
+// (FlashParams::splits > 1) the grid is (S·Tr, H or Hkv, B), a block visits only its split's key
+// tiles and writes fp32 partial results, and flash2_fwd_combine merges them into O and lse
+// (docs/kernels.md, "Split-KV").
 #pragma once
+#include "kernels/flash2_fwd_combine.cuh"
 #include "kernels/flash_fwd_tile.cuh"
 #include "kernels/launch.h"
 
@@ -24,12 +28,23 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
 // (Tr, grid heads, B), blockIdx.x fastest: a grid head is a query head, or with group_rows a K/V
 // head whose group's g query heads are stacked (g·Nq rows, contiguous in Q and O since the
 // group's heads are adjacent). Shared by the mma.sync and wgmma forwards.
-template <typename T, int kD, int kBr, int kBc, bool kStacked>
+// kSplit (split-KV, docs/shapes.md "Split-KV"): the grid is (S·Tr, grid heads, B), blockIdx.x =
+// s·Tr + i (the model's block order, sim/schedule_flash2.cpp), and the block visits only split
+// s's key tiles [s·chunk, min((s + 1)·chunk, Tc)),
+// chunk = ⌈Tc / S⌉ (FlashAttention's partition), clipped by causal's j_last as without splits.
+// Its keys then count from the split's first, key0 = s·chunk·Bc: K, V, nk, and the limits' Nk and
+// causal offset (the limits' tests are linear in the key, so key0 moves out of them), so that
+// the kernels' loops run j = 0..j_last over the split's tiles with the very code they run
+// without splits, and no value more is live in them (key0 added to each tile's first key, even
+// as a constant 0 in the instances without splits, cost d = 128 64 × 128 stacked a register).
+// Rows and causal alignment as docs/shapes.md; what each block moves, docs/kernels.md, "Split-KV"
+// (docs/schedules.md's flash2_fwd row, per split).
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false>
 struct Flash2FwdRowTile {
-  int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys
+  int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys (from key0 on)
   int64_t bh_q0;                    // b·H + the first query head of the rows
   KeyLimits<kStacked> lim;
-  const T *q, *k, *v;  // Q_i; K and V of the K/V head
+  const T *q, *k, *v;  // Q_i; K and V of the K/V head (from key0 on)
   __device__ __forceinline__ explicit Flash2FwdRowTile(const FlashParams& p) {
     const int g = p.heads / p.kv_heads;
     const int b = blockIdx.z, gh = blockIdx.y;
@@ -38,6 +53,7 @@ struct Flash2FwdRowTile {
     nk = p.seqlen_k;
     bh_q0 = int64_t(b) * p.heads + qh0;
     q_row0 = blockIdx.x * kBr;
+    if constexpr (kSplit) q_row0 = (blockIdx.x - split(p) * row_tiles(p)) * kBr;
     rows = min(kBr, n - q_row0);
     lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal);
     // Causal: skip tiles wholly above the diagonal (beyond what the tile's last query sees).
@@ -46,6 +62,28 @@ struct Flash2FwdRowTile {
     const int64_t bkv = int64_t(b) * p.kv_heads + kvh;
     k = static_cast<const T*>(p.k) + bkv * nk * kD;
     v = static_cast<const T*>(p.v) + bkv * nk * kD;
+    if constexpr (kSplit) {
+      const int tiles = (nk + kBc - 1) / kBc, chunk = (tiles + p.splits - 1) / p.splits;
+      const int j_first = split(p) * chunk;
+      // The split's last tile, counted from its first; < 0: nothing to visit (the range is
+      // empty, or wholly above the causal diagonal for this row tile).
+      j_last = min(j_last, min(j_first + chunk, tiles) - 1) - j_first;
+      const int key0 = j_first * kBc;
+      nk -= key0;
+      lim.nk -= key0;      // key ≥ Nk  ⇔  key − key0 ≥ Nk − key0
+      lim.offset -= key0;  // key > q + offset  ⇔  key − key0 > q + (offset − key0)
+      k += int64_t(key0) * kD;
+      v += int64_t(key0) * kD;
+    }
+  }
+  // kSplit: the block's split s, and s·B·H + bh_q0, the head of its rows in o_accum and
+  // lse_accum ([S][B][H][Nq]); from blockIdx when needed, so nothing more is held through the loop.
+  static __device__ __forceinline__ int row_tiles(const FlashParams& p) {
+    return ((p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen) + kBr - 1) / kBr;
+  }
+  static __device__ __forceinline__ int split(const FlashParams& p) { return blockIdx.x / row_tiles(p); }
+  __device__ __forceinline__ int64_t accum_bh_q0(const FlashParams& p) const {
+    return int64_t(split(p)) * p.batch * p.heads + bh_q0;
   }
 };
 
@@ -101,9 +139,40 @@ __device__ __forceinline__ void flash2_fwd_epilogue(Tile& acc, T* sQ, T* sK, con
   }
 }
 
+// The epilogue of a split block (kSplit), after the loop's last barrier: the split's O_s = O / ℓ_s
+// (fp32) and lse_s into o_accum and lse_accum, rows addressed as O's (docs/kernels.md, "Split-KV").
+// Straight from the accumulators: each lane stores 8-byte pairs and the 4 lanes of a quad one
+// whole 32-byte sector of a row, so no staging is needed for whole sectors. A row that sees no
+// key of the split (causal), or a block whose split has no tile for it (empty: the loop ran no
+// tile), has ℓ_s = 0 and m = −inf: o 0 and lse −inf.
+template <int kD, typename Tile, typename RowTile>
+__device__ __forceinline__ void flash2_fwd_split_epilogue(Tile& acc, const FlashParams& p, const RowTile& t, int warp,
+                                                          int lane) {
+  acc.reduce_row_sums();
+  float* o_accum = p.o_accum + (t.accum_bh_q0(p) * p.seqlen + t.q_row0) * kD;
+  float* lse_accum = p.lse_accum + t.accum_bh_q0(p) * p.seqlen + t.q_row0;
+#pragma unroll
+  for (int mt = 0; mt < Tile::kMT; ++mt)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = Tile::row_of(warp, lane, mt, h);
+      if (row >= t.rows) continue;
+      const float inv = acc.l[mt][h] > 0.f ? 1.f / acc.l[mt][h] : 0.f;
+#pragma unroll
+      for (int dt = 0; dt < Tile::kDT; ++dt)
+        *reinterpret_cast<float2*>(o_accum + int64_t(row) * kD + dt * 8 + (lane & 3) * 2) =
+            make_float2(acc.o[mt][dt][2 * h] * inv, acc.o[mt][dt][2 * h + 1] * inv);
+      // As flash2_fwd_epilogue's lse; ℓ = 0 gives log2 0 = −inf.
+      if ((lane & 3) == 0)
+        lse_accum[row] = (acc.m[mt][h] + __log2f(acc.l[mt][h])) * 0.6931471805599453f;
+    }
+}
+
 // kStacked: the block's rows are a group's stacked query heads (Flash2FwdRowTile); false for one
-// head's rows, which is also every problem without grouped-query attention.
-template <typename T, int kD, int kBr, int kBc, bool kStacked>
+// head's rows, which is also every problem without grouped-query attention. kSplit: the block
+// runs one split of the key tiles and writes partial results (split-KV; docs/kernels.md, "Split-KV");
+// its own instances, so that those without splits keep their registers.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
@@ -115,15 +184,22 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
-  tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, nk), tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, nk), tid);
-  tile::cp_async_commit();
+  // A split with no key tile for this row tile (kSplit, j_last < 0; block-uniform) copies
+  // nothing, its loop visits no tile, and its epilogue writes what a split that sees no key
+  // writes: ℓ = 0, m = −inf, so o_accum 0 and lse_accum −inf (docs/kernels.md, "Split-KV"). A guard
+  // rather than an early return: with the return, ptxas gave d = 128 64 × 128 stacked 32 bytes
+  // of stack; with the guard it needs fewer registers than its instance without splits.
+  if (!kSplit || j_last >= 0) {
+    tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, nk), tid);
+    tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, nk), tid);
+    tile::cp_async_commit();
+  }
   if (j_last >= 1) {  // K_1, V_1 into the second stage, nothing has read it yet
     const int cols = min(kBc, nk - kBc);
     tile::load_tile_async<kBc, kD, kThreads>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
@@ -154,25 +230,43 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, t.lim, k_row0, t.lim.partial(rows, k_row0, kBc),
              scale_log2, warp_j, lane_j);
   }
-  __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
-
-  flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
+  if constexpr (kSplit) {
+    flash2_fwd_split_epilogue<kD>(acc, p, t, warp, lane);
+  } else {
+    __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
+    flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
+  }
 }
 
 // Whether a forward block's rows are a group's stacked query heads (FlashParams::group_rows with
 // more than one query head per K/V head), which selects the kernel instance.
 inline bool fwd_rows_stacked(const FlashParams& p) { return p.group_rows && p.heads != p.kv_heads; }
 
-// Launches a flash2 forward kernel (K: its traits, kOne / kStacked: the instances for one head's
-// rows and for a group's stacked rows) over grid (Tr, H or Hkv, B), raising the kernel's dynamic
-// shared-memory limit once. Shared by the mma.sync and wgmma forwards.
-template <typename K, int kBr, void (*kOne)(FlashParams), void (*kStacked)(FlashParams)>
+// Launches a flash2 forward (K: the kernel's traits; kOne / kStacked: the instances for one
+// head's rows and for a group's stacked rows, kOneSplit / kStackedSplit the same with splits;
+// kCombine: the combine's launch) over grid (Tr, H or Hkv, B), raising the kernel's dynamic
+// shared-memory limit once. With splits > 1 a split instance runs over grid (S·Tr, H or Hkv, B)
+// and the combine follows it on the same stream (docs/kernels.md, "Split-KV"). Shared by the mma.sync
+// and wgmma forwards.
+using Flash2FwdKernel = void (*)(FlashParams);
+template <typename K, int kBr, Flash2FwdKernel kOne, Flash2FwdKernel kStacked, Flash2FwdKernel kOneSplit,
+          Flash2FwdKernel kStackedSplit, LaunchFn kCombine>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = fwd_rows_stacked(p);
+  const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
+  const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
+  if (p.splits > 1) {
+    if (stacked) opt_in_dynamic_smem<kStackedSplit>(K::kSmemBytes);
+    else opt_in_dynamic_smem<kOneSplit>(K::kSmemBytes);
+    const dim3 grid((rows + kBr - 1) / kBr * p.splits, grid_heads, p.batch);  // blockIdx.x = s·Tr + i
+    (stacked ? kStackedSplit : kOneSplit)<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+    FLASHIO_LAUNCH_CHECK("flash2_fwd");
+    kCombine(p, stream);
+    return;
+  }
   if (stacked) opt_in_dynamic_smem<kStacked>(K::kSmemBytes);
   else opt_in_dynamic_smem<kOne>(K::kSmemBytes);
-  const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
-  const dim3 grid((rows + kBr - 1) / kBr, p.group_rows ? p.kv_heads : p.heads, p.batch);
+  const dim3 grid((rows + kBr - 1) / kBr, grid_heads, p.batch);
   (stacked ? kStacked : kOne)<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_fwd");
 }
@@ -181,8 +275,10 @@ template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_impl(DType dtype) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
-                   &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc, false>,
-                                      flash2_fwd_kernel<T, kD, kBr, kBc, true>>};
+                   &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc, false, false>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, false>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, false, true>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, true>, launch_flash2_fwd_combine<T, kD>>};
 }
 
 }  // namespace flashio::kernels

@@ -36,7 +36,9 @@ struct Flash2FwdWgmma {
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
 };
 
-template <typename T, int kD, int kBr, int kBc, bool kStacked>
+// kStacked, kSplit: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
+// partial results: docs/kernels.md, "Split-KV"), each an instance of its own.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit>
 __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_wgmma_kernel(const FlashParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -54,15 +56,17 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
-  tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
-  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK, k, min(kBc, nk), tid);
-  tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV, v, min(kBc, nk), tid);
-  tile::cp_async_commit();
+  if (!kSplit || j_last >= 0) {  // an empty split copies nothing (flash2_fwd_kernel)
+    tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
+    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK, k, min(kBc, nk), tid);
+    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV, v, min(kBc, nk), tid);
+    tile::cp_async_commit();
+  }
   if (j_last >= 1) {
     const int cols = min(kBc, nk - kBc);
     tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
@@ -127,9 +131,12 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     acc.add_sums(sum);
     wg::wait<0>();  // O complete before the next rescale, and V's stage free for the prefetch
   }
-  __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
-
-  flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
+  if constexpr (kSplit) {
+    flash2_fwd_split_epilogue<kD>(acc, p, t, warp, lane);
+  } else {
+    __syncthreads();  // the epilogue stages O over Q and lse over K, which other warps may still read
+    flash2_fwd_epilogue<kBr, kD, kThreads>(acc, sQ, sK, p, t, warp, lane, tid);
+  }
 #endif
 }
 
@@ -137,8 +144,11 @@ template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
   using K = Flash2FwdWgmma<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash2, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
-                   &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false>,
-                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true>>};
+                   &launch_flash2_fwd<K, kBr, flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false, false>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false, true>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true>,
+                                      launch_flash2_fwd_combine<T, kD>>};
 }
 
 }  // namespace flashio::kernels

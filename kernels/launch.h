@@ -58,7 +58,9 @@ struct FlashParams {
   float* lse = nullptr;      // flash2
   float* row_sum = nullptr;  // flash1: ℓ
   float* row_max = nullptr;  // flash1: m (natural-log units of scale·S)
-  float* o_accum = nullptr;  // flash1: running O, fp32, normalised (Algorithm 1, line 12)
+  // flash1: running O, fp32, normalised (Algorithm 1, line 12). flash2 with splits > 1: the
+  // splits' partial outputs, fp32 [S][B][H][Nq][d], each normalised by its split's row sum.
+  float* o_accum = nullptr;
   // backward
   const void* dout = nullptr;
   float* delta = nullptr;     // flash2: rowsum(dO ∘ O)
@@ -66,6 +68,12 @@ struct FlashParams {
   void* dq = nullptr;
   void* dk = nullptr;
   void* dv = nullptr;
+  // flash2's split-KV (docs/kernels.md, "Split-KV"): key splits of the forward (1: no split) and the
+  // splits' natural-log lse, fp32 [S][B][H][Nq] (no padding; −inf for a split a row does not see).
+  // Last, so that the other fields keep their offsets in the kernels' parameter block (their
+  // loads, and with them ptxas's allocation, stay as they were).
+  int splits = 1;
+  float* lse_accum = nullptr;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

@@ -1,6 +1,7 @@
 // What AttentionRun::enqueue launches, per algorithm and pass (docs/schedules.md's order):
 // standard's separate passes (mask, dropout only when asked for), flash1's one kernel per pass,
-// flash2's forward and its three backward kernels. Pure C++, no CUDA.
+// flash2's forward (with split-KV, the split forward and its combine) and its three backward
+// kernels. Pure C++, no CUDA.
 #include "kernels/attention.h"
 #include "kernels/standard_layout.h"
 
@@ -32,6 +33,9 @@ std::vector<Launch> launch_sequence(const AttentionConfig& c, Pass pass) {
       return out;
     case Algo::flash2:
       if (fwd) out.push_back(Launch::flash2_fwd);
+      // Split-KV: the blocks of every split write partial results, which the combine merges
+      // (docs/kernels.md, "Split-KV"); one split is the single forward kernel.
+      if (fwd && c.splits > 1) out.push_back(Launch::flash2_fwd_combine);
       if (bwd) out.insert(out.end(), {Launch::flash2_bwd_preprocess, Launch::flash2_bwd, Launch::flash2_bwd_convert_dq});
       return out;
   }

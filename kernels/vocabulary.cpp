@@ -48,6 +48,7 @@ std::string to_string(Launch launch) {
     case Launch::flash1_fwd: return "flash1_fwd";
     case Launch::flash1_bwd: return "flash1_bwd";
     case Launch::flash2_fwd: return "flash2_fwd";
+    case Launch::flash2_fwd_combine: return "flash2_fwd_combine";
     case Launch::flash2_bwd_preprocess: return "flash2_bwd_preprocess";
     case Launch::flash2_bwd: return "flash2_bwd";
     case Launch::flash2_bwd_convert_dq: return "flash2_bwd_convert_dq";

@@ -87,6 +87,7 @@ sim::KernelKind to_sim(kernels::Launch launch) {
     case L::flash1_fwd: return K::flash1_fwd;
     case L::flash1_bwd: return K::flash1_bwd;
     case L::flash2_fwd: return K::flash2_fwd;
+    case L::flash2_fwd_combine: return K::flash2_fwd_combine;
     case L::flash2_bwd_preprocess: return K::flash2_bwd_preprocess;
     case L::flash2_bwd: return K::flash2_bwd;
     case L::flash2_bwd_convert_dq: return K::flash2_bwd_convert_dq;
@@ -125,6 +126,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.kv_heads = c.problem.kv_heads_count();
   k.seqlen_k = c.problem.keys();
   k.gqa_pack = c.gqa_pack;
+  k.splits = c.splits;
   k.headdim = c.problem.headdim;
   k.causal = c.problem.causal;
   k.mask = c.problem.mask;

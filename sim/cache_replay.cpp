@@ -178,12 +178,15 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
   return blocks_per_sm(BlockResources{kernel.threads_per_block, kernel.registers_per_thread, kernel.smem_bytes}, hw);
 }
 
-int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw, bool stacked_rows) {
+int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw, bool stacked_rows,
+                            bool split) {
   if (kind == main_kernel_kind(kernel)) {
-    const int64_t registers = stacked_rows && kernel.stacked_registers > 0 ? kernel.stacked_registers : kernel.registers;
+    const int64_t instance = split ? (stacked_rows ? kernel.stacked_split_registers : kernel.split_registers)
+                                   : (stacked_rows ? kernel.stacked_registers : 0);
+    const int64_t registers = instance > 0 ? instance : kernel.registers;
     return blocks_per_sm(BlockResources{kernel.threads, registers, kernel.smem_bytes}, hw);
   }
-  if (kernel.algo == Algo::flash2 && kernel.pass == Pass::bwd)
+  if (kernel.algo == Algo::flash2)
     if (const BuiltRowKernel* r = find_row_kernel(kind, kernel.headdim, kernel.dtype))
       return blocks_per_sm(BlockResources{r->threads, r->registers, r->static_smem_bytes}, hw);
   return 0;

@@ -92,9 +92,11 @@ int64_t blocks_per_sm(const BlockResources& block, const Hardware& hw);
 int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw);
 // The rule for launch `kind` of a built kernel, from its catalog entry: the main kernel's
 // threads, registers and shared memory, or one of flash2 backward's row kernels
-// (built_row_kernels). 0 when the entry launches no kernel of that kind. stacked_rows: the main
-// kernel runs its instance for a group's stacked query rows (BuiltKernel::stacked_registers).
-int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw, bool stacked_rows = false);
+// (built_row_kernels), or the split-KV forward's combine. 0 when the entry launches no kernel of
+// that kind. stacked_rows, split: the main kernel runs its instance for a group's stacked query
+// rows, or for split-KV (BuiltKernel::stacked_registers, split_registers, ...).
+int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw, bool stacked_rows = false,
+                            bool split = false);
 
 // Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the
 // H200 (`flashio profile` notes, 2026-12-01: registers and the kernels' real shared memory);

@@ -36,7 +36,8 @@ namespace {
 // with `cuobjdump --dump-resource-usage` on libflashio_kernels.a). Defaults: docs/kernels.md,
 // "Speed". tests/kernels compares every field with the compiled registry and the machine code.
 // Fields: algo, pass, d, dtype, {Br, Bc}, threads, registers, stack_bytes, smem_bytes, stages,
-// mma, grid order, is_default, and for flash2 the registers of its instance for stacked rows.
+// mma, grid order, is_default, and for flash2 the registers of its instance for stacked rows
+// (and, forward, of its split-KV instances for one head's rows and for stacked rows).
 constexpr BuiltKernel kBuilt[] = {
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 126, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 158, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
@@ -66,28 +67,28 @@ constexpr BuiltKernel kBuilt[] = {
     {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 255, 16, 125440, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 255, 0, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
     {Algo::flash1, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 255, 0, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 121, 0, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 128},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 171, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 192, 0, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 215},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 177, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 179},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255},
-    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 195, 0, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 201},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 197, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 205},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 244, 0, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 250},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 242, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 243},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 24, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227},
-    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 121, 0, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 128, 119, 126},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 171, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168, 167, 165},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 192, 0, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 215, 190, 214},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 177, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 179, 182, 181},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119, 110, 119},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119, 110, 119},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 195, 0, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 201, 188, 194},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 197, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 205, 196, 202},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 244, 0, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 250, 242, 249},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 242, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 243, 248, 252},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 24, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225},
+    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 170, 0, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168},
-    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 238, 0, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 177},
+    {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 238, 0, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 181},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 238, 0, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 246},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 128}, 256, 255, 0, 101376, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 242},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 64}, 128, 255, 0, 103424, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 255, 16, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true, 255},
     {Algo::flash2, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 255, 16, 169984, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true, 255},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 238, 0, 54528, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 32}, 64, 238, 0, 54528, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 254},
     {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 64}, 128, 255, 0, 91648, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255},
     {Algo::flash2, Pass::bwd, 128, DType::fp16, {32, 128}, 256, 255, 8, 132608, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 254},
     {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 32}, 64, 255, 16, 88576, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255},
@@ -107,6 +108,12 @@ constexpr BuiltRowKernel kRowKernels[] = {
     {KernelKind::flash2_bwd_convert_dq, 128, DType::fp16, 128, 28, 0},
     {KernelKind::flash2_bwd_preprocess, 128, DType::bf16, 128, 32, 512},
     {KernelKind::flash2_bwd_convert_dq, 128, DType::bf16, 128, 28, 0},
+    // Split-KV's combine (kernels/flash2_fwd_combine.cuh), 128 threads: the weights of 32 splits
+    // at a time for its 64 rows and the rows' rescales in shared memory (32 × 64 + 64 floats).
+    {KernelKind::flash2_fwd_combine, 64, DType::fp16, 128, 122, 8448},
+    {KernelKind::flash2_fwd_combine, 64, DType::bf16, 128, 122, 8448},
+    {KernelKind::flash2_fwd_combine, 128, DType::fp16, 128, 197, 8448},
+    {KernelKind::flash2_fwd_combine, 128, DType::bf16, 128, 197, 8448},
 };
 
 }  // namespace

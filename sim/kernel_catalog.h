@@ -51,6 +51,9 @@ struct BuiltKernel {
   // (grouped-query attention: the forward with gqa_pack, the backward; kernels/key_limits.cuh),
   // cuobjdump's REG like `registers`; 0 for flash1, which has no such instance.
   int64_t stacked_registers = 0;
+  // flash2's forward: the same for its split-KV instances (Config::splits > 1; one split's key
+  // tiles, partial results out), for one head's rows and for stacked rows; 0 elsewhere.
+  int64_t split_registers = 0, stacked_split_registers = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel
@@ -93,11 +96,12 @@ std::span<const BuiltKernel> built_kernels();
 // The kind of the entry's main kernel (flash1_fwd, flash1_bwd, flash2_fwd, flash2_bwd).
 KernelKind main_kernel_kind(const BuiltKernel& k);
 
-// flash2's backward launches two row kernels beside its main one (kernels/flash2_bwd.cuh), one
-// instance per (d, dtype) whatever the tiling (the row tile Br is an argument): 128 threads and
-// no dynamic shared memory. tests/kernels checks these against the machine code too.
+// flash2's backward launches two row kernels beside its main one (kernels/flash2_bwd.cuh), and
+// its split-KV forward one (flash2_fwd_combine), one instance per (d, dtype) whatever the tiling
+// (the row tile Br is an argument): 128 threads and no dynamic shared memory. tests/kernels
+// checks these against the machine code too.
 struct BuiltRowKernel {
-  KernelKind kind = KernelKind::flash2_bwd_preprocess;  // or flash2_bwd_convert_dq
+  KernelKind kind = KernelKind::flash2_bwd_preprocess;  // or flash2_bwd_convert_dq, flash2_fwd_combine
   int64_t headdim = 0;
   DType dtype = DType::fp16;
   int64_t threads = 0;

@@ -116,8 +116,10 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // checked against cuobjdump and the driver's occupancy on the H200: tests/sim/test_occupancy.cpp).
     // With grouped-query attention flash2's forward (packed) and backward run the instance for
     // a group's stacked rows (kernels/key_limits.cuh).
+    // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit).
     const bool stacked = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
-    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, stacked);
+    const bool split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
+    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, stacked, split);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed
     // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync, with the schedule's

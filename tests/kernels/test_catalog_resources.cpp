@@ -33,10 +33,11 @@ struct Resources {
 };
 
 // A flash kernel instance: the function template's name and its arguments (T, d[, Br, Bc[,
-// stacked]]). flash2's tiled kernels have two instances each: for one query head's rows
+// stacked[, split]]]). flash2's tiled kernels have two instances each: for one query head's rows
 // (stacked = false, every problem without grouped-query attention) and for a group's stacked
-// rows (kernels/key_limits.cuh).
-using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool>;
+// rows (kernels/key_limits.cuh); the forward's have each of those also for split-KV (split =
+// true: one split of the key tiles, writing partial results; docs/kernels.md, "Split-KV").
+using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool>;
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
@@ -67,7 +68,7 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
-      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?>\(.*$)");
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?(?:, (true|false))?>\(.*$)");
   static const std::regex softmax(
       R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
@@ -87,7 +88,8 @@ std::map<Instance, Resources> compiled_kernels() {
                          k.size() > 3 && k[3].matched ? std::stoll(k[3]) : 0,
                          k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
                          k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0,
-                         k.size() > 6 && k[6].matched && k[6] == "true"};
+                         k.size() > 6 && k[6].matched && k[6] == "true",
+                         k.size() > 7 && k[7].matched && k[7] == "true"};
       INFO("one instance in the library: " << function);
       CHECK(kernels.emplace(key, r).second);
     }
@@ -116,7 +118,7 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
   const std::map<Instance, Resources> compiled = compiled_kernels();
   std::map<Instance, const fs::BuiltKernel*> catalogued;
   for (const fs::BuiltKernel& k : fs::built_kernels()) {
-    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false};
+    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false};
     catalogued[key] = &k;
     const auto it = compiled.find(key);
     INFO("catalog entry " << name_of(k) << " (" << main_function(k) << ")");
@@ -133,10 +135,24 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
   for (const auto& [key, r] : compiled) {
     if (std::get<3>(key) == 0) continue;  // a row kernel or standard's softmax, below
     INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
-                     << std::get<3>(key) << "x" << std::get<4>(key) << (std::get<5>(key) ? " stacked" : ""));
+                     << std::get<3>(key) << "x" << std::get<4>(key) << (std::get<5>(key) ? " stacked" : "")
+                     << (std::get<6>(key) ? " split" : ""));
     Instance one_head = key;
     std::get<5>(one_head) = false;
+    std::get<6>(one_head) = false;
     REQUIRE(catalogued.count(one_head) == 1);
+    if (std::get<6>(key)) {
+      // A split-KV instance (docs/shapes.md, "Split-KV"): the entry's split_registers, or
+      // stacked_split_registers for stacked rows, which the time model's occupancy takes.
+      const fs::BuiltKernel& k = *catalogued.at(one_head);
+      const int64_t catalogued_registers = std::get<5>(key) ? k.stacked_split_registers : k.split_registers;
+      INFO("split instance: REG " << r.registers << ", STACK " << r.stack_bytes << ", SHARED " << r.shared_bytes
+                                  << ", LOCAL " << r.local_bytes << "; catalog " << catalogued_registers);
+      CHECK(catalogued_registers == r.registers);
+      CHECK(r.shared_bytes == kReservedSmemBytes);
+      CHECK(r.local_bytes == 0);
+      continue;
+    }
     if (!std::get<5>(key)) continue;
     // The instance for a group's stacked rows (grouped-query attention): its registers are the
     // entry's stacked_registers, which the time model's occupancy takes for those problems.
@@ -152,13 +168,14 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
 TEST_CASE("catalog: flash2 backward's row kernels have the registers and static shared memory of their "
           "compiled instances (cuobjdump), and every compiled row kernel is catalogued") {
   const std::map<Instance, Resources> compiled = compiled_kernels();
+  // The backward's preprocess and convert_dq, and split-KV's combine (flash2_fwd_combine_kernel).
   size_t row_kernels = 0;
   for (const auto& [key, r] : compiled)
     if (std::get<3>(key) == 0 && std::get<0>(key).starts_with("flash")) ++row_kernels;
   CHECK(row_kernels == fs::built_row_kernels().size());
   for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
     const std::string function = fs::to_string(k.kind) + "_kernel";
-    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false});
+    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false});
     INFO("row kernel " << function << " d=" << k.headdim << " " << fs::to_string(k.dtype));
     REQUIRE(it != compiled.end());
     INFO("catalog: registers " << k.registers << ", static shared " << k.static_smem_bytes << " B; cuobjdump: REG "
@@ -176,7 +193,7 @@ TEST_CASE("catalog: standard's softmax has the registers, stack and static share
   for (const auto& [key, r] : compiled) instances += std::get<0>(key) == "softmax_kernel";
   CHECK(instances == 2);
   for (const fs::DType dtype : {fs::DType::fp16, fs::DType::bf16}) {
-    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false});
+    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false});
     INFO("softmax_kernel<" << fs::to_string(dtype) << ">");
     REQUIRE(it != compiled.end());
     CHECK(it->second.registers == fs::kStandardSoftmaxRegisters);

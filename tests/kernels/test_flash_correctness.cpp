@@ -27,6 +27,7 @@ std::string label(const fk::AttentionConfig& c, const char* what) {
   if (fk::keys_of(c) != c.seqlen) s << " Nk" << fk::keys_of(c);
   s << " d" << c.headdim << (c.causal ? " causal" : "") << " fwd " << c.block_r << "x" << c.block_c << " bwd "
     << c.bwd_block_r << "x" << c.bwd_block_c;
+  if (c.splits != 1) s << " splits " << c.splits;
   return s.str();
 }
 
@@ -41,6 +42,7 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   fk::AttentionConfig standard = config;
   standard.algo = fk::Algo::standard;
   standard.block_r = standard.block_c = standard.bwd_block_r = standard.bwd_block_c = 0;
+  standard.splits = 1;  // only flash2 splits its forward
   const bool square = fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen;
   const fk::HostOutputs base = square ? flashio::test::run_config(standard, pass, seed) : fk::HostOutputs{};
   const double group = static_cast<double>(config.heads / fk::kv_heads_of(config));
@@ -204,6 +206,85 @@ TEST_CASE("flash2 backward with grouped-query attention over a long cache: H 16,
   check_against_reference(make_shape({1, 16, 2, 97, 32769}, 64, false, true), true);
 }
 
+namespace {
+
+// Split-KV (docs/kernels.md, "Split-KV"): a shape, its key splits S, and the forward tiling (0 × 0:
+// the default, 128 × 64 at d = 64 and 128 × 128 at d = 128, so Tc = ⌈Nk / Bc⌉ is 16 or 8 at
+// Nk = 1000 and 513 or 257 at Nk = 32769).
+struct SplitShape {
+  Shape shape;
+  int64_t splits;
+  int block_r = 0, block_c = 0;
+};
+fk::AttentionConfig make_split(const SplitShape& s, int64_t d, bool causal, bool pack, fk::DType dtype = fk::DType::fp16) {
+  fk::AttentionConfig c = make_shape(s.shape, d, causal, pack, dtype);
+  c.splits = s.splits, c.block_r = s.block_r, c.block_c = s.block_c;
+  return c;
+}
+// Every S valid for both head dimensions' default tilings (S ≤ Tc).
+const SplitShape kSplitShapes[] = {
+    {{2, 8, 1, 1, 1000}, 3},      // MQA decoding (g = 8): 6, 6, 4 tiles (d64); 3, 3, 2 (d128)
+    // g = 4, a few queries; S = 7 leaves ranges empty without causal: d64 chunk ⌈16 / 7⌉ = 3,
+    // split 6 starts at tile 18 > Tc; d128 chunk ⌈8 / 7⌉ = 2, splits 4-6 start at tile ≥ 8.
+    {{2, 8, 2, 3, 1000}, 7},
+    {{1, 4, 4, 97, 1000}, 1},     // S = 1: the single forward kernel, no combine
+    {{1, 8, 2, 97, 1000}, 5},     // g = 4 prefill onto a cache, stacked rows crossing heads
+    {{2, 16, 2, 1, 32769}, 16},   // g = 8 decoding over a long cache: 33 (d64) / 17 (d128) tiles a split
+    {{1, 4, 1, 3, 32769}, 8},     // MQA (g = 4), three queries over the long cache
+};
+
+}  // namespace
+
+TEST_CASE("flash2 with split-KV matches the reference (default tilings, d = 64 and 128, fp16 and bf16, causal and "
+          "not, packed and not: Nq 1, 3, 97, Nk 1000, 32769, H/Hkv 1, 4, 8, S 1, 3, 5, 7, 8, 16)",
+          "[gpu][shapes][splits]") {
+  for (const SplitShape& s : kSplitShapes)
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) {
+        for (bool pack : {true, false}) check_against_reference(make_split(s, d, causal, pack), false);
+        // bf16, and the backward on the combine's O and lse (where the reference's backward is cheap).
+        check_against_reference(make_split(s, d, causal, true, fk::DType::bf16), false);
+        check_against_reference(make_split(s, d, causal, true), s.shape.nk <= 1000);
+      }
+}
+
+TEST_CASE("flash2 split-KV decoding in full: Nq 1, Nk 32769, H/Hkv 8, S 3 (d = 64 and 128, fp16 and bf16, causal "
+          "and not, packed and not)",
+          "[gpu][shapes][splits]") {
+  for (int64_t d : {64, 128})
+    for (fk::DType dtype : {fk::DType::fp16, fk::DType::bf16})
+      for (bool causal : {false, true})
+        for (bool pack : {true, false})
+          check_against_reference(make_split({{2, 32, 4, 1, 32769}, 3}, d, causal, pack, dtype), false);
+}
+
+TEST_CASE("flash2 split-KV with splits wholly above the causal diagonal for a row tile (empty: o 0, lse -inf, read by "
+          "the combine), and every registered forward tiling with splits",
+          "[gpu][shapes][splits]") {
+  // Causal, Nq 97, Nk 1000, forward tiling 64 × 32 (Br = 64: two row tiles of one head; Bc = 32:
+  // Tc = 32), S = 32 (chunk 1: split s is key tile s). Bottom-right, query q sees keys
+  // ≤ q + 903, so row tile 0 (queries 0..63) sees keys ≤ 966: its j_last is tile 30, and split 31
+  // (keys 992..999) lies wholly above its diagonal — that block visits nothing and writes o 0
+  // and lse −inf. Row tile 1 (queries 64..96) sees every key, so the combine of row tile 0's rows
+  // merges a −inf split. Inside split 29 (keys 928..959), rows 0..24 see no key (ℓ_s = 0): the
+  // same −inf from a visited tile. Packed (g = 4) the group's first tile is queries 0..63 of head 0
+  // again, the tiles crossing heads see every key.
+  for (int64_t d : {64, 128})
+    for (bool pack : {true, false}) check_against_reference(make_split({{1, 8, 2, 97, 1000}, 32, 64, 32}, d, true, pack), false);
+  // Square, Nq = Nk = 97, 64 × 64: Tc = 2, S = 2; row tile 0 (queries 0..63) sees keys ≤ 63, so
+  // split 1 (keys 64..96) is empty for it. Square, so also held against the standard path.
+  for (int64_t d : {64, 128}) check_against_reference(make_split({{2, 3, 3, 97, 97}, 2, 64, 64}, d, true, false), true);
+  // Each tiling's split instances, one head's rows and stacked (H 8, Hkv 2), causal and not.
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.algo != fk::Algo::flash2 || e.pass != fk::Pass::fwd) continue;
+    for (bool causal : {false, true})
+      for (bool pack : {true, false}) {
+        fk::AttentionConfig c = make_split({{1, 8, 2, 97, 1000}, 3, e.block_r, e.block_c}, e.headdim, causal, pack, e.dtype);
+        check_against_reference(c, false);
+      }
+  }
+}
+
 TEST_CASE("kernels other than flash2 refuse grouped-query attention and Nq != Nk, naming the field", "[gpu]") {
   for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::standard}) {
     fk::AttentionConfig c = make(algo, 1, 4, 97, 64, false);
@@ -246,6 +327,11 @@ TEST_CASE("enqueue launches exactly launch_sequence(), and a backward needs a fo
   CHECK_THROWS_AS(run.enqueue(fk::Pass::bwd), std::logic_error);
   CHECK(run.enqueue(fk::Pass::fwd) == fk::launch_sequence(c, fk::Pass::fwd));
   CHECK(run.enqueue(fk::Pass::bwd) == fk::launch_sequence(c, fk::Pass::bwd));
+  fk::AttentionConfig split = c;
+  split.splits = 2;  // N = 97: two key tiles of 64
+  fk::AttentionRun run_split(split);
+  run_split.fill_inputs(4);
+  CHECK(run_split.enqueue(fk::Pass::fwdbwd) == fk::launch_sequence(split, fk::Pass::fwdbwd));
   c.algo = fk::Algo::flash1;
   fk::AttentionRun run1(c);
   run1.fill_inputs(2);
@@ -284,6 +370,19 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
       INFO("flash2 GQA d" << d << (pack ? " packed" : " unpacked"));
       CHECK(nan == 0);
     }
+  // Split-KV: causal, Nq 97, Nk 200, 64 × 32 (Tc = 7), S = 7: row tile 0 (queries 0..63) sees
+  // keys ≤ 166, so split 6 (keys 192..199) is empty for it; and the default tiling with S = 2
+  // (d = 128: Bc = 128, two key tiles).
+  for (int64_t d : {64, 128})
+    for (bool pack : {true, false})
+      for (const SplitShape& s : {SplitShape{{1, 8, 2, 97, 200}, 7, 64, 32}, SplitShape{{1, 8, 2, 97, 200}, 2}}) {
+        const fk::HostOutputs out = flashio::test::run_config(make_split(s, d, true, pack), fk::Pass::fwd, 8);
+        int nan = 0;
+        for (const std::vector<float>* t : {&out.o, &out.lse})
+          for (float x : *t) nan += std::isnan(x);
+        INFO("flash2 split-KV d" << d << (pack ? " packed" : " unpacked") << " splits " << s.splits);
+        CHECK(nan == 0);
+      }
   fk::AttentionConfig c = make(fk::Algo::standard, 2, 2, 97, 64, true);
   c.mask = true;
   c.dropout = 0.1;

@@ -3,6 +3,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/attention.h"
 
@@ -69,4 +70,47 @@ TEST_CASE("unsupported head dimension, dtype spelling and flash mask are refused
   c.mask = false;
   c.seqlen = 0;
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("seqlen"));
+}
+
+TEST_CASE("flash2's forward with splits > 1 is the split forward then its combine, one split the single kernel") {
+  // The contract with the model (docs/kernels.md, "Split-KV"): launch_sequence needs no GPU.
+  fk::AttentionConfig c;
+  c.algo = fk::Algo::flash2;
+  c.seqlen = 1, c.seqlen_k = 32769, c.heads = 8, c.kv_heads = 1;
+  CHECK(fk::launch_sequence(c, fk::Pass::fwd) == std::vector<fk::Launch>{fk::Launch::flash2_fwd});
+  c.splits = 3;
+  CHECK(fk::launch_sequence(c, fk::Pass::fwd) ==
+        std::vector<fk::Launch>{fk::Launch::flash2_fwd, fk::Launch::flash2_fwd_combine});
+  CHECK(fk::launch_sequence(c, fk::Pass::bwd) ==
+        std::vector<fk::Launch>{fk::Launch::flash2_bwd_preprocess, fk::Launch::flash2_bwd,
+                                fk::Launch::flash2_bwd_convert_dq});
+  CHECK(fk::launch_sequence(c, fk::Pass::fwdbwd) ==
+        std::vector<fk::Launch>{fk::Launch::flash2_fwd, fk::Launch::flash2_fwd_combine,
+                                fk::Launch::flash2_bwd_preprocess, fk::Launch::flash2_bwd,
+                                fk::Launch::flash2_bwd_convert_dq});
+  CHECK(fk::to_string(fk::Launch::flash2_fwd_combine) == "flash2_fwd_combine");
+  CHECK(fk::library_calls(c, fk::Launch::flash2_fwd_combine) == 1);
+}
+
+TEST_CASE("splits are refused naming the field: below 1, for an algorithm other than flash2, beyond the forward's "
+          "key tiles, and beyond the grid") {
+  // AttentionRun checks its configuration before it touches the GPU, so this runs anywhere.
+  fk::AttentionConfig c;
+  c.algo = fk::Algo::flash2;
+  c.seqlen = 1, c.seqlen_k = 1000, c.headdim = 64;  // default d = 64 tiling 128 x 64: 16 key tiles
+  c.splits = 0;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), "splits: must be ≥ 1 (got 0)");
+  c.splits = 2;
+  c.algo = fk::Algo::flash1;
+  c.seqlen_k = 0, c.seqlen = 1000;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), "splits: only flash2 splits its forward (got flash1)");
+  c.algo = fk::Algo::standard;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), "splits: only flash2 splits its forward (got standard)");
+  c.algo = fk::Algo::flash2;
+  c.seqlen = 1, c.seqlen_k = 1000;
+  c.splits = 17;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), "splits: at most the forward's key tiles ⌈Nk / Bc⌉ = 16 (got 17)");
+  c.block_r = 64, c.block_c = 32;  // the tiling in use decides: 32 tiles of 32 keys
+  c.splits = 33;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), "splits: at most the forward's key tiles ⌈Nk / Bc⌉ = 32 (got 33)");
 }
