@@ -6,7 +6,9 @@
 # Usage, from the repository root on the GPU machine, BIN holding flashio and test_kernels_gpu
 # (and lib/ with libgomp.so.1), OUT an existing folder:
 #   experiments/results/h200_inference/measure.sh BIN OUT [PART]
-# PART: tests, speed or all (default); the device tool's 10-minute call takes one part at a time.
+# PART: tests, speed, splits or all (default); the device tool's 10-minute call takes one part at
+# a time. splits: split-KV's GPU tests and sanitizer runs, the copy bandwidth, decoding with
+# splits, GQA prefill again, and validate rows of decoding with splits.
 set -u
 if [ $# -lt 2 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
   echo "usage: $0 BIN OUT [tests|speed|all] (BIN holding flashio, OUT an existing folder)" >&2
@@ -23,6 +25,33 @@ step() { echo "$(date -u +%T) $*" >> "$OUT/steps.log"; }
 
 # Correctness first: the new shapes, then the square flash2 tests (the kernels changed), memcheck
 # and racecheck of the sanitizer shape (every kernel, and the GQA shape packed and not).
+bench() {  # name, then flashio bench options
+  local name=$1; shift
+  step "bench $name"
+  timeout 120 "$BIN/flashio" bench --format csv --out "$OUT/bench_$name.csv" "$@" >> "$OUT/bench.log" 2>&1
+  echo "bench $name rc=$?" >> "$OUT/bench.log"
+}
+if [ "$PART" = splits ]; then
+  step tests
+  (timeout 240 "$BIN/test_kernels_gpu" "[splits]" > "$OUT/tests_splits.log" 2>&1; echo "rc=$?" >> "$OUT/tests_splits.log")
+  (timeout 60 "$BIN/test_kernels_gpu" "[shapes]~[large]~[splits]" > "$OUT/tests_shapes.log" 2>&1; echo "rc=$?" >> "$OUT/tests_shapes.log")
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  (timeout 90 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
+  (timeout 90 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  step memcpy
+  timeout 60 python3 experiments/results/h200_inference/memcpy.py 2 > "$OUT/memcpy.txt" 2>&1
+  DECODE="--algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1 --seqlen-k 32768,131072 --headdim 128"
+  bench decode_splits $DECODE --splits 1,auto,2,4,8,16
+  bench prefill --algo flash2 --batch 4 --heads 32 --kv-heads 8,32 --seqlen 4096 --headdim 128 --pass fwd,bwd --causal=0,1
+  step validate
+  timeout 200 "$BIN/flashio" validate --algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1,4 \
+    --seqlen-k 4096,32768 --headdim 128 --pass fwd --splits 1,2,4,8 --causal=0,1 --format csv \
+    --measured-out "$OUT/validate_splits_measured.csv" --predicted-out "$OUT/validate_splits_predicted.csv" \
+    > "$OUT/validate_splits.csv" 2> "$OUT/validate_splits.err"
+  echo "rc=$?" >> "$OUT/validate_splits.err"
+  step done
+  exit 0
+fi
 if [ "$PART" != speed ]; then
 step tests
 (timeout 200 "$BIN/test_kernels_gpu" "[shapes]~[large]" > "$OUT/tests_shapes.log" 2>&1; echo "rc=$?" >> "$OUT/tests_shapes.log")
@@ -35,12 +64,6 @@ step racecheck
 fi
 [ "$PART" = tests ] && { step done; exit 0; }
 
-bench() {  # name, then flashio bench options
-  local name=$1; shift
-  step "bench $name"
-  timeout 120 "$BIN/flashio" bench --format csv --out "$OUT/bench_$name.csv" "$@" >> "$OUT/bench.log" 2>&1
-  echo "bench $name rc=$?" >> "$OUT/bench.log"
-}
 peers() {  # name, then experiments/peers.py options
   local name=$1; shift
   step "peers $name"
