@@ -207,22 +207,30 @@ Matrix probabilities_from_lse(const Matrix& s, const Matrix& lse) {
 Matrix column(const Eigen::VectorXd& v) { return Matrix(v); }
 
 // ---------------------------------------------------------------------------------------------
+// flash2's forward block over key tiles [j0, j1) of row tile i: Q_i read once and kept on chip,
+// K_j, V_j for every visited j ascending, u, ℓ, m on chip; the state to normalise and write.
+OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t qh, int64_t kvh, int64_t i, int64_t j0,
+                              int64_t j1) {
+  const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, t.rows_in(i), 0, t.d);
+  OnlineSoftmax state = online_softmax_start(t.rows_in(i), t.d);
+  for (int64_t j = j0; j < j1; ++j) {
+    if (!t.visits(i, j)) continue;
+    const int64_t cj = t.cols_in(j);
+    const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
+    const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
+    online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
+    mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
+  }
+  mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
+  return state;
+}
+
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
 void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
   run.launch({flash2_kind(algo, Flash2Role::fwd), t.heads, t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
              [&t](Memory& mem, int64_t gh, int64_t i) {
-               const int64_t r = t.rows_in(i), qh = t.query_head(gh), kvh = t.kv_head(gh);
-               const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);  // stays on chip
-               OnlineSoftmax state = online_softmax_start(r, t.d);            // u, ℓ, m on chip
-               for (int64_t j = 0; j < t.tc; ++j) {
-                 if (!t.visits(i, j)) continue;
-                 const int64_t cj = t.cols_in(j);
-                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
-                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
-                 online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
-                 mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
-               }
-               mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
+               const int64_t qh = t.query_head(gh);
+               const OnlineSoftmax state = flash2_row_tile(mem, t, qh, t.kv_head(gh), i, 0, t.tc);
                // Normalised once, written once, with L = m + log ℓ for the backward.
                mem.store(Tensor::O, qh, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse, qh, i * t.br, 0, column(online_softmax_lse(state)));
@@ -249,17 +257,7 @@ void flash2_split_forward(Launcher& run, const Tiles& t, int64_t splits, const P
                  mem.store(Tensor::lse_accum, partial, i * t.br, 0, Matrix::Constant(r, 1, kMinusInf));
                  return;
                }
-               const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);
-               OnlineSoftmax state = online_softmax_start(r, t.d);
-               for (int64_t j = j0; j < j1; ++j) {
-                 if (!t.visits(i, j)) continue;
-                 const int64_t cj = t.cols_in(j);
-                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
-                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
-                 online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
-                 mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
-               }
-               mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
+               const OnlineSoftmax state = flash2_row_tile(mem, t, qh, kvh, i, j0, j1);
                mem.store(Tensor::o_accum, partial, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse_accum, partial, i * t.br, 0, column(online_softmax_lse(state)));
              });

@@ -12,6 +12,21 @@ int64_t sum(const std::vector<int64_t>& xs) {
   return std::accumulate(xs.begin(), xs.end(), int64_t{0}, [](int64_t a, int64_t b) { return checked_add(a, b); });
 }
 
+// A forward block's reads and work over key tiles [j0, j1) of row tile i: Q_i once (it stays on
+// chip), then K_j, V_j of every visited j ascending, and the finish.
+void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g, int64_t qh, int64_t kvh, int64_t i,
+                   int64_t j0, int64_t j1, int64_t d) {
+  s.transfer({Tensor::Q, Dir::read, qh, i * g.br, g.rows_in(i), 0, d});
+  for (int64_t j = j0; j < j1; ++j) {
+    if (!filter.visits(i, j)) continue;
+    const int64_t cj = g.cols_in(j);
+    s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
+    s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
+    s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
+  }
+  s.compute(flops_model::flash2_fwd_finish(g.br, d));
+}
+
 // Split-KV's forward (docs/shapes.md, "Split-KV"): the block (s, i) of a grid head runs row tile
 // i over split s's key tiles [s·chunk, min((s + 1)·chunk, Tc)), chunk = ⌈Tc / S⌉, and writes its
 // rows' partial O (normalised by its own ℓ) and lse, fp32, into split s's copy of o_accum and
@@ -49,17 +64,7 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
     const int64_t end = ks.end(split, g.tc);
     bool any = false;
     for (int64_t j = ks.first(split); j < end && !any; ++j) any = filter->visits(i, j);
-    if (any) {
-      s.transfer({Tensor::Q, Dir::read, qh, i * g.br, r, 0, d});
-      for (int64_t j = ks.first(split); j < end; ++j) {
-        if (!filter->visits(i, j)) continue;
-        const int64_t cj = g.cols_in(j);
-        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
-        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
-        s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
-      }
-      s.compute(flops_model::flash2_fwd_finish(g.br, d));
-    }
+    if (any) emit_row_tile(s, *filter, g, qh, kvh, i, ks.first(split), end, d);
     s.transfer({Tensor::o_accum, Dir::write, partial_head, i * g.br, r, 0, d});
     s.transfer({Tensor::lse_accum, Dir::write, partial_head, i * g.br, r, 0, 1});
   };
@@ -136,16 +141,8 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);  // Q tile + one K and one V tile
     k.transfers_per_block = saturating_add(3, saturating_mul(2, g.tc));  // Q; K, V per tile; O, L
     k.emit_block = [filter, g, d](int64_t gh, int64_t i, ScheduleSink& s) {
-      const int64_t r = g.rows_in(i), qh = g.query_head(gh), kvh = g.kv_head(gh);
-      s.transfer({Tensor::Q, Dir::read, qh, i * g.br, r, 0, d});  // Q_i once, stays on chip
-      for (int64_t j = 0; j < g.tc; ++j) {
-        if (!filter->visits(i, j)) continue;
-        const int64_t cj = g.cols_in(j);
-        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
-        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
-        s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
-      }
-      s.compute(flops_model::flash2_fwd_finish(g.br, d));
+      const int64_t r = g.rows_in(i), qh = g.query_head(gh);
+      emit_row_tile(s, *filter, g, qh, g.kv_head(gh), i, 0, g.tc, d);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
       s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
