@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 #include "experiments/usage_error.h"
 #include "experiments/value_list.h"
@@ -49,12 +50,14 @@ sim::CountMethod parse_count(const std::string& text) {
                    "' is unknown; allowed: formula, walk, execute, cache (one of them)");
 }
 
-// --splits: positive integers (lists and ranges) and `auto`, which stands as 0 until each
-// configuration resolves it (sim/split_kv.h).
+// --splits: positive integers (lists and ranges), `auto` and `best`, which stand as 0 and −1 until
+// each configuration resolves them (sim/split_kv.h).
 std::vector<int64_t> split_counts(const std::string& text) {
   std::vector<int64_t> out;
   for (const std::string& item : parse_name_list("--splits", text)) {
-    const std::vector<int64_t> values = item == "auto" ? std::vector<int64_t>{0} : positive_ints("--splits", item);
+    const std::vector<int64_t> values = item == "auto"   ? std::vector<int64_t>{kAutoSplits}
+                                        : item == "best" ? std::vector<int64_t>{kBestSplits}
+                                                         : positive_ints("--splits", item);
     for (int64_t v : values)
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
@@ -108,8 +111,8 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
       ("splits", po::value<std::string>(),
        "flash2's forward with split-KV: each row tile's key tiles in S chunks, each a thread block of "
        "its own writing fp32 partial results, merged by a combine kernel; auto: FlashAttention's "
-       "heuristic (the fewest splits reaching 85 % of the best wave efficiency, at most 128) "
-       "(list or range, and auto) [1]")
+       "heuristic (the fewest splits reaching 85 % of the best wave efficiency, at most 128); best: the "
+       "count the time model predicts fastest (list or range, auto and best among them) [1]")
       ("headdim", po::value<std::string>(), text("d, head dimension (list or range)", d.headdim).c_str())
       ("dtype", po::value<std::string>(), text("fp16, bf16, fp32 (list)", d.dtype).c_str())
       ("causal", po::value<std::string>()->implicit_value("1"),
@@ -244,7 +247,8 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   sim::Config c = sim::make_config(algo, p, s.hardware[at.hw], sram, tiling);
   if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};
   c.gqa_pack = s.gqa_packs[at.gqa_pack] != 0;
-  c.splits = s.splits[at.splits] == 0 ? sim::auto_splits(c) : s.splits[at.splits];
+  const int64_t splits = s.splits[at.splits];
+  c.splits = splits == kAutoSplits ? sim::auto_splits(c) : splits == kBestSplits ? sim::best_splits(c) : splits;
   return c;
 }
 
@@ -274,13 +278,28 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   auto last_report = Clock::now();
   int64_t index = 0;
   int64_t not_applicable = 0;  // a block mask with an algorithm that has none: not a new config
+  // Split counts: the two fastest digits are splits and algo, so each point of the others spans
+  // splits × algos consecutive indices; `auto` and `best` resolve per configuration and may name
+  // a count already visited there (then not a new config), and a split count above 1 applies to
+  // flash2 only when the sweep also runs other algorithms.
+  const int64_t split_span = static_cast<int64_t>(s.splits.size() * s.algos.size());
+  const bool sweeps_flash2 = std::find(s.algos.begin(), s.algos.end(), sim::Algo::flash2) != s.algos.end();
+  std::set<std::pair<int64_t, size_t>> splits_seen;  // (resolved splits, algo) at this point
   for (bool done = total == 0; !done; ++index) {
-    if (at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) {
+    if (index % split_span == 0) splits_seen.clear();
+    const bool split_elsewhere =
+        sweeps_flash2 && s.algos[at.algo] != sim::Algo::flash2 && s.splits[at.splits] > 1;
+    if ((at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) || split_elsewhere) {
       ++not_applicable;
     } else {
       try {
-        visit(make_sweep_config(s, at));
-        ++stats.visited;
+        const sim::Config c = make_sweep_config(s, at);
+        if (!splits_seen.insert({c.splits, at.algo}).second) {
+          ++not_applicable;
+        } else {
+          visit(c);
+          ++stats.visited;
+        }
       } catch (const sim::InvalidInput& e) {
         if (stats.skipped == 0) stats.first_skip_reason = usage_message(e);
         ++stats.skipped;

@@ -44,6 +44,8 @@ struct SweepDefaults {
   std::string time;
 };
 
+inline constexpr int64_t kAutoSplits = 0, kBestSplits = -1;
+
 // The parsed lists. Empty sram / block_r / block_c mean "derive per configuration".
 struct SweepSpec {
   std::vector<sim::Algo> algos;
@@ -53,7 +55,8 @@ struct SweepSpec {
   // same as heads / seqlen" (0 in sim::Problem); gqa_packs 0 or 1.
   std::vector<int64_t> kv_heads, seqlens_k;
   std::vector<int> gqa_packs;
-  // Split-KV's key splits (sim/config.h, splits); 0 stands for `auto` (sim/split_kv.h).
+  // Split-KV's key splits (sim/config.h, splits); kAutoSplits and kBestSplits stand for `auto`
+  // and `best` (sim/split_kv.h), resolved per configuration.
   std::vector<int64_t> splits;
   std::vector<sim::DType> dtypes;
   std::vector<int> causals, masks;  // 0 or 1

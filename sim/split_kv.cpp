@@ -6,6 +6,7 @@
 
 #include "sim/checked.h"
 #include "sim/schedule.h"
+#include "sim/simulate.h"
 
 namespace flashio::sim {
 
@@ -29,6 +30,21 @@ int64_t auto_splits(const Config& c) {
   for (int64_t s = 1; s <= max_splits; ++s)
     if (eligible(s) && efficiency[s - 1] >= 0.85 * best) return s;
   return 1;
+}
+
+int64_t best_splits(const Config& c) {
+  if (c.algo != Algo::flash2 || c.tiling.block_c <= 0) return 1;
+  const int64_t tc = ceil_div(c.problem.keys(), c.tiling.block_c);
+  int64_t best = 1;
+  double best_ms = 0;
+  for (int64_t s = 1; s <= std::min(kMaxAutoSplits, tc); ++s) {
+    if (s > 1 && ceil_div(tc, s) == ceil_div(tc, s - 1)) continue;
+    Config candidate = c;
+    candidate.splits = s;
+    const double ms = simulate(candidate, CountMethod::formula, TimeMethod::model).time_ms;
+    if (s == 1 || ms < best_ms) best = s, best_ms = ms;
+  }
+  return best;
 }
 
 }  // namespace flashio::sim

@@ -2,10 +2,12 @@
 // option, exit status 2, and no output file created or truncated. Run through the binary, as a
 // user meets them.
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "cli_harness.h"
 #include "experiments/usage_error.h"
 #include "sim/errors.h"
+#include "sim/row.h"
 
 using namespace flashio::cli::test;
 
@@ -201,4 +203,44 @@ TEST_CASE("split-KV: --splits takes counts and auto, rejects 0, words, counts be
   CHECK(r.out.find(",8,32768,1,2,") != std::string::npos);
   CHECK(r.out.find(",8,32768,1,5,") != std::string::npos);
   CHECK(r.out.find("flash2_fwd_combine") != std::string::npos);
+}
+
+namespace {
+std::vector<flashio::sim::Row> csv_rows(const std::string& text) {
+  std::istringstream in(text);
+  return flashio::sim::read_rows_csv(in, "output");
+}
+}  // namespace
+
+TEST_CASE("split-KV: --splits best is the count the time model predicts fastest, auto or best naming a count "
+          "already listed adds no row, and a count above 1 skips the other algorithms of the sweep") {
+  const std::vector<std::string> decode = {"simulate", "--batch", "8", "--heads", "32", "--kv-heads", "8", "--seqlen",
+                                           "1", "--seqlen-k", "131072", "--headdim", "128", "--tiling", "kernel",
+                                           "--format", "csv"};
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = decode;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_in_process(args);
+  };
+  const CliResult best = run({"--algo", "flash2", "--splits", "best"});
+  REQUIRE(best.status == 0);
+  const std::vector<flashio::sim::Row> best_rows = csv_rows(best.out);
+  REQUIRE(best_rows.size() == 3);  // flash2_fwd, flash2_fwd_combine, total
+  const int64_t chosen = best_rows.front().splits;
+  const CliResult all = run({"--algo", "flash2", "--splits", "1:128"});
+  REQUIRE(all.status == 0);
+  double fastest = 1e300;
+  for (const flashio::sim::Row& r : csv_rows(all.out))
+    if (r.is_total()) fastest = std::min(fastest, *r.time_ms);
+  for (const flashio::sim::Row& r : best_rows)
+    if (r.is_total()) CHECK(*r.time_ms == Approx(fastest));
+  CHECK(chosen > 1);
+  // auto and best resolving to a listed count, and flash1 with a count above 1: one row each.
+  const CliResult mixed = run({"--algo", "flash1,flash2", "--splits", "1,2,auto", "--count", "formula"});
+  REQUIRE(mixed.status == 0);
+  int flash1_totals = 0, flash2_totals = 0;
+  for (const flashio::sim::Row& r : csv_rows(mixed.out))
+    if (r.is_total()) (r.algo == flashio::sim::RowAlgo::flash1 ? flash1_totals : flash2_totals) += 1;
+  CHECK(flash1_totals == 1);  // splits 1 only; auto resolves to 1 for flash1
+  CHECK(flash2_totals == 2);  // 1 and 2; auto resolves to 2 here
 }
