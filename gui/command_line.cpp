@@ -13,7 +13,7 @@ namespace {
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
-    "gqa-pack", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "gqa-pack", "splits", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
 
@@ -41,6 +41,7 @@ std::string option_of(sim::Field field) {
     case sim::Field::headdim: return "--headdim";
     case sim::Field::kv_heads: return "--kv-heads";
     case sim::Field::seqlen_k: return "--seqlen-k";
+    case sim::Field::splits: return "--splits";
     default: return "--" + std::string(sim::field_name(field));
   }
 }
@@ -49,7 +50,7 @@ std::string option_of(sim::Field field) {
 
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
-         "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1]\n"
+         "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto]\n"
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
@@ -57,7 +58,9 @@ std::string usage_text() {
          "  --view NAME: block, scaling, breakdown, tiling (teaching) or map (tiling map)\n"
          "  --kv-heads: K/V heads, dividing --heads (1: multi-query); --seqlen-k: keys per head\n"
          "  (--seqlen is then the queries; causal needs NK >= N); --gqa-pack: whether a forward\n"
-         "  block takes a K/V group's query heads, 0 or 1 (default 1; given alone, 1)\n";
+         "  block takes a K/V group's query heads, 0 or 1 (default 1; given alone, 1)\n"
+         "  --splits: flash2's forward split-KV splits, 1 to 128 (at most ceil(NK / BC) are run)\n"
+         "  or auto (FlashAttention's heuristic); default 1\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -120,6 +123,22 @@ ParseResult parse_command_line(const QStringList& arguments) {
         if (!alone && value != "0" && value != "1")
           throw sim::InvalidInput("--gqa-pack takes 0 or 1 (one configuration), not '" + value + "'");
         p.gqa_pack = alone || value == "1";
+        cl.params_given = true;
+      }
+      else if (name == "splits") {
+        if (value == "auto") p.splits = 0;
+        else {
+          size_t used = 0;
+          int64_t v = 0;
+          try {
+            v = std::stoll(value, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used != value.size() || v < 1 || v > 128)
+            throw sim::InvalidInput("--splits must be auto or an integer from 1 to 128, not '" + value + "'");
+          p.splits = v;
+        }
         cl.params_given = true;
       }
       else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }

@@ -1,5 +1,6 @@
 #include "gui/parameter_panel.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QFormLayout>
@@ -79,6 +80,17 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
       "Unticked: a block takes one query head's rows, and every query head reads its group's K "
       "and V again (their io H / Hkv times the packed one). The backward's dK, dV kernels always "
       "take the group's rows. No effect without grouping (Hkv = H), where it is greyed out.");
+  splits_ = spin(
+      0, 128, 1,
+      "S: split-KV (flash2's forward only). Each row tile's key tiles are split into S chunks of "
+      "ceil(Tc / S) tiles, each run by a thread block of its own that writes a partial O and lse "
+      "(fp32); a combine kernel then merges the partial results. More blocks fill the GPU when "
+      "B·H·Tr is small (decoding), at the cost of the partials' io. At most Tc = ceil(Nk / Bc): "
+      "where a tiling has fewer key tiles than asked (the block-size view's larger Bc), it runs "
+      "one split per key tile, so no view shows a refused configuration. Other algorithms and "
+      "the backward run one split. \"auto\" (the lowest value): FlashAttention's heuristic "
+      "(sim::auto_splits), chosen for each configuration.");
+  splits_->setSpecialValueText("auto");
   decode_ = new QPushButton("decode preset");
   decode_->setToolTip("Decoding: one new token per sequence against a 32,768-token K/V cache with "
                       "grouped-query heads (Llama-3-8B's shape): B = 8, H = 32, Hkv = 8, N = 1, "
@@ -158,6 +170,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   causal_row->addWidget(decode_);
   pf->addRow("", causal_row);
   pf->addRow("", gqa_pack_);
+  pf->addRow(label(Field::splits), splits_);
   pf->addRow(problem_error_);
 
   auto* hardware = new QGroupBox("Hardware and SRAM size M");
@@ -201,7 +214,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 
   for (QSpinBox* s : {batch_, heads_, seqlen_, headdim_, kv_heads_, seqlen_k_, sweep_min_, sweep_max_,
-                      block_r_, block_c_})
+                      block_r_, block_c_, splits_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::emit_changed);
   for (QSpinBox* s : {heads_, kv_heads_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::sync_gqa_pack_enabled);
@@ -297,6 +310,7 @@ WorkbenchParams ParameterPanel::params() const {
   p.problem.kv_heads = kv_heads_->value();  // 0: "= H"
   p.problem.seqlen_k = seqlen_k_->value();  // 0: "= N"
   p.gqa_pack = gqa_pack_->isChecked();
+  p.splits = splits_->value();  // 0: auto
   p.problem.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(pass_->currentText().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = causal_->isChecked();
@@ -323,6 +337,7 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   kv_heads_->setValue(static_cast<int>(p.problem.kv_heads));
   seqlen_k_->setValue(static_cast<int>(p.problem.seqlen_k));
   gqa_pack_->setChecked(p.gqa_pack);
+  splits_->setValue(static_cast<int>(std::clamp<int64_t>(p.splits, 0, 128)));
   dtype_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.dtype)));
   pass_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.pass)));
   causal_->setChecked(p.problem.causal);

@@ -34,6 +34,7 @@ class ParameterPanel : public QWidget {
   QSpinBox* kv_heads_box() const { return kv_heads_; }
   QSpinBox* seqlen_k_box() const { return seqlen_k_; }
   QCheckBox* gqa_pack_box() const { return gqa_pack_; }
+  QSpinBox* splits_box() const { return splits_; }
   QCheckBox* causal_box() const { return causal_; }
   QPushButton* decode_button() const { return decode_; }
   // sim's reason (by the panel's labels) when the problem cannot exist; empty when it can.
@@ -58,6 +59,7 @@ class ParameterPanel : public QWidget {
 
   QSpinBox *batch_, *heads_, *seqlen_, *headdim_, *kv_heads_, *seqlen_k_;
   QCheckBox* gqa_pack_;
+  QSpinBox* splits_;
   QPushButton* decode_;
   QLabel* problem_error_;
   QComboBox *dtype_, *pass_, *hw_, *shape_;

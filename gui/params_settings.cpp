@@ -1,5 +1,7 @@
 #include "gui/params_settings.h"
 
+#include <algorithm>
+
 #include <QStringList>
 
 #include "sim/hardware.h"
@@ -17,6 +19,7 @@ void save_params(QSettings& s, const WorkbenchParams& p) {
   s.setValue("problem/pass", QString::fromStdString(sim::to_string(p.problem.pass)));
   s.setValue("problem/causal", p.problem.causal);
   s.setValue("problem/gqa_pack", p.gqa_pack);
+  s.setValue("problem/splits", static_cast<qlonglong>(p.splits));
   s.setValue("hw/name", QString::fromStdString(p.hw_name));
   s.setValue("hw/sram_bytes", static_cast<qlonglong>(p.sram_bytes));
   QStringList algos;
@@ -43,6 +46,7 @@ std::optional<WorkbenchParams> restore_params(const QSettings& s) {
   p.problem.pass = sim::parse_pass(s.value("problem/pass").toString().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = s.value("problem/causal", false).toBool();
   p.gqa_pack = s.value("problem/gqa_pack", true).toBool();
+  p.splits = std::clamp<qlonglong>(s.value("problem/splits", 1).toLongLong(), 0, 128);  // 0: auto
   const std::string hw = s.value("hw/name", "h200").toString().toStdString();
   p.hw_name = sim::is_hardware_preset(hw) ? hw : "h200";
   p.sram_bytes = s.value("hw/sram_bytes", 0).toLongLong();

@@ -1,5 +1,7 @@
 #include "gui/row_text.h"
 
+#include <algorithm>
+
 #include "gui/size_text.h"
 
 namespace flashio::gui {
@@ -63,11 +65,31 @@ QString row_tooltip(const sim::Row& row) {
 
 ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass) {
   const sim::Problem& p = params.problem;
-  return {p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
-          p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0};
+  ProblemKey key{p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
+                 p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, params.splits, std::nullopt};
+  try {
+    WorkbenchParams of_pass = params;
+    of_pass.problem.pass = pass;
+    key.flash2 = current_config(of_pass, sim::Algo::flash2);
+  } catch (const std::exception&) {
+    key.flash2.reset();  // no such Config: flash2 rows are matched at one split
+  }
+  return key;
 }
 
 ProblemKey problem_key(const WorkbenchParams& params) { return problem_key(params, params.problem.pass); }
+
+namespace {
+
+int64_t expected_splits(const sim::Row& row, const ProblemKey& key) {
+  if (row.algo != sim::RowAlgo::flash2 || !key.flash2) return 1;
+  sim::Config config = *key.flash2;
+  if (row.block_r) config.tiling.block_r = *row.block_r;
+  if (row.block_c) config.tiling.block_c = *row.block_c;
+  return resolved_splits(config, key.splits);
+}
+
+}  // namespace
 
 bool row_matches(const sim::Row& row, const ProblemKey& key) {
   const bool grouped = key.kv_heads != key.heads;
@@ -76,7 +98,8 @@ bool row_matches(const sim::Row& row, const ProblemKey& key) {
          row.pass == key.pass && row.causal == key.causal &&
          resolved(row.kv_heads, row.heads) == key.kv_heads &&
          resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
-         (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0));
+         (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0)) &&
+         std::max<int64_t>(row.splits, 1) == expected_splits(row, key);
 }
 
 }  // namespace flashio::gui

@@ -1,6 +1,8 @@
 // What a tooltip says about a row: its configuration and every known value, exactly; and the
 // one spelling of a problem's shape that every title and tooltip uses.
 #pragma once
+#include <optional>
+
 #include <QString>
 
 #include "gui/workbench_params.h"
@@ -23,7 +25,9 @@ QString row_tooltip(const sim::Row& row);
 // N, Nk, d, dtype, causal flag and pass, the same gqa_pack where the problem groups query heads
 // (without grouping both values are one schedule, docs/shapes.md), and a whole-pass
 // (kernel=total) row. kv_heads and seqlen_k are resolved (never 0), as sim's row reader
-// resolves a file's.
+// resolves a file's. A flash2 row's splits must be the panel's splits resolved for that row's
+// tiling (resolved_splits: "auto" and the clamp to ⌈Nk / Bc⌉ depend on it); a row of another
+// algorithm must have 1.
 struct ProblemKey {
   int64_t batch, heads, seqlen, headdim;
   sim::DType dtype;
@@ -31,6 +35,8 @@ struct ProblemKey {
   int causal;
   int64_t kv_heads, seqlen_k;
   int gqa_pack;
+  int64_t splits = 1;                   // the panel's request (0: auto)
+  std::optional<sim::Config> flash2;    // the panel's flash2 Config of this pass, to resolve it
 };
 // The key of the panel's problem, for `pass` (the tiling map's maps are one pass each).
 ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass);

@@ -57,6 +57,16 @@ ScalingView::ScalingView(QWidget* parent) : WorkbenchView(parent) {
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(seqlen_);
   split->addWidget(sram_);
+  // The third chart, io and time against split-KV's S: two panels stacked (a ChartPanel has one
+  // y quantity), shown for decode-like problems only (scaling_shows_splits).
+  splits_ = new ChartPanel("flash2 io against split-KV splits S (panel's tiling)");
+  splits_time_ = new ChartPanel("flash2 predicted time against split-KV splits S");
+  auto* column = new QSplitter(Qt::Vertical);
+  column->addWidget(splits_);
+  column->addWidget(splits_time_);
+  splits_column_ = column;
+  splits_column_->setVisible(false);
+  split->addWidget(column);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split, 1);
@@ -64,18 +74,25 @@ ScalingView::ScalingView(QWidget* parent) : WorkbenchView(parent) {
 }
 
 std::vector<std::pair<QString, QWidget*>> ScalingView::charts() {
-  return {{"scaling-seqlen", seqlen_}, {"scaling-sram", sram_}};
+  std::vector<std::pair<QString, QWidget*>> charts = {{"scaling-seqlen", seqlen_}, {"scaling-sram", sram_}};
+  if (!splits_column_->isHidden()) {  // the S charts only where drawn (decode-like problems)
+    charts.emplace_back("scaling-splits", splits_);
+    charts.emplace_back("scaling-splits-time", splits_time_);
+  }
+  return charts;
 }
 
 std::vector<sim::Row> ScalingView::rows() const {
   auto rows = seqlen_->rows();
   for (auto& r : sram_->rows()) rows.push_back(r);
+  for (auto& r : splits_->rows()) rows.push_back(r);
   return rows;
 }
 
 std::vector<PlottedRow> ScalingView::plotted_rows() const {
   auto rows = seqlen_->plotted_rows();
   for (auto& r : sram_->plotted_rows()) rows.push_back(std::move(r));
+  for (auto& r : splits_->plotted_rows()) rows.push_back(std::move(r));
   return rows;
 }
 
@@ -85,6 +102,8 @@ void ScalingView::redraw(const ViewInputs& inputs) {
   const bool keys = scaling_sweeps_keys(data.params);
   seqlen_->clear();
   sram_->clear();
+  splits_->clear();
+  splits_time_->clear();
   seqlen_->chart()->setTitle(seqlen_title(data.params));
   for (const sim::Algo algo : data.params.algos) {
     const sim::RowAlgo name = sim::row_algo(algo);
@@ -120,6 +139,28 @@ void ScalingView::redraw(const ViewInputs& inputs) {
                   {"io bytes", AxisQuantity::bytes, {}});
   sram_->finish({QStringLiteral("SRAM size M (%1 B per element)").arg(e), AxisQuantity::sram_bytes, srams},
                 {"io bytes", AxisQuantity::bytes, {}});
+
+  // Split-KV: flash2's io and time against S, where the problem is decode-like.
+  std::vector<double> splits;
+  for (const int64_t s : scaling_splits(data.params)) splits.push_back(static_cast<double>(s));
+  const bool show_splits = !splits.empty() && !data.splits_rows.empty();
+  splits_column_->setVisible(show_splits);
+  if (show_splits) {
+    const sim::RowAlgo name = sim::row_algo(sim::Algo::flash2);
+    splits_->add_series("io model flash2", SeriesKind::model, algo_color(name),
+                        io_series(data.splits_rows, sim::RowSource::model, name));
+    std::vector<ChartPoint> times;
+    for (const auto& p : data.splits_rows)
+      if (p.row.source == sim::RowSource::model && p.row.algo == name && p.row.time_ms)
+        times.push_back({p.x, *p.row.time_ms, row_tooltip(p.row), p.row});
+    splits_time_->add_series("time model flash2", SeriesKind::model, algo_color(name), std::move(times));
+    const int64_t current = resolved_splits(current_config(data.params, sim::Algo::flash2), data.params.splits);
+    splits_->add_marker(QStringLiteral("current S = %1").arg(current), static_cast<double>(current),
+                        current_sram_marker_color());
+  }
+  splits_->finish({"split-KV splits S", AxisQuantity::count, splits}, {"io bytes", AxisQuantity::bytes, {}});
+  splits_time_->finish({"split-KV splits S", AxisQuantity::count, splits},
+                       {"predicted time", AxisQuantity::time_ms, {}});
 
   QStringList lines;
   if (!data.problem_error.empty())

@@ -22,11 +22,17 @@ class ScalingView : public WorkbenchView {
 
   ChartPanel* seqlen_chart() const { return seqlen_; }
   ChartPanel* sram_chart() const { return sram_; }
+  // io and time of flash2 against split-KV's S (shown for decode-like problems only).
+  ChartPanel* splits_chart() const { return splits_; }
+  ChartPanel* splits_time_chart() const { return splits_time_; }
   QString fit_text() const { return fits_->text(); }
 
  private:
   ChartPanel* seqlen_;
   ChartPanel* sram_;
+  ChartPanel* splits_;
+  ChartPanel* splits_time_;
+  QWidget* splits_column_;
   QLabel* fits_;
 };
 

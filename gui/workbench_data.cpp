@@ -112,6 +112,26 @@ std::vector<int64_t> scaling_sram_bytes(const WorkbenchParams& params) {
   return m;
 }
 
+bool scaling_shows_splits(const WorkbenchParams& params) {
+  return params.shows(sim::Algo::flash2) && sim::has_forward(params.problem.pass) &&
+         params.problem.seqlen <= 64 && params.problem.keys() >= 1024;
+}
+
+std::vector<int64_t> scaling_splits(const WorkbenchParams& params) {
+  std::vector<int64_t> splits;
+  if (!scaling_shows_splits(params)) return splits;
+  int64_t key_tiles = 0;
+  try {
+    const sim::Config config = current_config(params, sim::Algo::flash2);
+    if (config.tiling.block_c <= 0) return splits;
+    key_tiles = (config.problem.keys() + config.tiling.block_c - 1) / config.tiling.block_c;
+  } catch (const std::exception&) {
+    return splits;
+  }
+  for (int64_t s = 1; s <= std::min<int64_t>(128, key_tiles); s *= 2) splits.push_back(s);
+  return splits;
+}
+
 SlopeFit fit_log_slope(const std::vector<std::pair<double, double>>& points, double x_from,
                        double x_to) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -176,6 +196,11 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
       const sim::Config config = config_of(params, algo, m, {});  // the rule's tiling for each M
       jobs.push_back({&data.sram_rows, static_cast<double>(m), config, true});
     }
+  }
+  for (const int64_t s : scaling_splits(params)) {
+    sim::Config config = current_config(params, sim::Algo::flash2);
+    config.splits = s;  // S <= Tc: as asked, not resolved
+    jobs.push_back({&data.splits_rows, static_cast<double>(s), config, false});
   }
   const int total = static_cast<int>(jobs.size() + params.algos.size());
   int done = 0;

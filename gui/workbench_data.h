@@ -51,6 +51,9 @@ struct WorkbenchData {
   // problem (N = 1) shows its bytes against the cache length.
   std::vector<PlotRow> seqlen_rows, sram_rows;
   std::vector<SlopeFit> seqlen_fits, sram_fits;
+  // Scaling view's split-KV charts (scaling_shows_splits): flash2's total rows (io, and time_ms
+  // of sim's default time method) at the panel's Config with Config::splits = x.
+  std::vector<PlotRow> splits_rows;
   double crossover_sram_bytes = 0;  // Saha–Ye: M = d² elements, in bytes
   // Breakdown view: per-tensor bytes at the current configuration, and its kernel rows.
   std::vector<BreakdownBar> breakdown;
@@ -79,6 +82,13 @@ sim::Problem scaling_problem(const WorkbenchParams& params, int64_t x);
 // refuses (causal needs Nk >= N); M from 4d elements up.
 std::vector<int64_t> scaling_seqlens(const WorkbenchParams& params);
 std::vector<int64_t> scaling_sram_bytes(const WorkbenchParams& params);
+// Whether the scaling view shows io and time against split-KV's S: flash2 shown, a pass with a
+// forward, and a decode-like problem (Nq <= 64 and Nk >= 1024), where splitting the keys is
+// what fills the GPU.
+bool scaling_shows_splits(const WorkbenchParams& params);
+// That chart's x values: S = 1, 2, 4, … up to min(128, Tc), Tc = ⌈Nk / Bc⌉ of the panel's flash2
+// tiling; empty where the chart is not shown (or flash2's Config cannot be made).
+std::vector<int64_t> scaling_splits(const WorkbenchParams& params);
 
 // Least-squares slope of log y over log x for the points with x in [x_from, x_to] and y > 0.
 SlopeFit fit_log_slope(const std::vector<std::pair<double, double>>& points, double x_from,

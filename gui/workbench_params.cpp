@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/split_kv.h"
+
 namespace flashio::gui {
 
 std::string to_string(SweepShape shape) {
@@ -29,6 +31,7 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
   const sim::Problem& b = o.problem;
   return a.batch == b.batch && a.heads == b.heads && a.seqlen == b.seqlen &&
          a.kv_heads == b.kv_heads && a.seqlen_k == b.seqlen_k && gqa_pack == o.gqa_pack &&
+         splits == o.splits &&
          a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
@@ -47,6 +50,18 @@ WorkbenchParams decode_preset(const WorkbenchParams& params) {
   return p;
 }
 
+int64_t resolved_splits(const sim::Config& config, int64_t requested) {
+  if (config.algo != sim::Algo::flash2 || !sim::has_forward(config.problem.pass)) return 1;
+  if (config.tiling.block_c <= 0) return 1;
+  const int64_t key_tiles = (config.problem.keys() + config.tiling.block_c - 1) / config.tiling.block_c;
+  if (requested <= 0) {
+    sim::Config c = config;
+    c.splits = 1;
+    requested = sim::auto_splits(c);
+  }
+  return std::clamp<int64_t>(requested, 1, std::max<int64_t>(key_tiles, 1));
+}
+
 sim::Hardware hardware_of(const WorkbenchParams& params) {
   return sim::hardware_preset(params.hw_name);
 }
@@ -60,6 +75,7 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   sim::Config config = sim::make_config(algo, params.problem, hardware_of(params), sram_bytes, tiling);
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   config.gqa_pack = params.gqa_pack;
+  config.splits = resolved_splits(config, params.splits);
   return config;
 }
 

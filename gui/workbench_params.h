@@ -31,6 +31,10 @@ struct WorkbenchParams {
   // heads of a K/V head's group (docs/shapes.md). A Config field, not a Problem one, so it is
   // carried here and set on every Config by config_of.
   bool gqa_pack = true;
+  // sim::Config::splits (split-KV, docs/shapes.md): flash2's forward splits each row tile's key
+  // tiles into S chunks merged by a combine kernel. 0 means "auto" (sim::auto_splits, resolved
+  // per Config). config_of sets it on flash2's forward Configs only, clamped to their key tiles.
+  int64_t splits = 1;
   std::string hw_name = "h200";
   int64_t sram_bytes = 0;  // M in bytes; 0 means the hardware preset's
   std::vector<sim::Algo> algos = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2};
@@ -51,6 +55,12 @@ struct WorkbenchParams {
 // N = 1, Nk = 32,768, d = 128. Everything else (dtype, pass, causal, packing, hardware, M,
 // algorithms, blocks) is kept from `params`.
 WorkbenchParams decode_preset(const WorkbenchParams& params);
+
+// The split count a Config of `config`'s problem and tiling gets from `requested` (0: auto,
+// sim::auto_splits): 1 for every algorithm but flash2 and for a pass without a forward; at most
+// the Config's key tiles ⌈Nk / Bc⌉ (a tiling with fewer key tiles than asked runs one split per
+// tile, rather than refusing; the panel's tooltip says so). `config.splits` is ignored.
+int64_t resolved_splits(const sim::Config& config, int64_t requested);
 
 // The hardware preset (throws sim::InvalidInput for an unknown name).
 sim::Hardware hardware_of(const WorkbenchParams& params);
