@@ -89,7 +89,7 @@ TEST_CASE("the command line parses --splits N|auto and rejects others in one lin
   CHECK(usage_text().find("--splits") != std::string::npos);
 }
 
-TEST_CASE("settings save and restore splits; older settings read 1", "[gui][splits][settings]") {
+TEST_CASE("settings save and restore splits, and older settings read 1", "[gui][splits][settings]") {
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   for (int64_t splits : {int64_t{1}, int64_t{0}, int64_t{5}, int64_t{128}}) {
