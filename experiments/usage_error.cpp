@@ -2,33 +2,6 @@
 
 namespace flashio::cli {
 
-std::string_view option_name(sim::Field field) {
-  using sim::Field;
-  switch (field) {
-    case Field::batch: return "--batch";
-    case Field::heads: return "--heads";
-    case Field::seqlen: return "--seqlen";
-    case Field::headdim: return "--headdim";
-    case Field::kv_heads: return "--kv-heads";
-    case Field::seqlen_k: return "--seqlen-k";
-    case Field::mask: return "--mask";
-    case Field::dropout: return "--dropout";
-    case Field::pass: return "--pass";
-    case Field::algo: return "--algo";
-    case Field::sram_bytes: return "--sram";
-    case Field::block_r: return "--block-r";
-    case Field::block_c: return "--block-c";
-    case Field::tiling: return "--block-r/--block-c";
-    case Field::tiling_source: return "--tiling";
-    case Field::block_mask: return "--block-mask";
-    case Field::splits: return "--splits";
-    case Field::hardware: return "--hw";
-    case Field::count_method: return "--count";
-    case Field::tracked_row: return "--row";
-  }
-  return sim::field_name(field);
-}
-
 std::string usage_message(const sim::InvalidInput& error) {
   if (!error.field()) return error.what();
   return std::string(option_name(*error.field())) + ": " + error.problem();

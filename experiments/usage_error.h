@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "experiments/option_name.h"
 #include "sim/errors.h"
 
 namespace flashio::cli {
@@ -16,9 +17,6 @@ class UsageError : public std::runtime_error {
   explicit UsageError(const std::string& message) : std::runtime_error(message) {}
 };
 
-// The option that sets `field` ("--seqlen"): the one table from sim's fields to the runner's
-// options.
-std::string_view option_name(sim::Field field);
 
 // The model's error as the runner prints it: "--seqlen: must be a positive integer (got 0)";
 // what() when the error names no field.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "experiments/option_name.h"
 #include "gui/size_text.h"
 #include "sim/errors.h"
 #include "sim/hardware.h"
@@ -17,7 +18,8 @@ const std::vector<std::string> kValueOptions = {
     "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
 
-int64_t positive(const std::string& option, const std::string& text, int64_t max) {
+// `also`: what else the option takes, named in the message (", or auto").
+int64_t positive(const std::string& option, const std::string& text, int64_t max, const std::string& also = "") {
   size_t used = 0;
   int64_t v = 0;
   try {
@@ -26,24 +28,9 @@ int64_t positive(const std::string& option, const std::string& text, int64_t max
     used = 0;
   }
   if (used != text.size() || v <= 0 || v > max)
-    throw sim::InvalidInput("--" + option + " must be a positive integer up to " +
-                            std::to_string(max) + ", not '" + text + "'");
+    throw sim::InvalidInput("--" + option + " must be a positive integer up to " + std::to_string(max) + also +
+                            ", not '" + text + "'");
   return v;
-}
-
-// A problem sim refuses as a whole (Hkv not dividing H, causal with Nk < N), named by the
-// option that sets the field, as every other message here is.
-std::string option_of(sim::Field field) {
-  switch (field) {
-    case sim::Field::batch: return "--batch";
-    case sim::Field::heads: return "--heads";
-    case sim::Field::seqlen: return "--seqlen";
-    case sim::Field::headdim: return "--headdim";
-    case sim::Field::kv_heads: return "--kv-heads";
-    case sim::Field::seqlen_k: return "--seqlen-k";
-    case sim::Field::splits: return "--splits";
-    default: return "--" + std::string(sim::field_name(field));
-  }
 }
 
 }  // namespace
@@ -125,20 +112,8 @@ ParseResult parse_command_line(const QStringList& arguments) {
         p.gqa_pack = alone || value == "1";
         cl.params_given = true;
       }
-      else if (name == "splits") {
-        if (value == "auto") p.splits = 0;
-        else {
-          size_t used = 0;
-          int64_t v = 0;
-          try {
-            v = std::stoll(value, &used);
-          } catch (const std::exception&) {
-            used = 0;
-          }
-          if (used != value.size() || v < 1 || v > 128)
-            throw sim::InvalidInput("--splits must be auto or an integer from 1 to 128, not '" + value + "'");
-          p.splits = v;
-        }
+      else if (name == "splits") {  // 0 stands for auto (WorkbenchParams::splits)
+        p.splits = value == "auto" ? 0 : positive(name, value, 128, ", or auto");
         cl.params_given = true;
       }
       else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }
@@ -210,7 +185,8 @@ ParseResult parse_command_line(const QStringList& arguments) {
         sim::validate(p.problem);
       } catch (const sim::InvalidInput& e) {
         if (!e.field()) throw;
-        throw sim::InvalidInput(option_of(*e.field()) + ": " + e.problem());
+        // named by the option that sets the field, as every other message here is
+        throw sim::InvalidInput(std::string(cli::option_name(*e.field())) + ": " + e.problem());
       }
     }
   } catch (const sim::InvalidInput& e) {

@@ -53,13 +53,8 @@ WorkbenchParams decode_preset(const WorkbenchParams& params) {
 int64_t resolved_splits(const sim::Config& config, int64_t requested) {
   if (config.algo != sim::Algo::flash2 || !sim::has_forward(config.problem.pass)) return 1;
   if (config.tiling.block_c <= 0) return 1;
-  const int64_t key_tiles = (config.problem.keys() + config.tiling.block_c - 1) / config.tiling.block_c;
-  if (requested <= 0) {
-    sim::Config c = config;
-    c.splits = 1;
-    requested = sim::auto_splits(c);
-  }
-  return std::clamp<int64_t>(requested, 1, std::max<int64_t>(key_tiles, 1));
+  if (requested <= 0) requested = sim::auto_splits(config);
+  return std::clamp<int64_t>(requested, 1, std::max<int64_t>(sim::forward_key_tiles(config), 1));
 }
 
 sim::Hardware hardware_of(const WorkbenchParams& params) {

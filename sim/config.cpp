@@ -4,6 +4,7 @@
 
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
+#include "sim/split_kv.h"
 #include "sim/tiling_advisor.h"
 
 namespace flashio::sim {
@@ -121,7 +122,7 @@ void validate(const Config& c) {
     throw InvalidInput(Field::splits, "only flash2's forward splits the keys; allowed with " + to_string(c.algo) +
                                           ": splits = 1");
   if (c.splits > 1) {
-    const int64_t key_tiles = ceil_div(c.problem.keys(), c.tiling.block_c);
+    const int64_t key_tiles = forward_key_tiles(c);
     if (c.splits > key_tiles)
       throw InvalidInput(Field::splits, "at most the forward's key tiles, ceil(Nk / Bc) = " + std::to_string(key_tiles) +
                                             " (got " + std::to_string(c.splits) + ")");

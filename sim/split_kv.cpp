@@ -10,6 +10,10 @@
 
 namespace flashio::sim {
 
+int64_t forward_key_tiles(const Config& c) {
+  return c.tiling.block_c > 0 ? ceil_div(c.problem.keys(), c.tiling.block_c) : 0;
+}
+
 int64_t auto_splits(const Config& c) {
   if (c.algo != Algo::flash2 || c.tiling.block_r <= 0 || c.tiling.block_c <= 0) return 1;
   const TileGrid g = tile_grid(c, c.gqa_pack);
@@ -34,7 +38,7 @@ int64_t auto_splits(const Config& c) {
 
 int64_t best_splits(const Config& c) {
   if (c.algo != Algo::flash2 || c.tiling.block_c <= 0) return 1;
-  const int64_t tc = ceil_div(c.problem.keys(), c.tiling.block_c);
+  const int64_t tc = forward_key_tiles(c);
   int64_t best = 1;
   double best_ms = 0;
   for (int64_t s = 1; s <= std::min(kMaxAutoSplits, tc); ++s) {

@@ -7,6 +7,9 @@
 
 namespace flashio::sim {
 
+// The forward's key tiles ⌈Nk / Bc⌉: the most splits the configuration takes (0 without a tiling).
+int64_t forward_key_tiles(const Config& config);
+
 // The most splits `auto` considers (FlashAttention's cap).
 inline constexpr int64_t kMaxAutoSplits = 128;
 

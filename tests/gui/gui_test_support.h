@@ -2,11 +2,15 @@
 #pragma once
 #include <memory>
 
+#include <optional>
+
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QXYSeries>
 
 #include "gui/main_window.h"
+#include "gui/params_settings.h"
 
 namespace flashio::gui::test {
 
@@ -25,6 +29,17 @@ inline std::unique_ptr<MainWindow> make_window(bool cache = false) {
 inline bool wait_data(MainWindow& window, int timeout_ms = 120000) {
   QSignalSpy spy(&window, &MainWindow::data_ready);
   return spy.wait(timeout_ms);
+}
+
+// `params` saved to a fresh settings file in `dir` and read back (gui/params_settings.h).
+inline std::optional<WorkbenchParams> settings_round_trip(const QTemporaryDir& dir, const WorkbenchParams& params) {
+  {
+    QSettings s(dir.filePath("round.ini"), QSettings::IniFormat);
+    s.clear();
+    save_params(s, params);
+  }
+  const QSettings read(dir.filePath("round.ini"), QSettings::IniFormat);
+  return restore_params(read);
 }
 
 inline QList<QPointF> points(QAbstractSeries* series) {

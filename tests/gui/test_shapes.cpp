@@ -322,12 +322,7 @@ TEST_CASE("settings save and restore Hkv, Nk and packing, and older settings rea
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   for (const WorkbenchParams& p : {awkward_params(), decode_preset(WorkbenchParams{})}) {
-    QSettings s(dir.filePath("round.ini"), QSettings::IniFormat);
-    s.clear();
-    save_params(s, p);
-    s.sync();
-    const QSettings read(dir.filePath("round.ini"), QSettings::IniFormat);
-    const auto back = restore_params(read);
+    const auto back = gui::test::settings_round_trip(dir, p);
     REQUIRE(back);
     CHECK(back->problem.kv_heads == p.problem.kv_heads);
     CHECK(back->problem.seqlen_k == p.problem.seqlen_k);

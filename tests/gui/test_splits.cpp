@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
+#include "gui_test_support.h"
 #include "gui/chart_panel.h"
 #include "gui/command_line.h"
 #include "gui/parameter_panel.h"
@@ -95,12 +96,7 @@ TEST_CASE("settings save and restore splits, and older settings read 1", "[gui][
   for (int64_t splits : {int64_t{1}, int64_t{0}, int64_t{5}, int64_t{128}}) {
     WorkbenchParams p = decode_preset(WorkbenchParams{});
     p.splits = splits;
-    QSettings s(dir.filePath("round.ini"), QSettings::IniFormat);
-    s.clear();
-    save_params(s, p);
-    s.sync();
-    const QSettings read(dir.filePath("round.ini"), QSettings::IniFormat);
-    const auto back = restore_params(read);
+    const auto back = gui::test::settings_round_trip(dir, p);
     REQUIRE(back);
     CHECK(back->splits == splits);
     CHECK(*back == p);
@@ -120,7 +116,7 @@ TEST_CASE("the scaling view's S chart: x up to min(128, Tc), io and time from si
   p.algos = {sim::Algo::flash1, sim::Algo::flash2};
   REQUIRE(scaling_shows_splits(p));
   const sim::Config base = current_config(p, sim::Algo::flash2);
-  const int64_t tc = (base.problem.keys() + base.tiling.block_c - 1) / base.tiling.block_c;
+  const int64_t tc = sim::forward_key_tiles(base);
   std::vector<int64_t> expected;
   for (int64_t s = 1; s <= std::min<int64_t>(128, tc); s *= 2) expected.push_back(s);
   CHECK(scaling_splits(p) == expected);

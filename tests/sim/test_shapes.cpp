@@ -16,14 +16,7 @@ using namespace flashio::sim;
 
 namespace {
 
-Config shaped(Algo algo, Pass pass, int64_t batch, int64_t heads, int64_t kv_heads, int64_t nq, int64_t nk,
-              int64_t d, int64_t br, int64_t bc, bool causal, bool pack) {
-  Config c = test::tiled_config(algo, pass, batch, heads, nq, d, br, bc, causal);
-  c.problem.kv_heads = kv_heads;
-  c.problem.seqlen_k = nk;
-  c.gqa_pack = pack;
-  return c;
-}
+using test::shaped_config;
 
 double scaled_error(const Matrix& a, const Matrix& b) {
   REQUIRE(a.rows() == b.rows());
@@ -93,7 +86,7 @@ TEST_CASE("with grouped-query attention and Nq != Nk, execute equals the dense r
         for (bool pack : {false, true})
           for (auto [br, bc] : {std::pair<int64_t, int64_t>{16, 8}, {7, 32}}) {
             if (causal && s.nk < s.nq) continue;  // refused: the first queries see no key
-            const Config c = shaped(algo, Pass::fwdbwd, 2, s.heads, s.kv_heads, s.nq, s.nk, 16, br, bc, causal, pack);
+            const Config c = shaped_config(algo, Pass::fwdbwd, 2, s.heads, s.kv_heads, s.nq, s.nk, 16, br, bc, causal, pack);
             CAPTURE(to_string(algo), s.heads, s.kv_heads, s.nq, s.nk, causal, pack, br, bc);
             const ExecuteResult r = execute(c, 5);
             check_reference(c, r);
@@ -104,7 +97,7 @@ TEST_CASE("with grouped-query attention and Nq != Nk, execute equals the dense r
 TEST_CASE("causal with Nq != Nk is aligned bottom-right: the last query sees every key, the first "
           "Nk − Nq + 1 of them",
           "[shapes]") {
-  Config c = shaped(Algo::flash2, Pass::fwd, 1, 1, 1, 4, 10, 8, 16, 16, true, true);
+  Config c = shaped_config(Algo::flash2, Pass::fwd, 1, 1, 1, 4, 10, 8, 16, 16, true, true);
   const ScoreMask keep = kept_scores(c, 0);
   REQUIRE(keep.rows() == 4);
   REQUIRE(keep.cols() == 10);
@@ -122,8 +115,8 @@ TEST_CASE("packing a group's rows reads each K/V tile once for the group's g que
           "[shapes]") {
   // Decode-like: one query per head, 8 query heads per K/V head, every head's rows one tile.
   const int64_t heads = 32, kv_heads = 4, nk = 4096, d = 128;
-  const Config packed = shaped(Algo::flash2, Pass::fwd, 2, heads, kv_heads, 1, nk, d, 64, 128, false, true);
-  const Config plain = shaped(Algo::flash2, Pass::fwd, 2, heads, kv_heads, 1, nk, d, 64, 128, false, false);
+  const Config packed = shaped_config(Algo::flash2, Pass::fwd, 2, heads, kv_heads, 1, nk, d, 64, 128, false, true);
+  const Config plain = shaped_config(Algo::flash2, Pass::fwd, 2, heads, kv_heads, 1, nk, d, 64, 128, false, false);
   const int64_t kv_bytes = 2 * kv_heads * nk * d * 2;  // B · Hkv · Nk · d · 2 bytes
   CHECK(read_bytes(packed, Tensor::K) == kv_bytes);
   CHECK(read_bytes(plain, Tensor::K) == kv_bytes * (heads / kv_heads));
@@ -143,7 +136,7 @@ TEST_CASE("grouped-query attention's io never falls below the compulsory bound",
     for (int64_t kv : {1, 2, 8})
       for (bool pack : {false, true})
         for (int64_t nk : {100, 1000}) {
-          const Config c = shaped(algo, Pass::fwdbwd, 3, 8, kv, 97, nk, 64, 64, 64, true, pack);
+          const Config c = shaped_config(algo, Pass::fwdbwd, 3, 8, kv, 97, nk, 64, 64, 64, true, pack);
           CAPTURE(to_string(algo), kv, pack, nk);
           double io = 0;
           for (const KernelCounts& k : closed_form_counts(c))
@@ -161,7 +154,7 @@ TEST_CASE("the L2 model: without packing the g query heads of a group read its K
   const int64_t batch = 2, heads = 16, kv_heads = 2, nk = 2048, d = 128;
   const int64_t kv_bytes = 2 * batch * kv_heads * nk * d * 2;  // K and V, once per K/V head
   for (bool pack : {false, true}) {
-    Config c = shaped(Algo::flash2, Pass::fwd, batch, heads, kv_heads, 3, nk, d, 64, 128, false, pack);
+    Config c = shaped_config(Algo::flash2, Pass::fwd, batch, heads, kv_heads, 3, nk, d, 64, 128, false, pack);
     c.hw = hardware_preset("h200");
     CAPTURE(pack);
     const SimResult r = simulate(c, CountMethod::cache);

@@ -19,10 +19,7 @@ namespace {
 
 Config split_config(int64_t batch, int64_t heads, int64_t kv_heads, int64_t nq, int64_t nk, int64_t d, int64_t br,
                     int64_t bc, bool causal, bool pack, int64_t splits) {
-  Config c = test::tiled_config(Algo::flash2, Pass::fwd, batch, heads, nq, d, br, bc, causal);
-  c.problem.kv_heads = kv_heads;
-  c.problem.seqlen_k = nk;
-  c.gqa_pack = pack;
+  Config c = test::shaped_config(Algo::flash2, Pass::fwd, batch, heads, kv_heads, nq, nk, d, br, bc, causal, pack);
   c.splits = splits;
   return c;
 }

@@ -19,4 +19,15 @@ inline Config tiled_config(Algo algo, Pass pass, int64_t batch, int64_t heads, i
   return c;
 }
 
+// The same with grouped-query attention and Nq != Nk (docs/shapes.md): kv_heads K/V heads,
+// nk keys, gqa_pack as `pack`.
+inline Config shaped_config(Algo algo, Pass pass, int64_t batch, int64_t heads, int64_t kv_heads, int64_t nq,
+                            int64_t nk, int64_t d, int64_t br, int64_t bc, bool causal, bool pack) {
+  Config c = tiled_config(algo, pass, batch, heads, nq, d, br, bc, causal);
+  c.problem.kv_heads = kv_heads;
+  c.problem.seqlen_k = nk;
+  c.gqa_pack = pack;
+  return c;
+}
+
 }  // namespace flashio::sim::test
