@@ -55,9 +55,12 @@ sim::CountMethod parse_count(const std::string& text) {
 std::vector<int64_t> split_counts(const std::string& text) {
   std::vector<int64_t> out;
   for (const std::string& item : parse_name_list("--splits", text)) {
-    const std::vector<int64_t> values = item == "auto"   ? std::vector<int64_t>{kAutoSplits}
-                                        : item == "best" ? std::vector<int64_t>{kBestSplits}
-                                                         : positive_ints("--splits", item);
+    std::vector<int64_t> values{item == "auto" ? kAutoSplits : kBestSplits};
+    if (item != "auto" && item != "best") {
+      values = parse_int_list("--splits", item);
+      for (int64_t v : values)
+        if (v <= 0) throw UsageError("--splits must be positive integers, auto or best (got " + std::to_string(v) + ")");
+    }
     for (int64_t v : values)
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }

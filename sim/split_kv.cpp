@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "sim/checked.h"
 #include "sim/schedule.h"
+#include "sim/errors.h"
 #include "sim/simulate.h"
+#include "sim/time_model.h"
 
 namespace flashio::sim {
 
@@ -38,6 +41,13 @@ int64_t auto_splits(const Config& c) {
 
 int64_t best_splits(const Config& c) {
   if (c.algo != Algo::flash2 || c.tiling.block_c <= 0) return 1;
+  if (const std::vector<std::string> missing = missing_calibration(c); !missing.empty()) {
+    std::string names;
+    for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
+    throw InvalidInput(Field::splits, "best picks the count by the time model, which needs the hardware's calibration (" +
+                                          c.hw.name + " lacks " + names +
+                                          "); allowed: auto, a count, or a calibrated hardware file");
+  }
   const int64_t tc = forward_key_tiles(c);
   int64_t best = 1;
   double best_ms = 0;

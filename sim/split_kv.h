@@ -23,7 +23,7 @@ int64_t auto_splits(const Config& config);
 // The split count whose configuration the time model (sim/time_model.h) predicts fastest, among
 // 1 and every S ≤ min(128, Tc) whose chunk ⌈Tc / S⌉ differs from S − 1's (the others repeat a
 // partition with an empty split); the smallest S on a tie. flash2 only (every other algorithm:
-// 1). Throws InvalidInput naming the calibration figure the hardware lacks, as the time model does.
+// 1). Throws InvalidInput (Field::splits) naming the calibration figures the hardware lacks.
 int64_t best_splits(const Config& config);
 
 }  // namespace flashio::sim

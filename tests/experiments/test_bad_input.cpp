@@ -191,6 +191,10 @@ TEST_CASE("the options kv-heads, seqlen-k and gqa-pack are key columns of every 
 TEST_CASE("split-KV: --splits takes counts and auto, rejects 0, words, counts beyond the key tiles and other "
           "algorithms naming the option, and its rows carry the split count") {
   check_rejected({{"simulate", "--splits", "0"}, "--splits"});
+  // best needs the time model's calibration, which the a100-40gb preset does not carry.
+  check_rejected({{"simulate", "--algo", "flash2", "--splits", "best", "--hw", "a100-40gb", "--seqlen", "1",
+                   "--seqlen-k", "4096", "--block-r", "64", "--block-c", "64"},
+                  "--splits"});
   check_rejected({{"simulate", "--splits", "two"}, "--splits"});
   check_rejected({{"simulate", "--algo", "flash1", "--splits", "2"}, "--splits"});
   check_rejected({{"simulate", "--seqlen", "100", "--block-r", "64", "--block-c", "64", "--splits", "3"}, "--splits"});
