@@ -27,9 +27,6 @@
 namespace flashio::cli {
 namespace {
 
-std::string type_name(const sim::Problem& p, const sim::TensorShape& s) {
-  return s.element_bytes == sim::element_bytes(p.dtype) ? sim::to_string(p.dtype) : "fp32";
-}
 
 // Prints one kernel's tile steps (sim/tile_steps.h) event by event, in program order, with the
 // running io of the head.
@@ -38,7 +35,6 @@ void print_steps(std::ostream& out, const sim::Problem& problem,
   int64_t transfers = 0, io_bytes = 0;
   auto print_move = [&](const sim::TileMove& m) {
     const sim::Transfer& t = m.transfer;
-    const sim::TensorShape shape = sim::tensor_shape(t.tensor, problem);
     io_bytes += m.bytes;
     char tile[96];
     std::snprintf(tile, sizeof tile, "%s[%lld:%lld, %lld:%lld]", sim::to_string(t.tensor).c_str(),
@@ -49,7 +45,7 @@ void print_steps(std::ostream& out, const sim::Problem& problem,
     std::snprintf(line, sizeof line,
                   "  %4lld  %-6s %-22s %3lld×%-3lld %-4s %7lld B   io so far %lld B",
                   (long long)++transfers, what, tile, (long long)t.rows, (long long)t.cols,
-                  type_name(problem, shape).c_str(), (long long)m.bytes, (long long)io_bytes);
+                  sim::storage_type_name(t.tensor, problem).c_str(), (long long)m.bytes, (long long)io_bytes);
     out << line << '\n';
   };
   auto print_compute = [&](const sim::Flops& f) {

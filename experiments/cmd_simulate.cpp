@@ -87,15 +87,14 @@ void print_tensor_breakdown(std::ostream& out, const sim::SimResult& r) {
     out << "  Br×Bc=" << c.tiling.block_r << "×" << c.tiling.block_c;
   out << ": bytes per tensor\n";
   char line[160];
-  std::snprintf(line, sizeof line, "  %-9s %-5s %14s %14s\n", "tensor", "type", "read", "written");
+  std::snprintf(line, sizeof line, "  %-11s %-5s %14s %14s\n", "tensor", "type", "read", "written");
   out << line;
   for (int t = 0; t < sim::kTensorCount; ++t) {
     const auto tensor = static_cast<sim::Tensor>(t);
     const auto& b = r.total.of(tensor);
     if (b.read_bytes == 0 && b.write_bytes == 0) continue;
-    const int64_t e = sim::tensor_shape(tensor, c.problem).element_bytes;
-    const std::string type = e == 4 ? "fp32" : sim::to_string(c.problem.dtype);
-    std::snprintf(line, sizeof line, "  %-9s %-5s %14s %14s\n", sim::to_string(tensor).c_str(),
+    const std::string type = sim::storage_type_name(tensor, c.problem);
+    std::snprintf(line, sizeof line, "  %-11s %-5s %14s %14s\n", sim::to_string(tensor).c_str(),
                   type.c_str(), format_bytes(static_cast<double>(b.read_bytes)).c_str(),
                   format_bytes(static_cast<double>(b.write_bytes)).c_str());
     out << line;

@@ -28,6 +28,7 @@ inline std::string_view option_name(sim::Field field) {
     case Field::tiling_source: return "--tiling";
     case Field::block_mask: return "--block-mask";
     case Field::splits: return "--splits";
+    case Field::page_size: return "--page-size";
     case Field::hardware: return "--hw";
     case Field::count_method: return "--count";
     case Field::tracked_row: return "--row";

@@ -536,7 +536,7 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
       else
         columns.push_back({key, key == "batch" || key == "heads" || key == "seqlen" ||
                                     key == "headdim" || key == "dropout" || key == "kv_heads" || key == "seqlen_k" ||
-                                    key == "splits",
+                                    key == "splits" || key == "page_size",
                            [key](const sim::Row& r) { return sim::cell(r, key); }});
       continue;
     }
@@ -547,7 +547,8 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
     if ((key == "mask" && value == "0") || (key == "dropout" && value == "0") ||
         (key == "block_mask" && value.empty()) || (key == "kernel" && first.is_total()) ||
         (key == "kv_heads" && !grouped) || (key == "seqlen_k" && first.seqlen_k == first.seqlen) ||
-        (key == "gqa_pack" && !grouped) || (key == "splits" && first.splits == 1))
+        (key == "gqa_pack" && !grouped) || (key == "splits" && first.splits == 1) ||
+        (key == "page_size" && first.page_size == 0))
       continue;
     std::string shown_value = value;
     if (key == "sram_bytes" && rows.front()->sram_bytes) shown_value = format_size(*rows.front()->sram_bytes);

@@ -9,6 +9,7 @@
 #include "experiments/value_list.h"
 #include "sim/block_mask.h"
 #include "sim/errors.h"
+#include "sim/paged_kv.h"
 #include "sim/split_kv.h"
 #include "sim/tiling.h"
 
@@ -67,6 +68,18 @@ std::vector<int64_t> split_counts(const std::string& text) {
   return out;
 }
 
+// --page-size: 0 (contiguous) or positive multiples of sim::kPageSizeMultiple (lists and ranges).
+std::vector<int64_t> page_sizes(const std::string& text) {
+  std::vector<int64_t> out;
+  for (int64_t v : parse_int_list("--page-size", text)) {
+    if (v < 0 || v % sim::kPageSizeMultiple != 0)
+      throw UsageError("--page-size must be 0 (a contiguous KV cache) or a positive multiple of " +
+                       std::to_string(sim::kPageSizeMultiple) + " tokens (got " + std::to_string(v) + ")");
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
 template <typename T>
 int64_t size_or_one(const std::vector<T>& v) {
   return v.empty() ? 1 : static_cast<int64_t>(v.size());
@@ -81,7 +94,7 @@ int64_t SweepSpec::size() const {
                            size_or_one(dropouts),   size_or_one(block_masks), size_or_one(sram_bytes),
                            size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
                            size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs),
-                           size_or_one(splits)};
+                           size_or_one(splits),     size_or_one(page_sizes)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -116,6 +129,9 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "its own writing fp32 partial results, merged by a combine kernel; auto: FlashAttention's "
        "heuristic (the fewest splits reaching 85 % of the best wave efficiency, at most 128); best: the "
        "count the time model predicts fastest (list or range, auto and best among them) [1]")
+      ("page-size", po::value<std::string>(),
+       "flash2's forward over a paged KV cache: K and V in pages of P tokens (a multiple of 16) found "
+       "through a block table, whose entries each K/V tile reads; 0: contiguous (list or range) [0]")
       ("headdim", po::value<std::string>(), text("d, head dimension (list or range)", d.headdim).c_str())
       ("dtype", po::value<std::string>(), text("fp16, bf16, fp32 (list)", d.dtype).c_str())
       ("causal", po::value<std::string>()->implicit_value("1"),
@@ -166,6 +182,7 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   if (vm.count("seqlen-k")) s.seqlens_k = positive_ints("--seqlen-k", vm["seqlen-k"].as<std::string>());
   s.gqa_packs = parse_switch_list("--gqa-pack", given_or(vm, "gqa-pack", "1"));
   s.splits = split_counts(given_or(vm, "splits", "1"));
+  s.page_sizes = page_sizes(given_or(vm, "page-size", "0"));
   s.headdims = positive_ints("--headdim", given_or(vm, "headdim", d.headdim));
   s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
                                sim::allowed_dtypes());
@@ -250,6 +267,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   sim::Config c = sim::make_config(algo, p, s.hardware[at.hw], sram, tiling);
   if (algo == sim::Algo::blocksparse) c.block_mask = sim::BlockMaskSpec{s.block_masks[at.block_mask]};
   c.gqa_pack = s.gqa_packs[at.gqa_pack] != 0;
+  c.page_size = s.page_sizes[at.page_size];
   const int64_t splits = s.splits[at.splits];
   c.splits = splits == kAutoSplits ? sim::auto_splits(c) : splits == kBestSplits ? sim::best_splits(c) : splits;
   return c;
@@ -263,8 +281,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   SweepPoint at;
   size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
                       &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.mask,       &at.dropout,
-                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.splits,
-                      &at.algo};
+                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.page_size,
+                      &at.splits, &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
                            s.dtypes.size(),    s.batches.size(),
                            s.heads.size(),     std::max<size_t>(1, s.kv_heads.size()),
@@ -275,7 +293,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),
                            std::max<size_t>(1, s.block_cs.size()),
-                           s.block_masks.size(), s.gqa_packs.size(), s.splits.size(), s.algos.size()};
+                           s.block_masks.size(), s.gqa_packs.size(), s.page_sizes.size(), s.splits.size(),
+                           s.algos.size()};
   constexpr int kDigits = sizeof(limits) / sizeof(limits[0]);
   using Clock = std::chrono::steady_clock;
   auto last_report = Clock::now();
@@ -284,14 +303,15 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   // Split counts: the two fastest digits are splits and algo, so each point of the others spans
   // splits × algos consecutive indices; `auto` and `best` resolve per configuration and may name
   // a count already visited there (then not a new config), and a split count above 1 applies to
-  // flash2 only when the sweep also runs other algorithms.
+  // flash2 only when the sweep also runs other algorithms (as a page size does).
   const int64_t split_span = static_cast<int64_t>(s.splits.size() * s.algos.size());
   const bool sweeps_flash2 = std::find(s.algos.begin(), s.algos.end(), sim::Algo::flash2) != s.algos.end();
   std::set<std::pair<int64_t, size_t>> splits_seen;  // (resolved splits, algo) at this point
   for (bool done = total == 0; !done; ++index) {
     if (index % split_span == 0) splits_seen.clear();
     const bool split_elsewhere =
-        sweeps_flash2 && s.algos[at.algo] != sim::Algo::flash2 && s.splits[at.splits] > 1;
+        sweeps_flash2 && s.algos[at.algo] != sim::Algo::flash2 &&
+        (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0);
     if ((at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) || split_elsewhere) {
       ++not_applicable;
     } else {

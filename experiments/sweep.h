@@ -58,6 +58,8 @@ struct SweepSpec {
   // Split-KV's key splits (sim/config.h, splits); kAutoSplits and kBestSplits stand for `auto`
   // and `best` (sim/split_kv.h), resolved per configuration.
   std::vector<int64_t> splits;
+  // A paged KV cache's page sizes (sim/config.h, page_size; 0 = contiguous).
+  std::vector<int64_t> page_sizes;
   std::vector<sim::DType> dtypes;
   std::vector<int> causals, masks;  // 0 or 1
   std::vector<double> dropouts;
@@ -90,7 +92,7 @@ SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defa
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,
-         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0;
+         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0;
 };
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 

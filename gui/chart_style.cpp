@@ -81,6 +81,8 @@ QColor tensor_color(sim::Tensor tensor) {
       0x443355,  // delta (D)
       0x770044,  // o_accum
       0x0000ff,  // dq_accum
+      0x000000,  // lse_accum (split-KV's partial lse)
+      0xff00ee,  // block_table (a paged KV cache's)
   };
   const int i = static_cast<int>(tensor);
   return i >= 0 && i < sim::kTensorCount ? QColor(kColors[static_cast<size_t>(i)]) : QColor(Qt::black);

@@ -14,7 +14,7 @@ namespace {
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
-    "gqa-pack", "splits", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "gqa-pack", "splits", "page-size", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
 
@@ -37,7 +37,7 @@ int64_t positive(const std::string& option, const std::string& text, int64_t max
 
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
-         "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto]\n"
+         "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto] [--page-size P]\n"
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
@@ -47,7 +47,9 @@ std::string usage_text() {
          "  (--seqlen is then the queries; causal needs NK >= N); --gqa-pack: whether a forward\n"
          "  block takes a K/V group's query heads, 0 or 1 (default 1; given alone, 1)\n"
          "  --splits: flash2's forward split-KV splits, 1 to 128 (at most ceil(NK / BC) are run)\n"
-         "  or auto (FlashAttention's heuristic); default 1\n";
+         "  or auto (FlashAttention's heuristic); default 1\n"
+         "  --page-size: flash2's forward over a paged KV cache, pages of P tokens (a multiple of\n"
+         "  16 up to 4096); 0: contiguous, the default\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -114,6 +116,12 @@ ParseResult parse_command_line(const QStringList& arguments) {
       }
       else if (name == "splits") {  // 0 stands for auto (WorkbenchParams::splits)
         p.splits = value == "auto" ? 0 : positive(name, value, 128, ", or auto");
+        cl.params_given = true;
+      }
+      else if (name == "page-size") {  // 0: contiguous (WorkbenchParams::page_size)
+        p.page_size = value == "0" ? 0 : positive(name, value, 4096, ", or 0");
+        if (p.page_size % 16 != 0)
+          throw sim::InvalidInput("--page-size must be 0 or a multiple of 16 up to 4096 (got " + value + ")");
         cl.params_given = true;
       }
       else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }

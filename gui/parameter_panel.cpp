@@ -91,6 +91,15 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
       "the backward run one split. \"auto\" (the lowest value): FlashAttention's heuristic "
       "(sim::auto_splits), chosen for each configuration.");
   splits_->setSpecialValueText("auto");
+  page_size_ = spin(
+      0, 4096, 0,
+      "P: a paged KV cache (flash2's forward only, pass fwd). K and V lie in pages of P tokens (a "
+      "multiple of 16), each sequence's found through a block table, as inference servers keep "
+      "their caches; every K/V tile first reads the table entries of the pages it touches (P < "
+      "Bc: several; a page holding whole tiles: one), 4 bytes each. Other algorithms and passes "
+      "read the contiguous cache. \"contiguous\" (0): no paging.");
+  page_size_->setSpecialValueText("contiguous");
+  page_size_->setSingleStep(16);
   decode_ = new QPushButton("decode preset");
   decode_->setToolTip("Decoding: one new token per sequence against a 32,768-token K/V cache with "
                       "grouped-query heads (Llama-3-8B's shape): B = 8, H = 32, Hkv = 8, N = 1, "
@@ -170,7 +179,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   causal_row->addWidget(decode_);
   pf->addRow("", causal_row);
   pf->addRow("", gqa_pack_);
-  pf->addRow(label(Field::splits), splits_);
+  pf->addRow(label(Field::splits), pair(splits_, label(Field::page_size), page_size_));
   pf->addRow(problem_error_);
 
   auto* hardware = new QGroupBox("Hardware and SRAM size M");
@@ -214,7 +223,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 
   for (QSpinBox* s : {batch_, heads_, seqlen_, headdim_, kv_heads_, seqlen_k_, sweep_min_, sweep_max_,
-                      block_r_, block_c_, splits_})
+                      block_r_, block_c_, splits_, page_size_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::emit_changed);
   for (QSpinBox* s : {heads_, kv_heads_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::sync_gqa_pack_enabled);
@@ -311,6 +320,7 @@ WorkbenchParams ParameterPanel::params() const {
   p.problem.seqlen_k = seqlen_k_->value();  // 0: "= N"
   p.gqa_pack = gqa_pack_->isChecked();
   p.splits = splits_->value();  // 0: auto
+  p.page_size = page_size_->value();  // 0: contiguous
   p.problem.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(pass_->currentText().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = causal_->isChecked();
@@ -338,6 +348,7 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   seqlen_k_->setValue(static_cast<int>(p.problem.seqlen_k));
   gqa_pack_->setChecked(p.gqa_pack);
   splits_->setValue(static_cast<int>(std::clamp<int64_t>(p.splits, 0, 128)));
+  page_size_->setValue(static_cast<int>(std::clamp<int64_t>(p.page_size, 0, 4096)));
   dtype_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.dtype)));
   pass_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.pass)));
   causal_->setChecked(p.problem.causal);

@@ -35,6 +35,7 @@ class ParameterPanel : public QWidget {
   QSpinBox* seqlen_k_box() const { return seqlen_k_; }
   QCheckBox* gqa_pack_box() const { return gqa_pack_; }
   QSpinBox* splits_box() const { return splits_; }
+  QSpinBox* page_size_box() const { return page_size_; }
   QCheckBox* causal_box() const { return causal_; }
   QPushButton* decode_button() const { return decode_; }
   // sim's reason (by the panel's labels) when the problem cannot exist; empty when it can.
@@ -60,6 +61,7 @@ class ParameterPanel : public QWidget {
   QSpinBox *batch_, *heads_, *seqlen_, *headdim_, *kv_heads_, *seqlen_k_;
   QCheckBox* gqa_pack_;
   QSpinBox* splits_;
+  QSpinBox* page_size_;
   QPushButton* decode_;
   QLabel* problem_error_;
   QComboBox *dtype_, *pass_, *hw_, *shape_;

@@ -20,6 +20,7 @@ void save_params(QSettings& s, const WorkbenchParams& p) {
   s.setValue("problem/causal", p.problem.causal);
   s.setValue("problem/gqa_pack", p.gqa_pack);
   s.setValue("problem/splits", static_cast<qlonglong>(p.splits));
+  s.setValue("problem/page_size", static_cast<qlonglong>(p.page_size));
   s.setValue("hw/name", QString::fromStdString(p.hw_name));
   s.setValue("hw/sram_bytes", static_cast<qlonglong>(p.sram_bytes));
   QStringList algos;
@@ -47,6 +48,9 @@ std::optional<WorkbenchParams> restore_params(const QSettings& s) {
   p.problem.causal = s.value("problem/causal", false).toBool();
   p.gqa_pack = s.value("problem/gqa_pack", true).toBool();
   p.splits = std::clamp<qlonglong>(s.value("problem/splits", 1).toLongLong(), 0, 128);  // 0: auto
+  // A multiple of 16 in 0..4096 (0: contiguous); anything else a settings file holds reads as 0.
+  p.page_size = s.value("problem/page_size", 0).toLongLong();
+  if (p.page_size < 0 || p.page_size > 4096 || p.page_size % 16 != 0) p.page_size = 0;
   const std::string hw = s.value("hw/name", "h200").toString().toStdString();
   p.hw_name = sim::is_hardware_preset(hw) ? hw : "h200";
   p.sram_bytes = s.value("hw/sram_bytes", 0).toLongLong();

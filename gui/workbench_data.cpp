@@ -163,6 +163,15 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   data.crossover_sram_bytes = static_cast<double>(d * d * e);
   try {
     sim::validate(params.problem);
+    // A page size sim refuses (not a multiple of 16, too many pages) is the panel's problem too:
+    // every flash2 forward Config would carry it.
+    if (params.page_size != 0) {
+      try {
+        sim::validate(current_config(params, sim::Algo::flash2));
+      } catch (const sim::InvalidInput& invalid) {
+        if (invalid.field() == sim::Field::page_size) throw;
+      }
+    }
   } catch (const sim::InvalidInput& invalid) {
     data.problem_error = error_message(invalid);
     data.skipped.push_back(data.problem_error);

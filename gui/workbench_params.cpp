@@ -31,7 +31,7 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
   const sim::Problem& b = o.problem;
   return a.batch == b.batch && a.heads == b.heads && a.seqlen == b.seqlen &&
          a.kv_heads == b.kv_heads && a.seqlen_k == b.seqlen_k && gqa_pack == o.gqa_pack &&
-         splits == o.splits &&
+         splits == o.splits && page_size == o.page_size &&
          a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
@@ -57,6 +57,10 @@ int64_t resolved_splits(const sim::Config& config, int64_t requested) {
   return std::clamp<int64_t>(requested, 1, std::max<int64_t>(sim::forward_key_tiles(config), 1));
 }
 
+int64_t resolved_page_size(const sim::Config& config, int64_t requested) {
+  return config.algo == sim::Algo::flash2 && config.problem.pass == sim::Pass::fwd ? requested : 0;
+}
+
 sim::Hardware hardware_of(const WorkbenchParams& params) {
   return sim::hardware_preset(params.hw_name);
 }
@@ -71,6 +75,7 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   config.gqa_pack = params.gqa_pack;
   config.splits = resolved_splits(config, params.splits);
+  config.page_size = resolved_page_size(config, params.page_size);
   return config;
 }
 

@@ -35,6 +35,10 @@ struct WorkbenchParams {
   // tiles into S chunks merged by a combine kernel. 0 means "auto" (sim::auto_splits, resolved
   // per Config). config_of sets it on flash2's forward Configs only, clamped to their key tiles.
   int64_t splits = 1;
+  // sim::Config::page_size (a paged KV cache, docs/shapes.md): K and V in pages of P tokens read
+  // through a block table; 0: contiguous. config_of sets it on flash2's forward Configs only
+  // (the others read a contiguous cache, as the panel's tooltip says).
+  int64_t page_size = 0;
   std::string hw_name = "h200";
   int64_t sram_bytes = 0;  // M in bytes; 0 means the hardware preset's
   std::vector<sim::Algo> algos = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2};
@@ -61,6 +65,9 @@ WorkbenchParams decode_preset(const WorkbenchParams& params);
 // the Config's key tiles ⌈Nk / Bc⌉ (a tiling with fewer key tiles than asked runs one split per
 // tile, rather than refusing; the panel's tooltip says so). `config.splits` is ignored.
 int64_t resolved_splits(const sim::Config& config, int64_t requested);
+// The page size a Config gets from `requested`: it for flash2 with a forward pass of its own
+// (--pass fwd), 0 (contiguous) for every other algorithm and pass.
+int64_t resolved_page_size(const sim::Config& config, int64_t requested);
 
 // The hardware preset (throws sim::InvalidInput for an unknown name).
 sim::Hardware hardware_of(const WorkbenchParams& params);

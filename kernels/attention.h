@@ -98,6 +98,11 @@ struct AttentionConfig {
   // and flash2_fwd_combine merges them into O and lse. 1 = the single forward kernel; at most
   // the forward's ⌈Nk / Bc⌉ key tiles.
   int64_t splits = 1;
+  // A paged KV cache (flash2's forward only; docs/kernels.md, "Paged KV cache"): K and V also
+  // stored in pages of page_size tokens (a multiple of 16), (pages, Hkv, P, d), in the block table
+  // sim/paged_kv.h defines, and the forward reads those. 0: contiguous. The inputs and
+  // copy_inputs() stay (B, Hkv, Nk, d); the pages hold the same values.
+  int64_t page_size = 0;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/attention.h"
 #include "kernels/cublas_library.h"
@@ -14,6 +15,7 @@
 #include "kernels/mma_tile.cuh"
 #include "kernels/random.cuh"
 #include "kernels/standard_attention.h"
+#include "sim/paged_kv.h"
 
 namespace flashio::kernels {
 
@@ -63,6 +65,20 @@ __global__ void widen_kernel(const T* in, float* out, int64_t count) {
     out[i] = tile::Elem<T>::to_float(in[i]);
 }
 
+// Logical (B, Hkv, Nk, d) → the pages (pages, Hkv, P, d) through the block table (sim/paged_kv.h).
+template <typename T>
+__global__ void scatter_pages_kernel(const T* logical, T* pages, const int* table, int kv_heads, int keys, int d,
+                                     int page_size, int pages_per_seq, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    const int c = int(i % d);
+    const int key = int(i / d % keys);
+    const int64_t bkv = i / (int64_t(d) * keys);
+    const int b = int(bkv / kv_heads), kvh = int(bkv % kv_heads);
+    const int64_t page = table[int64_t(b) * pages_per_seq + key / page_size];
+    pages[((page * kv_heads + kvh) * page_size + key % page_size) * d + c] = logical[i];
+  }
+}
+
 void fail(const std::string& message) { throw std::invalid_argument(message); }
 
 int round_up(int x, int m) { return (x + m - 1) / m * m; }
@@ -79,6 +95,8 @@ struct AttentionRun::State {
   DeviceBuffer q, k, v, dout, o, dq, dk, dv;
   DeviceBuffer lse, row_sum, row_max, delta, o_accum, dq_accum;  // fp32
   DeviceBuffer lse_accum;  // fp32, flash2 with splits > 1 (o_accum then holds the splits' O)
+  DeviceBuffer k_pages, v_pages, block_table;  // a paged KV cache (config.page_size > 0)
+  sim::PageTable pages;
   DeviceBuffer s, p, p_drop, dp;                                 // standard's N × N matrices
   DeviceBuffer cublas_workspace;  // given to cuBLAS so it allocates nothing while a pass runs
   cublasHandle_t cublas = nullptr;
@@ -102,6 +120,11 @@ struct AttentionRun::State {
     p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.o = o.ptr;
     p.lse = lse.f32(), p.row_sum = row_sum.f32(), p.row_max = row_max.f32(), p.o_accum = o_accum.f32();
     p.splits = static_cast<int>(config.splits), p.lse_accum = lse_accum.f32();
+    if (config.page_size > 0) {
+      p.k = k_pages.ptr, p.v = v_pages.ptr;
+      p.block_table = static_cast<const int*>(block_table.ptr);
+      p.page_size = static_cast<int>(pages.page_size), p.pages_per_seq = static_cast<int>(pages.pages_per_sequence);
+    }
     p.dout = dout.ptr, p.delta = delta.f32(), p.dq_accum = dq_accum.f32();
     p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
     return p;
@@ -151,6 +174,12 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     if (c.splits < 1) fail("splits: must be ≥ 1 (got " + std::to_string(c.splits) + ")");
     if (c.splits > 1 && c.algo != Algo::flash2)
       fail("splits: only flash2 splits its forward (got " + to_string(c.algo) + ")");
+    if (c.page_size < 0 || c.page_size % sim::kPageSizeMultiple != 0)
+      fail("page_size: must be 0 or a positive multiple of 16 (got " + std::to_string(c.page_size) + ")");
+    if (c.page_size > 0 && c.algo != Algo::flash2)
+      fail("page_size: only flash2's forward reads a paged KV cache (got " + to_string(c.algo) + ")");
+    if (c.page_size > 0 && c.batch * sim::pages_per_sequence(nk, c.page_size) > (int64_t(1) << 31) - 1)
+      fail("page_size: B · ceil(Nk / P) pages must fit the block table's int32 entries");
     if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
       fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
     if (c.algo == Algo::standard) {
@@ -186,6 +215,21 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     st.kv_elements = c.batch * hkv * nk * c.headdim;
     for (DeviceBuffer* b : {&st.q, &st.dout, &st.o, &st.dq}) b->allocate(static_cast<size_t>(st.elements) * 2);
     for (DeviceBuffer* b : {&st.k, &st.v, &st.dk, &st.dv}) b->allocate(static_cast<size_t>(st.kv_elements) * 2);
+    if (c.page_size > 0) {  // the pages and the table (sim/paged_kv.h); filled with the inputs
+      st.pages = sim::page_table(c.batch, nk, c.page_size);
+      const size_t page_bytes = static_cast<size_t>(st.pages.pages * hkv * c.page_size * c.headdim) * 2;
+      st.k_pages.allocate(page_bytes);
+      st.v_pages.allocate(page_bytes);
+      std::vector<int> table(static_cast<size_t>(st.pages.pages));
+      for (int64_t b = 0; b < c.batch; ++b)
+        for (int64_t q = 0; q < st.pages.pages_per_sequence; ++q)
+          table[b * st.pages.pages_per_sequence + q] = static_cast<int>(st.pages.physical(b, q));
+      st.block_table.allocate(table.size() * sizeof(int));
+      FLASHIO_CUDA_CHECK(cudaMemcpy(st.block_table.ptr, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+      // Rows of a partial last page that no key fills are never read; zero them anyway.
+      FLASHIO_CUDA_CHECK(cudaMemset(st.k_pages.ptr, 0, page_bytes));
+      FLASHIO_CUDA_CHECK(cudaMemset(st.v_pages.ptr, 0, page_bytes));
+    }
     const size_t stats = static_cast<size_t>(st.stats_elements()) * 4;
     switch (c.algo) {
       case Algo::flash2:
@@ -244,6 +288,22 @@ void AttentionRun::fill_inputs(uint64_t seed) {
       fill_normal_kernel<__nv_bfloat16><<<1024, 256>>>(static_cast<__nv_bfloat16*>(b->ptr), count, tensor_seed);
     FLASHIO_LAUNCH_CHECK("fill_normal");
   }
+  if (st.config.page_size > 0) {
+    const AttentionConfig& c = st.config;
+    const int* table = static_cast<const int*>(st.block_table.ptr);
+    const int hkv = static_cast<int>(kv_heads_of(c)), nk = static_cast<int>(keys_of(c)), d = static_cast<int>(c.headdim);
+    const int p = static_cast<int>(c.page_size), pps = static_cast<int>(st.pages.pages_per_sequence);
+    for (auto [from, to] : {std::pair{&st.k, &st.k_pages}, std::pair{&st.v, &st.v_pages}}) {
+      if (c.dtype == DType::fp16)
+        scatter_pages_kernel<__half><<<1024, 256>>>(static_cast<const __half*>(from->ptr), static_cast<__half*>(to->ptr),
+                                                    table, hkv, nk, d, p, pps, st.kv_elements);
+      else
+        scatter_pages_kernel<__nv_bfloat16><<<1024, 256>>>(static_cast<const __nv_bfloat16*>(from->ptr),
+                                                           static_cast<__nv_bfloat16*>(to->ptr), table, hkv, nk, d, p,
+                                                           pps, st.kv_elements);
+      FLASHIO_LAUNCH_CHECK("scatter_pages");
+    }
+  }
   FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
   st.inputs_filled = true;
   st.forward_done = st.backward_done = false;
@@ -274,6 +334,8 @@ std::vector<Launch> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
   if (pass == Pass::bwd && !st.forward_done)
     throw std::logic_error("AttentionRun::enqueue(bwd): the backward needs a forward enqueued since fill_inputs");
   if (pass != Pass::fwd && st.config.algo != Algo::standard && !st.bwd) throw std::invalid_argument(st.bwd_missing);
+  if (pass != Pass::fwd && st.config.page_size > 0)
+    throw std::invalid_argument("page_size: a paged KV cache is read by the forward only; allowed with the backward: 0");
   const std::vector<Launch> expected = launch_sequence(st.config, pass);
   std::vector<Launch> launched;
   if (st.config.algo == Algo::standard) {

@@ -39,12 +39,17 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
 // as a constant 0 in the instances without splits, cost d = 128 64 × 128 stacked a register).
 // Rows and causal alignment as docs/shapes.md; what each block moves, docs/kernels.md, "Split-KV"
 // (docs/schedules.md's flash2_fwd row, per split).
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false>
+// kPaged (a paged KV cache, FlashParams::block_table): k and v point at the K/V head's rows of
+// physical page 0 (cache + kvh·P·d), `table` at the sequence's block-table row, and key0 (the
+// split's first key) is kept, since a split's keys no longer start at a pointer offset.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false, bool kPaged = false>
 struct Flash2FwdRowTile {
   int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys (from key0 on)
   int64_t bh_q0;                    // b·H + the first query head of the rows
   KeyLimits<kStacked> lim;
   const T *q, *k, *v;  // Q_i; K and V of the K/V head (from key0 on)
+  const int* table = nullptr;  // kPaged: the sequence's block-table row
+  int key0 = 0;                // kPaged: the split's first key
   __device__ __forceinline__ explicit Flash2FwdRowTile(const FlashParams& p) {
     const int g = p.heads / p.kv_heads;
     const int b = blockIdx.z, gh = blockIdx.y;
@@ -60,8 +65,14 @@ struct Flash2FwdRowTile {
     j_last = lim.last_key_tile(rows, kBc);
     q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;
     const int64_t bkv = int64_t(b) * p.kv_heads + kvh;
-    k = static_cast<const T*>(p.k) + bkv * nk * kD;
-    v = static_cast<const T*>(p.v) + bkv * nk * kD;
+    if constexpr (kPaged) {
+      k = static_cast<const T*>(p.k) + int64_t(kvh) * p.page_size * kD;
+      v = static_cast<const T*>(p.v) + int64_t(kvh) * p.page_size * kD;
+      table = p.block_table + int64_t(b) * p.pages_per_seq;
+    } else {
+      k = static_cast<const T*>(p.k) + bkv * nk * kD;
+      v = static_cast<const T*>(p.v) + bkv * nk * kD;
+    }
     if constexpr (kSplit) {
       const int tiles = (nk + kBc - 1) / kBc, chunk = (tiles + p.splits - 1) / p.splits;
       const int j_first = split(p) * chunk;
@@ -72,8 +83,12 @@ struct Flash2FwdRowTile {
       nk -= key0;
       lim.nk -= key0;      // key ≥ Nk  ⇔  key − key0 ≥ Nk − key0
       lim.offset -= key0;  // key > q + offset  ⇔  key − key0 > q + (offset − key0)
-      k += int64_t(key0) * kD;
-      v += int64_t(key0) * kD;
+      if constexpr (kPaged) {
+        this->key0 = key0;
+      } else {
+        k += int64_t(key0) * kD;
+        v += int64_t(key0) * kD;
+      }
     }
   }
   // kSplit: the block's split s, and s·B·H + bh_q0, the head of its rows in o_accum and
@@ -108,6 +123,42 @@ __device__ __forceinline__ void wait_for_kv_tile(int j, int j_last) {
     tile::cp_async_wait<1>();
   } else {
     tile::cp_async_wait<0>();
+  }
+}
+
+// K_j and V_j (`cols` keys from the tile's first, k_row, counted from the block's first key) into
+// their stages. Contiguous: the rows at k + k_row·d, as every kernel without paging reads them.
+// kPaged (docs/kernels.md, "Paged KV cache"): each row from its page, which the thread reads from the
+// block-table row first (sim's schedule counts these entries per tile, and the time model the
+// load as a round the copies wait for: sim/kernel_catalog.h, dependent_load_rounds).
+template <int kBc, int kD, int kThreads, typename T, typename Layout, bool kPaged, typename RowTile>
+__device__ __forceinline__ void load_kv_tiles(T* sK, T* sV, const T* k, const T* v, int k_row, int cols, int tid,
+                                              const RowTile& t, const FlashParams& p) {
+  if constexpr (!kPaged) {
+    tile::load_tile_async<kBc, kD, kThreads, T, Layout>(sK, k + int64_t(k_row) * kD, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads, T, Layout>(sV, v + int64_t(k_row) * kD, cols, tid);
+  } else {
+    constexpr int kUnitsPerRow = kD / 8;
+    constexpr int kUnits = kBc * kUnitsPerRow;
+    const int page_size = p.page_size;
+    const int64_t page_elements = int64_t(p.kv_heads) * page_size * kD;  // one physical page: (Hkv, P, d)
+#pragma unroll
+    for (int it = 0; it < (kUnits + kThreads - 1) / kThreads; ++it) {
+      const int u = it * kThreads + tid;
+      if (kUnits % kThreads != 0 && u >= kUnits) break;
+      const int row = u / kUnitsPerRow, c = (u % kUnitsPerRow) * 8;
+      T* dk = sK + Layout::at(row, c);
+      T* dv = sV + Layout::at(row, c);
+      if (row < cols) {
+        const int key = t.key0 + k_row + row;
+        const int64_t at = __ldg(t.table + key / page_size) * page_elements + int64_t(key % page_size) * kD + c;
+        tile::cp_async_16(dk, k + at);
+        tile::cp_async_16(dv, v + at);
+      } else {
+        *reinterpret_cast<uint4*>(dk) = make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(dv) = make_uint4(0, 0, 0, 0);
+      }
+    }
   }
 }
 
@@ -171,8 +222,9 @@ __device__ __forceinline__ void flash2_fwd_split_epilogue(Tile& acc, const Flash
 // kStacked: the block's rows are a group's stacked query heads (Flash2FwdRowTile); false for one
 // head's rows, which is also every problem without grouped-query attention. kSplit: the block
 // runs one split of the key tiles and writes partial results (split-KV; docs/kernels.md, "Split-KV");
-// its own instances, so that those without splits keep their registers.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit>
+// its own instances, so that those without splits keep their registers. kPaged: K and V from a
+// paged cache (load_kv_tiles), in instances of their own for the same reason.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
@@ -184,10 +236,11 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
+  using KVLayout = tile::RowSwizzled<kD>;
 
   // A split with no key tile for this row tile (kSplit, j_last < 0; block-uniform) copies
   // nothing, its loop visits no tile, and its epilogue writes what a split that sees no key
@@ -196,14 +249,12 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   // of stack; with the guard it needs fewer registers than its instance without splits.
   if (!kSplit || j_last >= 0) {
     tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
-    tile::load_tile_async<kBc, kD, kThreads>(sK, k, min(kBc, nk), tid);
-    tile::load_tile_async<kBc, kD, kThreads>(sV, v, min(kBc, nk), tid);
+    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK, sV, k, v, 0, min(kBc, nk), tid, t, p);
     tile::cp_async_commit();
   }
   if (j_last >= 1) {  // K_1, V_1 into the second stage, nothing has read it yet
     const int cols = min(kBc, nk - kBc);
-    tile::load_tile_async<kBc, kD, kThreads>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
-    tile::load_tile_async<kBc, kD, kThreads>(sV + kBc * kD, v + int64_t(kBc) * kD, cols, tid);
+    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + kBc * kD, sV + kBc * kD, k, v, kBc, cols, tid, t, p);
     tile::cp_async_commit();
   }
 
@@ -222,8 +273,8 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
       const int cols = min(kBc, nk - k_row);
-      tile::load_tile_async<kBc, kD, kThreads>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD, cols, tid_j);
-      tile::load_tile_async<kBc, kD, kThreads>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD, cols, tid_j);
+      load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + (stage ^ 1) * kBc * kD, sV + (stage ^ 1) * kBc * kD, k,
+                                                             v, k_row, cols, tid_j, t, p);
       tile::cp_async_commit();
     }
     const int k_row0 = j * kBc;
@@ -248,13 +299,26 @@ inline bool fwd_rows_stacked(const FlashParams& p) { return p.group_rows && p.he
 // shared-memory limit once. With splits > 1 a split instance runs over grid (S·Tr, H or Hkv, B)
 // and the combine follows it on the same stream (docs/kernels.md, "Split-KV"). Shared by the mma.sync
 // and wgmma forwards.
+// kPaged / kPagedSplit: the instances over a paged cache (FlashParams::block_table), without and
+// with splits; stacked-row instances, which take one head's rows too (KeyLimits<true> is exact
+// for them), so that paging adds two instances rather than four.
 using Flash2FwdKernel = void (*)(FlashParams);
 template <typename K, int kBr, Flash2FwdKernel kOne, Flash2FwdKernel kStacked, Flash2FwdKernel kOneSplit,
-          Flash2FwdKernel kStackedSplit, LaunchFn kCombine>
+          Flash2FwdKernel kStackedSplit, Flash2FwdKernel kPaged, Flash2FwdKernel kPagedSplit, LaunchFn kCombine>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = fwd_rows_stacked(p);
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
   const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
+  if (p.block_table != nullptr) {
+    const Flash2FwdKernel kernel = p.splits > 1 ? kPagedSplit : kPaged;
+    if (p.splits > 1) opt_in_dynamic_smem<kPagedSplit>(K::kSmemBytes);
+    else opt_in_dynamic_smem<kPaged>(K::kSmemBytes);
+    const dim3 grid((rows + kBr - 1) / kBr * p.splits, grid_heads, p.batch);  // blockIdx.x = s·Tr + i
+    kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+    FLASHIO_LAUNCH_CHECK("flash2_fwd");
+    if (p.splits > 1) kCombine(p, stream);
+    return;
+  }
   if (p.splits > 1) {
     if (stacked) opt_in_dynamic_smem<kStackedSplit>(K::kSmemBytes);
     else opt_in_dynamic_smem<kOneSplit>(K::kSmemBytes);
@@ -278,7 +342,9 @@ FlashImpl flash2_fwd_impl(DType dtype) {
                    &launch_flash2_fwd<K, kBr, flash2_fwd_kernel<T, kD, kBr, kBc, false, false>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, false>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, false, true>,
-                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, true>, launch_flash2_fwd_combine<T, kD>>};
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, true>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, false, true>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, true, true>, launch_flash2_fwd_combine<T, kD>>};
 }
 
 }  // namespace flashio::kernels

@@ -36,9 +36,9 @@ struct Flash2FwdWgmma {
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
 };
 
-// kStacked, kSplit: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
-// partial results: docs/kernels.md, "Split-KV"), each an instance of its own.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit>
+// kStacked, kSplit, kPaged: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
+// partial results: docs/kernels.md, "Split-KV"; a paged KV cache), each an instance of its own.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false>
 __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_wgmma_kernel(const FlashParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -56,21 +56,19 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
 
   if (!kSplit || j_last >= 0) {  // an empty split copies nothing (flash2_fwd_kernel)
     tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
-    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK, k, min(kBc, nk), tid);
-    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV, v, min(kBc, nk), tid);
+    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK, sV, k, v, 0, min(kBc, nk), tid, t, p);
     tile::cp_async_commit();
   }
   if (j_last >= 1) {
     const int cols = min(kBc, nk - kBc);
-    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + kBc * kD, k + int64_t(kBc) * kD, cols, tid);
-    tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV + kBc * kD, v + int64_t(kBc) * kD, cols, tid);
+    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + kBc * kD, sV + kBc * kD, k, v, kBc, cols, tid, t, p);
     tile::cp_async_commit();
   }
 
@@ -93,10 +91,8 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     if (j >= 1 && j < j_last) {
       const int k_row = (j + 1) * kBc;
       const int cols = min(kBc, nk - k_row);
-      tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sK + (stage ^ 1) * kBc * kD, k + int64_t(k_row) * kD,
-                                                            cols, tid);
-      tile::load_tile_async<kBc, kD, kThreads, T, KVLayout>(sV + (stage ^ 1) * kBc * kD, v + int64_t(k_row) * kD,
-                                                            cols, tid);
+      load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + (stage ^ 1) * kBc * kD, sV + (stage ^ 1) * kBc * kD, k,
+                                                             v, k_row, cols, tid, t, p);
       tile::cp_async_commit();
     }
     const T* sKs = sK + stage * kBc * kD;
@@ -148,6 +144,8 @@ FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, true>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true, true>,
                                       launch_flash2_fwd_combine<T, kD>>};
 }
 

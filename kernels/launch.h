@@ -74,6 +74,11 @@ struct FlashParams {
   // loads, and with them ptxas's allocation, stay as they were).
   int splits = 1;
   float* lse_accum = nullptr;
+  // A paged KV cache (docs/kernels.md, "Paged KV cache"; sim/paged_kv.h), the forward only: k and v
+  // are (pages, Hkv, P, d) and sequence b's key j lies in page block_table[b·pages_per_seq + j / P].
+  // null: k and v are (B, Hkv, Nk, d).
+  const int* block_table = nullptr;
+  int page_size = 0, pages_per_seq = 0;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

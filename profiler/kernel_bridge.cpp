@@ -127,6 +127,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.seqlen_k = c.problem.keys();
   k.gqa_pack = c.gqa_pack;
   k.splits = c.splits;
+  k.page_size = c.page_size;
   k.headdim = c.problem.headdim;
   k.causal = c.problem.causal;
   k.mask = c.problem.mask;

@@ -52,9 +52,13 @@ class BlockRecorder : public ScheduleSink {
     counts_.add_transfer(t.tensor, t.dir, checked_mul(t.rows, row_bytes));
     if (t.rows <= 0 || t.cols <= 0) return;
     const Access kind = t.atomic ? Access::atomic : (t.dir == Dir::read ? Access::read : Access::write);
-    runs_.push_back(Run{addresses_.address(t.tensor, t.bh, t.row0, t.col0),
-                        static_cast<uint32_t>(row_bytes), static_cast<uint32_t>(t.rows),
-                        static_cast<uint32_t>(shape.cols * shape.element_bytes), kind});
+    // One run per stretch of rows at one stride: the whole tile, or each page of a paged K/V tile.
+    for (int64_t row = t.row0; row < t.row0 + t.rows;) {
+      const int64_t rows = std::min(t.row0 + t.rows - row, addresses_.rows_in_run(t.tensor, row));
+      runs_.push_back(Run{addresses_.address(t.tensor, t.bh, row, t.col0), static_cast<uint32_t>(row_bytes),
+                          static_cast<uint32_t>(rows), static_cast<uint32_t>(shape.cols * shape.element_bytes), kind});
+      row += rows;
+    }
   }
   void compute(const Flops& f) override { counts_.flops += f; }
 
@@ -103,7 +107,7 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
   // Every tensor has its own 2 MiB-aligned range (TensorAddresses), the N × N ones included.
   int64_t layout_bytes = static_cast<int64_t>(kAllocationAlignBytes);
   for (int i = 0; i < kTensorCount; ++i) {
-    const TensorShape s = tensor_shape(static_cast<Tensor>(i), problem, options.splits);
+    const TensorShape s = tensor_shape(static_cast<Tensor>(i), problem, options.layout);
     const int64_t bytes = s.total_bytes(problem.batch);
     layout_bytes = saturating_add(layout_bytes, saturating_add(bytes, static_cast<int64_t>(kAllocationAlignBytes)));
   }
@@ -138,19 +142,35 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
 
 }  // namespace
 
-TensorAddresses::TensorAddresses(const Problem& problem, int64_t splits) {
+TensorAddresses::TensorAddresses(const Problem& problem, const TensorLayout& layout)
+    : kv_heads_(problem.kv_heads_count()), pages_(page_table(problem.batch, problem.keys(), layout.page_size)) {
   uint64_t next = kAllocationAlignBytes;  // address 0 is never an allocation
   for (int i = 0; i < kTensorCount; ++i) {
-    shape_[i] = tensor_shape(static_cast<Tensor>(i), problem, splits);
+    const Tensor t = static_cast<Tensor>(i);
+    shape_[i] = tensor_shape(t, problem, layout);
     base_[i] = next;
-    const auto bytes = static_cast<uint64_t>(shape_[i].total_bytes(problem.batch));
+    // A paged K or V holds whole pages: (pages, Hkv, P, d).
+    const auto bytes = static_cast<uint64_t>(
+        paged(t) ? saturating_mul(saturating_mul(pages_.pages, kv_heads_, pages_.page_size),
+                                  saturating_mul(shape_[i].cols, shape_[i].element_bytes))
+                 : shape_[i].total_bytes(problem.batch));
     next += (bytes + kAllocationAlignBytes - 1) / kAllocationAlignBytes * kAllocationAlignBytes;
   }
   end_ = next;
 }
 
+int64_t TensorAddresses::rows_in_run(Tensor t, int64_t row) const {
+  return paged(t) ? pages_.page_size - row % pages_.page_size : std::numeric_limits<int64_t>::max();
+}
+
 uint64_t TensorAddresses::address(Tensor t, int64_t bh, int64_t row, int64_t col) const {
   const TensorShape& s = shape_[static_cast<int>(t)];
+  if (paged(t)) {  // sequence b = bh / Hkv's page row / P: physical page (Hkv, P, d), sim/paged_kv.h
+    const int64_t p = pages_.page_size;
+    const int64_t page = pages_.physical(bh / kv_heads_, row / p);
+    return base_[static_cast<int>(t)] +
+           static_cast<uint64_t>((((page * kv_heads_ + bh % kv_heads_) * p + row % p) * s.cols + col) * s.element_bytes);
+  }
   return base_[static_cast<int>(t)] +
          static_cast<uint64_t>((bh * s.rows + row) * s.cols + col) *
              static_cast<uint64_t>(s.element_bytes);
@@ -178,14 +198,17 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
   return blocks_per_sm(BlockResources{kernel.threads_per_block, kernel.registers_per_thread, kernel.smem_bytes}, hw);
 }
 
-int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw, bool stacked_rows,
-                            bool split) {
-  if (kind == main_kernel_kind(kernel)) {
-    const int64_t instance = split ? (stacked_rows ? kernel.stacked_split_registers : kernel.split_registers)
-                                   : (stacked_rows ? kernel.stacked_registers : 0);
-    const int64_t registers = instance > 0 ? instance : kernel.registers;
-    return blocks_per_sm(BlockResources{kernel.threads, registers, kernel.smem_bytes}, hw);
-  }
+int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& i) {
+  const int64_t registers = i.paged   ? (i.split ? kernel.paged_split_registers : kernel.paged_registers)
+                            : i.split ? (i.stacked_rows ? kernel.stacked_split_registers : kernel.split_registers)
+                                      : (i.stacked_rows ? kernel.stacked_registers : 0);
+  return registers > 0 ? registers : kernel.registers;
+}
+
+int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw,
+                            const KernelInstance& instance) {
+  if (kind == main_kernel_kind(kernel))
+    return blocks_per_sm(BlockResources{kernel.threads, instance_registers(kernel, instance), kernel.smem_bytes}, hw);
   if (kernel.algo == Algo::flash2)
     if (const BuiltRowKernel* r = find_row_kernel(kind, kernel.headdim, kernel.dtype))
       return blocks_per_sm(BlockResources{r->threads, r->registers, r->static_smem_bytes}, hw);
@@ -197,7 +220,7 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
   check_replay(kernels, problem, hw, options);
   // A capacity that is not a whole number of sets per partition (a hardware file's odd figure)
   // is rounded down to one: the model needs equal sets (PartitionedL2).
-  const TensorAddresses addresses(problem, options.splits);
+  const TensorAddresses addresses(problem, options.layout);
   // Every replayed line lies below the layout's end (check_replay bounded it below 2^63 bytes):
   // the L2 model keeps 32-bit line addresses when that end is below 2^32 lines (sim/l2_sets.h).
   const L2Geometry geometry = geometry_of(hw, options);
@@ -302,7 +325,7 @@ CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   check_limits(config, CountMethod::cache);
   std::vector<KernelSchedule> kernels = build_schedule(config);
   CacheOptions options = given;
-  options.splits = config.splits;
+  options.layout = tensor_layout(config);
   if (options.measured_occupancy)
     for (const auto& k : kernels)
       if (!options.blocks_per_sm.count(k.kind))

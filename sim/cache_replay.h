@@ -14,7 +14,9 @@
 // - partitions: the L2 is the hardware's partitions (l2_partitions.h); resident block slot s
 //   runs on SM s mod SMs;
 // - addresses: every tensor has its own base (aligned to 2 MiB, as cudaMalloc's large
-//   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e;
+//   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e, but
+//   in a paged K or V (Config::page_size), whose row lies in its sequence's page through the
+//   block table flashio runs with (sim/paged_kv.h): a paged tile is one run per page it touches;
 // - kernel boundaries: by default every kernel starts with a cold L2, and the dirty lines left
 //   at its end are written back and counted as that kernel's DRAM writes (what the profiler
 //   measures: it flushes the L2 before each kernel and adds to the kernel's DRAM writes those
@@ -29,6 +31,7 @@
 #include "sim/config.h"
 #include "sim/counts.h"
 #include "sim/l2_cache.h"
+#include "sim/paged_kv.h"
 #include "sim/schedule.h"
 
 namespace flashio::sim {
@@ -53,9 +56,9 @@ struct CacheOptions {
   // Hardware geometry overrides: 0 keeps the Hardware's figure.
   int64_t l2_bytes = 0;
   int64_t l2_ways = 0;
-  // The configuration's split-KV count (Config::splits), which sizes the partial results in the
-  // address layout (sim/tensor.h); replay_cache sets it from the Config.
-  int64_t splits = 1;
+  // The configuration's split-KV count and page size (sim/tensor.h, TensorLayout), which size the
+  // partial results and the block table and place K and V in pages; replay_cache sets it from the Config.
+  TensorLayout layout;
 };
 
 struct KernelCacheResult {
@@ -93,10 +96,17 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw);
 // The rule for launch `kind` of a built kernel, from its catalog entry: the main kernel's
 // threads, registers and shared memory, or one of flash2 backward's row kernels
 // (built_row_kernels), or the split-KV forward's combine. 0 when the entry launches no kernel of
-// that kind. stacked_rows, split: the main kernel runs its instance for a group's stacked query
-// rows, or for split-KV (BuiltKernel::stacked_registers, split_registers, ...).
-int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw, bool stacked_rows = false,
-                            bool split = false);
+// that kind. `instance`: which instance of the main kernel runs (its registers: instance_registers).
+struct KernelInstance {
+  bool stacked_rows = false;  // a group's stacked query rows (grouped-query attention)
+  bool split = false;         // split-KV's forward (Config::splits > 1)
+  bool paged = false;         // a paged KV cache's forward (Config::page_size > 0; stacked-row instances)
+};
+int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw,
+                            const KernelInstance& instance = {});
+// The registers per thread of that instance of the entry's main kernel (BuiltKernel::registers,
+// stacked_registers, split_registers, stacked_split_registers, paged_registers, paged_split_registers).
+int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& instance);
 
 // Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the
 // H200 (`flashio profile` notes, 2026-12-01: registers and the kernels' real shared memory);
@@ -114,14 +124,20 @@ CacheResult replay_kernels(const std::vector<KernelSchedule>& kernels, const Pro
 // Byte address of element (bh, row, col) of a tensor in the replay's layout.
 class TensorAddresses {
  public:
-  explicit TensorAddresses(const Problem& problem, int64_t splits = 1);  // splits: Config::splits
+  explicit TensorAddresses(const Problem& problem, const TensorLayout& layout = {});
   uint64_t address(Tensor t, int64_t bh, int64_t row, int64_t col) const;
+  // Rows from `row` on that lie at one stride in memory: all of them, but in a paged K or V
+  // (sim/paged_kv.h), where a page's rows are contiguous and the next page lies elsewhere.
+  int64_t rows_in_run(Tensor t, int64_t row) const;
   const TensorShape& shape(Tensor t) const { return shape_[static_cast<int>(t)]; }
   // The end of the last tensor's range: every element's address lies below it.
   uint64_t end() const { return end_; }
 
  private:
+  bool paged(Tensor t) const { return pages_.page_size > 0 && (t == Tensor::K || t == Tensor::V); }
   uint64_t end_ = 0;
+  int64_t kv_heads_ = 1;
+  PageTable pages_;
   uint64_t base_[kTensorCount] = {};
   TensorShape shape_[kTensorCount] = {};
 };

@@ -1,9 +1,11 @@
 #include "sim/config.h"
 
+#include <limits>
 #include <stdexcept>
 
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
+#include "sim/paged_kv.h"
 #include "sim/split_kv.h"
 #include "sim/tiling_advisor.h"
 
@@ -126,6 +128,22 @@ void validate(const Config& c) {
     if (c.splits > key_tiles)
       throw InvalidInput(Field::splits, "at most the forward's key tiles, ceil(Nk / Bc) = " + std::to_string(key_tiles) +
                                             " (got " + std::to_string(c.splits) + ")");
+  }
+  if (c.page_size != 0) {
+    if (c.page_size < 0 || c.page_size % kPageSizeMultiple != 0)
+      throw InvalidInput(Field::page_size, "must be 0 (contiguous) or a positive multiple of " +
+                                               std::to_string(kPageSizeMultiple) + " (got " + std::to_string(c.page_size) + ")");
+    if (c.algo != Algo::flash2)
+      throw InvalidInput(Field::page_size, "only flash2 reads a paged KV cache; allowed with " + to_string(c.algo) +
+                                               ": page_size = 0");
+    if (c.problem.pass != Pass::fwd)
+      throw InvalidInput(Field::page_size, "a paged KV cache is read by the forward only; allowed with pass " +
+                                               to_string(c.problem.pass) + ": page_size = 0");
+    // The block table's entries are int32 (sim/paged_kv.h).
+    const int64_t pages = checked_mul(c.problem.batch, pages_per_sequence(c.problem.keys(), c.page_size));
+    if (pages > std::numeric_limits<int32_t>::max())
+      throw InvalidInput(Field::page_size, "B · ceil(Nk / P) pages must fit the block table's int32 entries (got " +
+                                               std::to_string(pages) + "); allowed: a larger page size");
   }
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())

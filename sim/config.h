@@ -9,6 +9,7 @@
 #include "sim/block_mask.h"
 #include "sim/hardware.h"
 #include "sim/problem.h"
+#include "sim/tensor.h"
 #include "sim/tiling.h"
 
 namespace flashio::sim {
@@ -53,7 +54,15 @@ struct Config {
   // and lse (fp32, o_accum and lse_accum), which the combine kernel merges. 1: no split (one
   // kernel, as without this option). At most Tc = ⌈Nk / Bc⌉.
   int64_t splits = 1;
+  // A paged KV cache (docs/shapes.md, "Paged KV cache"; sim/paged_kv.h): K and V in pages of
+  // page_size tokens reached through a block table, which flash2's forward reads for each K/V
+  // tile (the entries of the pages the tile touches). 0: the contiguous layout. A multiple of
+  // kPageSizeMultiple; the forward only (a cache is read by inference).
+  int64_t page_size = 0;
 };
+
+// The tensor sizes the configuration implies beyond its problem (sim/tensor.h).
+inline TensorLayout tensor_layout(const Config& config) { return {config.splits, config.page_size}; }
 
 // The one way to make a Config: M from the hardware unless given; the tiling as requested
 // (docs/architecture.md, "Config"). Throws InvalidInput when TilingSource::kernel finds no built

@@ -19,6 +19,7 @@
 #include "sim/flops_model.h"
 #include "sim/kernel_catalog.h"
 #include "sim/online_softmax.h"
+#include "sim/paged_kv.h"
 
 namespace flashio::sim {
 namespace {
@@ -35,8 +36,15 @@ constexpr int64_t kGemmTile = kStandardGemmTile;
 // it; a tile names the head of its first row. `at` is the uncounted access for inputs and results.
 class Memory {
  public:
-  // splits: split-KV's (Config::splits), which sizes the partial results (sim/tensor.h).
-  Memory(const Problem& p, int64_t splits) : problem_(p), splits_(splits) {}
+  // layout: split-KV's count, which sizes the partial results, and the paged cache's page size
+  // (sim/tensor.h). Paged, the block table holds the table flashio runs with (sim/paged_kv.h).
+  Memory(const Problem& p, const TensorLayout& layout)
+      : problem_(p), layout_(layout), pages_(page_table(p.batch, p.keys(), layout.page_size)) {
+    if (pages_.page_size > 0)
+      for (int64_t b = 0; b < p.batch; ++b)
+        for (int64_t q = 0; q < pages_.pages_per_sequence; ++q)
+          at(Tensor::block_table)(b * pages_.pages_per_sequence + q, 0) = static_cast<double>(pages_.physical(b, q));
+  }
 
   Matrix& at(Tensor t) {
     Matrix& m = tensors_[static_cast<int>(t)];
@@ -64,6 +72,21 @@ class Memory {
     count(t, Dir::write, tile.rows(), tile.cols());
     at(t).block(first_row(t, h, row0), col0, tile.rows(), tile.cols()) += tile;
   }
+  // A tile of K or V from the paged cache (sim/paged_kv.h): `entries` are the block-table entries
+  // of the pages it touches, as the kernel read them; each row is gathered from its page of the
+  // physical (pages, Hkv, P, d) copy, which the logical heads are scattered into at first use.
+  Matrix load_paged(Tensor t, int64_t kvh, int64_t row0, int64_t rows, const Matrix& entries) {
+    count(t, Dir::read, rows, problem_.headdim);
+    const int64_t p = pages_.page_size, hkv = problem_.kv_heads_count();
+    const Matrix& phys = physical(t);
+    Matrix tile(rows, problem_.headdim);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t key = row0 + r;
+      const auto page = static_cast<int64_t>(entries(key / p - row0 / p, 0));
+      tile.row(r) = phys.row((page * hkv + kvh % hkv) * p + key % p);
+    }
+    return tile;
+  }
   void compute(const Flops& f) {
     if (counts) counts->flops += f;
   }
@@ -71,14 +94,26 @@ class Memory {
   Counts* counts = nullptr;  // the running kernel's; null while running uncounted
 
  private:
-  TensorShape shape(Tensor t) const { return tensor_shape(t, problem_, splits_); }
+  TensorShape shape(Tensor t) const { return tensor_shape(t, problem_, layout_); }
+  Matrix& physical(Tensor t) {
+    Matrix& m = physical_[t == Tensor::K ? 0 : 1];
+    if (m.size() != 0) return m;
+    const int64_t p = pages_.page_size, hkv = problem_.kv_heads_count(), nk = problem_.keys();
+    m = Matrix::Zero(pages_.pages * hkv * p, problem_.headdim);
+    for (int64_t bkv = 0; bkv < problem_.batch * hkv; ++bkv)
+      for (int64_t key = 0; key < nk; ++key)
+        m.row((pages_.physical(bkv / hkv, key / p) * hkv + bkv % hkv) * p + key % p) = at(t).row(bkv * nk + key);
+    return m;
+  }
   int64_t first_row(Tensor t, int64_t h, int64_t row0) { return h * shape(t).rows + row0; }
   void count(Tensor t, Dir dir, int64_t rows, int64_t cols) {
     if (counts) counts->add_transfer(t, dir, rows * cols * shape(t).element_bytes);
   }
   Problem problem_;
-  int64_t splits_ = 1;
+  TensorLayout layout_;
+  PageTable pages_;
   std::array<Matrix, kTensorCount> tensors_;
+  std::array<Matrix, 2> physical_;  // paged K, V
 };
 
 // A kernel launch: its name and geometry as docs/schedules.md (and the kernels) give them.
@@ -127,6 +162,7 @@ struct HeadMap {
 struct Tiles : HeadMap {
   int64_t n, nq, nk, offset, d, br, bc, tr, tc, e;
   int64_t heads;  // grid heads
+  int64_t page_size = 0, grid_heads_per_batch = 1;  // a paged cache's P (0: contiguous); its sequences
   double scale;  // 1/√d
   bool causal;
   std::vector<unsigned char> visited;  // tr × tc
@@ -146,6 +182,8 @@ Tiles make_tiles(const Config& c, bool group_rows) {
   t.group = p.group();
   t.group_rows = group_rows;
   t.heads = group_rows ? p.batch * p.kv_heads_count() : p.batch * p.heads;
+  t.grid_heads_per_batch = group_rows ? p.kv_heads_count() : p.heads;
+  t.page_size = c.page_size;
   t.nq = p.seqlen;
   t.nk = p.keys();
   t.offset = p.causal_offset();
@@ -209,15 +247,24 @@ Matrix column(const Eigen::VectorXd& v) { return Matrix(v); }
 // ---------------------------------------------------------------------------------------------
 // flash2's forward block over key tiles [j0, j1) of row tile i: Q_i read once and kept on chip,
 // K_j, V_j for every visited j ascending, u, ℓ, m on chip; the state to normalise and write.
-OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t qh, int64_t kvh, int64_t i, int64_t j0,
-                              int64_t j1) {
+// From a paged cache, each K_j, V_j is gathered through the block-table entries of its pages.
+OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i, int64_t j0, int64_t j1) {
+  const int64_t qh = t.query_head(gh), kvh = t.kv_head(gh);
   const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, t.rows_in(i), 0, t.d);
   OnlineSoftmax state = online_softmax_start(t.rows_in(i), t.d);
   for (int64_t j = j0; j < j1; ++j) {
     if (!t.visits(i, j)) continue;
-    const int64_t cj = t.cols_in(j);
-    const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
-    const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
+    const int64_t cj = t.cols_in(j), key0 = j * t.bc;
+    Matrix kj, vj;
+    if (t.page_size > 0) {
+      const int64_t first = key0 / t.page_size, pages = (key0 + cj - 1) / t.page_size - first + 1;
+      const Matrix entries = mem.load(Tensor::block_table, gh / t.grid_heads_per_batch, first, pages, 0, 1);
+      kj = mem.load_paged(Tensor::K, kvh, key0, cj, entries);
+      vj = mem.load_paged(Tensor::V, kvh, key0, cj, entries);
+    } else {
+      kj = mem.load(Tensor::K, kvh, key0, cj, 0, t.d);
+      vj = mem.load(Tensor::V, kvh, key0, cj, 0, t.d);
+    }
     online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
     mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
   }
@@ -230,7 +277,7 @@ void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
   run.launch({flash2_kind(algo, Flash2Role::fwd), t.heads, t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
              [&t](Memory& mem, int64_t gh, int64_t i) {
                const int64_t qh = t.query_head(gh);
-               const OnlineSoftmax state = flash2_row_tile(mem, t, qh, t.kv_head(gh), i, 0, t.tc);
+               const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc);
                // Normalised once, written once, with L = m + log ℓ for the backward.
                mem.store(Tensor::O, qh, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse, qh, i * t.br, 0, column(online_softmax_lse(state)));
@@ -248,7 +295,7 @@ void flash2_split_forward(Launcher& run, const Tiles& t, int64_t splits, const P
   run.launch({KernelKind::flash2_fwd, t.heads, splits * t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
              [&t, chunk, bh_total](Memory& mem, int64_t gh, int64_t block) {
                const int64_t s = block / t.tr, i = block % t.tr;
-               const int64_t r = t.rows_in(i), qh = t.query_head(gh), kvh = t.kv_head(gh);
+               const int64_t r = t.rows_in(i), qh = t.query_head(gh);
                const int64_t partial = s * bh_total + qh, j0 = s * chunk, j1 = std::min(t.tc, j0 + chunk);
                bool any = false;
                for (int64_t j = j0; j < j1; ++j) any = any || t.visits(i, j);
@@ -257,7 +304,7 @@ void flash2_split_forward(Launcher& run, const Tiles& t, int64_t splits, const P
                  mem.store(Tensor::lse_accum, partial, i * t.br, 0, Matrix::Constant(r, 1, kMinusInf));
                  return;
                }
-               const OnlineSoftmax state = flash2_row_tile(mem, t, qh, kvh, i, j0, j1);
+               const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, j0, j1);
                mem.store(Tensor::o_accum, partial, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse_accum, partial, i * t.br, 0, column(online_softmax_lse(state)));
              });
@@ -652,7 +699,7 @@ int64_t execute_memory_bytes(const Config& c) {
     const TensorBytes& b = touched.of(tensor);
     const bool input = tensor == Tensor::Q || tensor == Tensor::K || tensor == Tensor::V || tensor == Tensor::dO;
     if (b.read_bytes == 0 && b.write_bytes == 0 && !input) continue;
-    const TensorShape s = tensor_shape(tensor, p, c.splits);
+    const TensorShape s = tensor_shape(tensor, p, tensor_layout(c));
     elements = saturating_add(elements, saturating_mul(s.copies, p.batch, s.heads, s.rows, s.cols));
   }
   // The drawn inputs (Q, K, V, dO) and the returned HeadTensors (Q, K, V, dO, O, dQ, dK, dV, L)
@@ -748,7 +795,7 @@ ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inpu
   if (static_cast<int64_t>(inputs.size()) != p.batch_heads())
     throw InvalidInput("execute: expected " + std::to_string(p.batch_heads()) +
                        " heads of inputs (B·H), got " + std::to_string(inputs.size()));
-  Memory mem(p, config.splits);
+  Memory mem(p, tensor_layout(config));
   for (size_t bh = 0; bh < inputs.size(); ++bh) {
     const HeadTensors& in = inputs[bh];
     auto shaped = [d](const Matrix& m, int64_t rows) { return m.rows() == rows && m.cols() == d; };

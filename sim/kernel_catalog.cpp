@@ -67,20 +67,20 @@ constexpr BuiltKernel kBuilt[] = {
     {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 64}, 128, 255, 16, 125440, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, false},
     {Algo::flash1, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 255, 0, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
     {Algo::flash1, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 255, 0, 166400, 1, MmaKind::mma_sync, GridOrder::blocks_within_head, true},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 121, 0, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 128, 119, 126},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 171, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168, 167, 165},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 192, 0, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 215, 190, 214},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 177, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 179, 182, 181},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119, 110, 119},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255},
-    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119, 110, 119},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 195, 0, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 201, 188, 194},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 197, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 205, 196, 202},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 244, 0, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 250, 242, 249},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 242, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 243, 248, 252},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 24, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225},
-    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 121, 0, 24576, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 128, 119, 126, 132, 130},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 171, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168, 167, 165, 170, 173},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {64, 128}, 128, 192, 0, 73728, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 215, 190, 214, 227, 221},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 32}, 128, 177, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 179, 182, 181, 187, 185},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119, 110, 119, 124, 121},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 128, 255, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255, 255, 255},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 64}, 256, 118, 0, 50176, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 119, 110, 119, 124, 121},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 32}, 128, 195, 0, 49152, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 201, 188, 194, 202, 200},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 64}, 128, 197, 0, 81920, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 205, 196, 202, 215, 209},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {64, 128}, 128, 244, 0, 147456, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 250, 242, 249, 255, 246},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 32}, 128, 242, 0, 65536, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 243, 248, 252, 247, 255},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 24, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255, 255, 255},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225, 228, 227},
+    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225, 228, 227},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 170, 0, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 238, 0, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 181},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 238, 0, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 246},
@@ -137,7 +137,9 @@ RowKernelLaunch standard_row_kernel_launch(KernelKind kind, int64_t seqlen) {
 std::span<const BuiltKernel> built_kernels() { return kBuilt; }
 
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols) {
-  if (entry.algo != Algo::flash1 || rows <= 0 || cols <= 0) return 0;
+  if (rows <= 0 || cols <= 0) return 0;
+  if (tensor == Tensor::block_table) return 1;  // flash2's paged forward: a tile's page entries before its copies
+  if (entry.algo != Algo::flash1) return 0;
   const int64_t threads = std::max<int64_t>(entry.threads, 32);
   if (entry.pass == Pass::fwd && tensor == Tensor::o_accum) return 1;  // every slice's loads before any use
   if (entry.pass == Pass::bwd && tensor == Tensor::dq_accum) return (rows * cols / 4 + threads - 1) / threads;

@@ -54,6 +54,10 @@ struct BuiltKernel {
   // flash2's forward: the same for its split-KV instances (Config::splits > 1; one split's key
   // tiles, partial results out), for one head's rows and for stacked rows; 0 elsewhere.
   int64_t split_registers = 0, stacked_split_registers = 0;
+  // flash2's forward: the same for its instances over a paged KV cache (Config::page_size;
+  // kernels/flash2_fwd.cuh, kPaged), without and with splits; stacked-row instances, which every
+  // paged problem runs (one head's rows are a group of one). 0 elsewhere.
+  int64_t paged_registers = 0, paged_split_registers = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel
@@ -67,6 +71,9 @@ struct BuiltKernel {
 //   it was 2·Br / (16·warps) rounds, and ncu found the warps waiting there 41 % of the time.)
 // - flash1 backward adds its partial dQ into dq_accum one float4 per thread and iteration, the
 //   load before the add before the store: ⌈rows·d / (4·threads)⌉ rounds.
+// - flash2's forward over a paged KV cache (Config::page_size) loads the block-table entries of
+//   a K/V tile's pages, each thread those of its rows, before it can issue the tile's cp.async
+//   copies (kernels/flash2_fwd.cuh, PagedKv): one round per tile.
 int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t rows, int64_t cols);
 
 // Whether a tile step's ldmatrix loads run beside its mma.sync instructions (the matrix phase

@@ -101,7 +101,7 @@ const std::vector<std::string>& key_columns() {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
       "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
-      "seqlen_k", "gqa_pack", "splits"};
+      "seqlen_k", "gqa_pack", "splits", "page_size"};
   return k;
 }
 
@@ -136,6 +136,7 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "seqlen_k") return std::to_string(r.seqlen_k);
   if (col == "gqa_pack") return std::to_string(r.gqa_pack);
   if (col == "splits") return std::to_string(r.splits);
+  if (col == "page_size") return std::to_string(r.page_size);
   for (const auto& [name, field] : value_fields())
     if (name == col) return opt(r.*field);
   return "";
@@ -164,6 +165,7 @@ Row config_row(const Config& c, RowSource source) {
   base.seqlen_k = c.problem.keys();
   base.gqa_pack = c.gqa_pack ? 1 : 0;
   base.splits = c.splits;
+  base.page_size = c.page_size;
   return base;
 }
 
@@ -252,6 +254,7 @@ nlohmann::json to_json(const Row& r) {
   j["seqlen_k"] = r.seqlen_k;
   j["gqa_pack"] = r.gqa_pack;
   j["splits"] = r.splits;
+  j["page_size"] = r.page_size;
   for (const auto& [name, field] : value_fields())
     j[name] = (r.*field) ? nlohmann::json(*(r.*field)) : nlohmann::json(nullptr);
   return j;
@@ -378,6 +381,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "seqlen_k") r.seqlen_k = v.empty() ? 0 : as_int();
       else if (col == "gqa_pack") r.gqa_pack = v.empty() ? 1 : static_cast<int>(as_int());
       else if (col == "splits") r.splits = v.empty() ? 1 : as_int();
+      else if (col == "page_size") r.page_size = v.empty() ? 0 : as_int();
       else if (col == "io_total_bytes") r.io_total_bytes = as_real();
       else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();
       else {

@@ -41,6 +41,8 @@ struct Row {
   int gqa_pack = 1;
   // Split-KV's key splits of flash2's forward (sim/config.h, splits); 1 in a file without the column.
   int64_t splits = 1;
+  // A paged KV cache's page size (sim/config.h, page_size); 0 (contiguous) in a file without the column.
+  int64_t page_size = 0;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;

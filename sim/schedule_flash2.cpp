@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "sim/flops_model.h"
+#include "sim/paged_kv.h"
 #include "sim/schedule.h"
 
 namespace flashio::sim {
@@ -12,14 +13,45 @@ int64_t sum(const std::vector<int64_t>& xs) {
   return std::accumulate(xs.begin(), xs.end(), int64_t{0}, [](int64_t a, int64_t b) { return checked_add(a, b); });
 }
 
+// A paged KV cache (Config::page_size, sim/paged_kv.h): which sequence a grid head's K/V lie in,
+// and the block-table entries of the pages each key tile touches.
+struct KvPages {
+  int64_t page_size = 0;       // 0: contiguous
+  int64_t grid_heads_per_batch = 1;
+  int64_t batch_of(int64_t grid_head) const { return grid_head / grid_heads_per_batch; }
+  // Σ over key tiles j < visited of the pages tile j touches: the entries a row tile reads.
+  std::vector<int64_t> entries_before;  // [j]: Σ over key tiles < j; Tc + 1 of them
+};
+KvPages kv_pages(const Config& c, const TileGrid& g, bool group_rows) {
+  KvPages kp;
+  kp.page_size = c.page_size;
+  kp.grid_heads_per_batch = group_rows ? c.problem.kv_heads_count() : c.problem.heads;
+  kp.entries_before.assign(static_cast<size_t>(g.tc + 1), 0);
+  for (int64_t j = 0; j < g.tc; ++j)
+    kp.entries_before[j + 1] = kp.entries_before[j] + pages_touched(j * g.bc, g.cols_in(j), c.page_size);
+  return kp;
+}
+// At most the runs one block's transfers make in the L2 model beyond one a tile: a paged K/V
+// tile is one run per page it touches (sim/cache_replay.h), and its table entries one more.
+int64_t paged_runs_per_tile(const Config& c) {
+  return c.page_size > 0 ? 2 * (ceil_div(c.tiling.block_c, c.page_size) + 1) + 1 : 0;
+}
+
 // A forward block's reads and work over key tiles [j0, j1) of row tile i: Q_i once (it stays on
-// chip), then K_j, V_j of every visited j ascending, and the finish.
-void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g, int64_t qh, int64_t kvh, int64_t i,
-                   int64_t j0, int64_t j1, int64_t d) {
+// chip), then K_j, V_j of every visited j ascending (from a paged cache: first the block-table
+// entries of the pages the tile touches, which the kernel reads to find the tile's rows), and the finish.
+void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g, const KvPages& pages, int64_t gh,
+                   int64_t i, int64_t j0, int64_t j1, int64_t d) {
+  const int64_t qh = g.query_head(gh), kvh = g.kv_head(gh);
   s.transfer({Tensor::Q, Dir::read, qh, i * g.br, g.rows_in(i), 0, d});
   for (int64_t j = j0; j < j1; ++j) {
     if (!filter.visits(i, j)) continue;
     const int64_t cj = g.cols_in(j);
+    if (pages.page_size > 0) {
+      const int64_t first = j * g.bc / pages.page_size;
+      s.transfer({Tensor::block_table, Dir::read, pages.batch_of(gh), first,
+                  pages_touched(j * g.bc, cj, pages.page_size), 0, 1});
+    }
     s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
     s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
     s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
@@ -44,11 +76,22 @@ KeySplits key_splits(const Config& c, const TileGrid& g) {
   return {c.splits, ceil_div(g.tc, std::max<int64_t>(c.splits, 1))};
 }
 
+// The block-table entries (int32) of a grid head's forward: row tile i visits key tiles
+// 0 … vis_i − 1 (a prefix, flash2's filter; with splits too, their ranges cut the prefix), each
+// reading the entries of the pages it touches.
+void add_table_reads(Counts& h, const KvPages& pages, const TileVisits& v) {
+  if (pages.page_size <= 0) return;
+  int64_t entries = 0;
+  for (const int64_t visited : v.per_row) entries = checked_add(entries, pages.entries_before[visited]);
+  h.add_transfer(Tensor::block_table, Dir::read, checked_mul(entries, 4));
+}
+
 void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
   const int64_t d = c.problem.headdim, e = element_bytes(c.problem.dtype);
   const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
   const TileGrid g = filter->grid();
   const KeySplits ks = key_splits(c, g);
+  const KvPages pages = kv_pages(c, g, c.gqa_pack);
   const int64_t bh_total = c.problem.batch_heads();
   KernelSchedule k;
   k.kind = KernelKind::flash2_fwd;
@@ -56,19 +99,20 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
   k.blocks_per_head = saturating_mul(ks.splits, g.tr);  // block s·Tr + i: row tile i, split s
   k.threads_per_block = 128;
   k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);
-  k.transfers_per_block = saturating_add(3, saturating_mul(2, ks.chunk));  // Q; K, V per tile; O, L partials
-  k.emit_block = [filter, g, ks, d, bh_total](int64_t gh, int64_t block, ScheduleSink& s) {
+  // Q; K, V per tile (and their pages); O, L partials
+  k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), ks.chunk));
+  k.emit_block = [filter, g, ks, pages, d, bh_total](int64_t gh, int64_t block, ScheduleSink& s) {
     const int64_t split = block / g.tr, i = block % g.tr;
-    const int64_t r = g.rows_in(i), qh = g.query_head(gh), kvh = g.kv_head(gh);
+    const int64_t r = g.rows_in(i), qh = g.query_head(gh);
     const int64_t partial_head = split * bh_total + qh;  // split s's copy (sim/tensor.h)
     const int64_t end = ks.end(split, g.tc);
     bool any = false;
     for (int64_t j = ks.first(split); j < end && !any; ++j) any = filter->visits(i, j);
-    if (any) emit_row_tile(s, *filter, g, qh, kvh, i, ks.first(split), end, d);
+    if (any) emit_row_tile(s, *filter, g, pages, gh, i, ks.first(split), end, d);
     s.transfer({Tensor::o_accum, Dir::write, partial_head, i * g.br, r, 0, d});
     s.transfer({Tensor::lse_accum, Dir::write, partial_head, i * g.br, r, 0, 1});
   };
-  k.head_counts = [c, g, ks, d, e] {
+  k.head_counts = [c, g, ks, pages, d, e] {
     const TileVisits v = tile_visits(c, c.gqa_pack);
     int64_t q_rows = 0, holding_blocks = 0;  // Q read by every split that visits a tile
     for (int64_t i = 0; i < g.tr; ++i) {
@@ -77,6 +121,7 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
       holding_blocks = checked_add(holding_blocks, h);
     }
     Counts h;
+    add_table_reads(h, pages, v);
     h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
     h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));
     h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));
@@ -132,6 +177,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     // A block's rows: one query head's, or its K/V head's group's (gqa_pack; sim/config.h).
     const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
     const TileGrid g = filter->grid();
+    const KvPages pages = kv_pages(c, g, c.gqa_pack);
     const int64_t n = g.n;
     KernelSchedule k;
     k.kind = flash2_kind(c.algo, Flash2Role::fwd);
@@ -139,16 +185,18 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.blocks_per_head = g.tr;
     k.threads_per_block = 128;
     k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);  // Q tile + one K and one V tile
-    k.transfers_per_block = saturating_add(3, saturating_mul(2, g.tc));  // Q; K, V per tile; O, L
-    k.emit_block = [filter, g, d](int64_t gh, int64_t i, ScheduleSink& s) {
+    // Q; K, V per tile (and their pages); O, L
+    k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), g.tc));
+    k.emit_block = [filter, g, pages, d](int64_t gh, int64_t i, ScheduleSink& s) {
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
-      emit_row_tile(s, *filter, g, qh, g.kv_head(gh), i, 0, g.tc, d);
+      emit_row_tile(s, *filter, g, pages, gh, i, 0, g.tc, d);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
       s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
-    k.head_counts = [c, g, n, d, e] {
+    k.head_counts = [c, g, pages, n, d, e] {
       const TileVisits v = tile_visits(c, c.gqa_pack);
       Counts h;
+      add_table_reads(h, pages, v);
       h.add_transfer(Tensor::Q, Dir::read, checked_mul(n, d, e));
       h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));  // K, V once per row tile
       h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));

@@ -3,14 +3,20 @@
 #include <algorithm>
 
 #include "sim/checked.h"
+#include "sim/paged_kv.h"
 
 namespace flashio::sim {
 
 std::string to_string(Tensor t) {
   static const std::array<const char*, kTensorCount> names = {
       "Q", "K", "V", "O", "dO", "dQ", "dK", "dV", "S", "P", "P_drop", "dP", "dS",
-      "l", "m", "lse", "delta", "o_accum", "dq_accum", "lse_accum"};
+      "l", "m", "lse", "delta", "o_accum", "dq_accum", "lse_accum", "block_table"};
   return names[static_cast<int>(t)];
+}
+
+std::string storage_type_name(Tensor t, const Problem& p) {
+  if (t == Tensor::block_table) return "int32";
+  return tensor_shape(t, p).element_bytes == element_bytes(p.dtype) ? to_string(p.dtype) : "fp32";
 }
 
 bool is_kv_tensor(Tensor t) { return t == Tensor::K || t == Tensor::V || t == Tensor::dK || t == Tensor::dV; }
@@ -21,7 +27,8 @@ int64_t TensorShape::total_bytes(int64_t batch) const {
                         saturating_mul(rows, cols, element_bytes));
 }
 
-TensorShape tensor_shape(Tensor t, const Problem& p, int64_t splits) {
+TensorShape tensor_shape(Tensor t, const Problem& p, const TensorLayout& layout) {
+  const int64_t splits = layout.splits;
   const int64_t nq = p.seqlen, nk = p.keys(), d = p.headdim, e = element_bytes(p.dtype);
   const int64_t h = p.heads, hkv = p.kv_heads_count();
   switch (t) {
@@ -39,6 +46,8 @@ TensorShape tensor_shape(Tensor t, const Problem& p, int64_t splits) {
       return {nq, d, 4, h};
     case Tensor::lse_accum:
       return {nq, 1, 4, h, std::max<int64_t>(splits, 1)};
+    case Tensor::block_table:
+      return {pages_per_sequence(nk, layout.page_size), 1, 4, 1};
     case Tensor::count: break;
   }
   return {};
@@ -47,6 +56,7 @@ TensorShape tensor_shape(Tensor t, const Problem& p, int64_t splits) {
 bool is_input_or_output(Tensor t, Pass pass) {
   switch (t) {
     case Tensor::Q: case Tensor::K: case Tensor::V: return true;
+    case Tensor::block_table: return true;  // a paged cache's table: the caller's, as K and V are
     case Tensor::O: return true;  // output of fwd, input of bwd
     case Tensor::dO: case Tensor::dQ: case Tensor::dK: case Tensor::dV: return has_backward(pass);
     default: return false;

@@ -22,6 +22,8 @@ enum class Tensor : int {
                                 // output, normalised by its own ℓ; fp32, Nq × d (per split)
   dq_accum,                     // dQ accumulator, fp32, Nq × d (flash1 RMW, flash2 atomics)
   lse_accum,                    // split-KV: each split's log-sum-exp, fp32, Nq × 1 per split
+  block_table,                  // a paged KV cache's page of each sequence's keys (sim/paged_kv.h),
+                                // int32, one row of ⌈Nk / P⌉ per batch element
   count
 };
 constexpr int kTensorCount = static_cast<int>(Tensor::count);
@@ -40,8 +42,18 @@ struct TensorShape {
   // The whole tensor, copies · B · heads · rows · cols · element_bytes (saturating at kMaxCount).
   int64_t total_bytes(int64_t batch) const;
 };
-// `splits`: the configuration's split-KV count (Config::splits), which sizes the partial results.
-TensorShape tensor_shape(Tensor tensor, const Problem& problem, int64_t splits = 1);
+// What sizes tensors beyond the problem: split-KV's count (Config::splits), which sizes the
+// partial results, and a paged KV cache's page size (Config::page_size; 0 = contiguous), which
+// sizes the block table. K and V keep their logical shape (Nk × d per K/V head); where their
+// pages lie is the L2 model's address layout (sim/cache_replay.h).
+struct TensorLayout {
+  int64_t splits = 1;
+  int64_t page_size = 0;
+};
+TensorShape tensor_shape(Tensor tensor, const Problem& problem, const TensorLayout& layout = {});
+// The name of the tensor's storage type: the problem's dtype, fp32 (statistics, accumulators,
+// partials) or int32 (the block table).
+std::string storage_type_name(Tensor tensor, const Problem& problem);
 // Whether the tensor has a head per K/V head (K, V, dK, dV) rather than per query head.
 bool is_kv_tensor(Tensor tensor);
 

@@ -116,10 +116,13 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // checked against cuobjdump and the driver's occupancy on the H200: tests/sim/test_occupancy.cpp).
     // With grouped-query attention flash2's forward (packed) and backward run the instance for
     // a group's stacked rows (kernels/key_limits.cuh).
-    // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit).
-    const bool stacked = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
-    const bool split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
-    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, stacked, split);
+    // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
+    // paged instance (kPaged).
+    KernelInstance instance;
+    instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
+    instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
+    instance.paged = config.page_size > 0 && pass_of(k.kind) == Pass::fwd;
+    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, instance);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed
     // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync, with the schedule's
@@ -334,7 +337,7 @@ int64_t estimated_dram_bytes(const Config& config, const KernelSchedule&, const 
   int64_t bytes = 0;
   for (int t = 0; t < kTensorCount; ++t) {
     const Tensor tensor = static_cast<Tensor>(t);
-    const TensorShape s = tensor_shape(tensor, config.problem, config.splits);
+    const TensorShape s = tensor_shape(tensor, config.problem, tensor_layout(config));
     const int64_t size = s.total_bytes(config.problem.batch);
     const auto& b = counts.of(tensor);
     bytes = saturating_add(bytes, saturating_add(std::min(b.read_bytes, size), std::min(b.write_bytes, size)));

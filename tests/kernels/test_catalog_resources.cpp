@@ -33,11 +33,12 @@ struct Resources {
 };
 
 // A flash kernel instance: the function template's name and its arguments (T, d[, Br, Bc[,
-// stacked[, split]]]). flash2's tiled kernels have two instances each: for one query head's rows
+// stacked[, split[, paged]]]]). flash2's tiled kernels have two instances each: for one query head's rows
 // (stacked = false, every problem without grouped-query attention) and for a group's stacked
 // rows (kernels/key_limits.cuh); the forward's have each of those also for split-KV (split =
-// true: one split of the key tiles, writing partial results; docs/kernels.md, "Split-KV").
-using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool>;
+// true: one split of the key tiles, writing partial results; docs/kernels.md, "Split-KV"), and
+// stacked instances over a paged KV cache (paged = true), without and with splits.
+using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool, bool>;
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
@@ -68,7 +69,7 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
-      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?(?:, (true|false))?>\(.*$)");
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?>\(.*$)");
   static const std::regex softmax(
       R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
@@ -89,7 +90,8 @@ std::map<Instance, Resources> compiled_kernels() {
                          k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
                          k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0,
                          k.size() > 6 && k[6].matched && k[6] == "true",
-                         k.size() > 7 && k[7].matched && k[7] == "true"};
+                         k.size() > 7 && k[7].matched && k[7] == "true",
+                         k.size() > 8 && k[8].matched && k[8] == "true"};
       INFO("one instance in the library: " << function);
       CHECK(kernels.emplace(key, r).second);
     }
@@ -118,7 +120,7 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
   const std::map<Instance, Resources> compiled = compiled_kernels();
   std::map<Instance, const fs::BuiltKernel*> catalogued;
   for (const fs::BuiltKernel& k : fs::built_kernels()) {
-    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false};
+    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false, false};
     catalogued[key] = &k;
     const auto it = compiled.find(key);
     INFO("catalog entry " << name_of(k) << " (" << main_function(k) << ")");
@@ -136,11 +138,24 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
     if (std::get<3>(key) == 0) continue;  // a row kernel or standard's softmax, below
     INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
                      << std::get<3>(key) << "x" << std::get<4>(key) << (std::get<5>(key) ? " stacked" : "")
-                     << (std::get<6>(key) ? " split" : ""));
+                     << (std::get<6>(key) ? " split" : "") << (std::get<7>(key) ? " paged" : ""));
     Instance one_head = key;
     std::get<5>(one_head) = false;
     std::get<6>(one_head) = false;
+    std::get<7>(one_head) = false;
     REQUIRE(catalogued.count(one_head) == 1);
+    if (std::get<7>(key)) {
+      // An instance over a paged KV cache (docs/shapes.md, "Paged KV cache"): stacked rows, the
+      // entry's paged_registers or (with splits) paged_split_registers, which the time model takes.
+      const fs::BuiltKernel& k = *catalogued.at(one_head);
+      const int64_t catalogued_registers = std::get<6>(key) ? k.paged_split_registers : k.paged_registers;
+      INFO("paged instance: REG " << r.registers << ", STACK " << r.stack_bytes << "; catalog " << catalogued_registers);
+      CHECK(std::get<5>(key));
+      CHECK(catalogued_registers == r.registers);
+      CHECK(r.shared_bytes == kReservedSmemBytes);
+      CHECK(r.local_bytes == 0);
+      continue;
+    }
     if (std::get<6>(key)) {
       // A split-KV instance (docs/shapes.md, "Split-KV"): the entry's split_registers, or
       // stacked_split_registers for stacked rows, which the time model's occupancy takes.
@@ -175,7 +190,7 @@ TEST_CASE("catalog: flash2 backward's row kernels have the registers and static 
   CHECK(row_kernels == fs::built_row_kernels().size());
   for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
     const std::string function = fs::to_string(k.kind) + "_kernel";
-    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false});
+    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false, false});
     INFO("row kernel " << function << " d=" << k.headdim << " " << fs::to_string(k.dtype));
     REQUIRE(it != compiled.end());
     INFO("catalog: registers " << k.registers << ", static shared " << k.static_smem_bytes << " B; cuobjdump: REG "
@@ -193,7 +208,7 @@ TEST_CASE("catalog: standard's softmax has the registers, stack and static share
   for (const auto& [key, r] : compiled) instances += std::get<0>(key) == "softmax_kernel";
   CHECK(instances == 2);
   for (const fs::DType dtype : {fs::DType::fp16, fs::DType::bf16}) {
-    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false});
+    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false, false});
     INFO("softmax_kernel<" << fs::to_string(dtype) << ">");
     REQUIRE(it != compiled.end());
     CHECK(it->second.registers == fs::kStandardSoftmaxRegisters);

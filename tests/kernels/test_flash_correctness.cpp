@@ -28,6 +28,7 @@ std::string label(const fk::AttentionConfig& c, const char* what) {
   s << " d" << c.headdim << (c.causal ? " causal" : "") << " fwd " << c.block_r << "x" << c.block_c << " bwd "
     << c.bwd_block_r << "x" << c.bwd_block_c;
   if (c.splits != 1) s << " splits " << c.splits;
+  if (c.page_size != 0) s << " page " << c.page_size;
   return s.str();
 }
 
@@ -43,6 +44,7 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   standard.algo = fk::Algo::standard;
   standard.block_r = standard.block_c = standard.bwd_block_r = standard.bwd_block_c = 0;
   standard.splits = 1;  // only flash2 splits its forward
+  standard.page_size = 0;  // and reads a paged cache
   const bool square = fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen;
   const fk::HostOutputs base = square ? flashio::test::run_config(standard, pass, seed) : fk::HostOutputs{};
   const double group = static_cast<double>(config.heads / fk::kv_heads_of(config));
@@ -285,6 +287,81 @@ TEST_CASE("flash2 split-KV with splits wholly above the causal diagonal for a ro
   }
 }
 
+namespace {
+
+// A paged KV cache (docs/kernels.md, "Paged KV cache"): a split shape read from pages of P tokens.
+fk::AttentionConfig make_paged(const SplitShape& s, int64_t page, int64_t d, bool causal, bool pack,
+                               fk::DType dtype = fk::DType::fp16) {
+  fk::AttentionConfig c = make_split(s, d, causal, pack, dtype);
+  c.page_size = page;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("flash2 over a paged KV cache matches the reference: pages of 16 and 256 tokens (smaller and larger than a "
+          "tile), Nq 1, 3, 97, Nk 1, 1000, 32769, H/Hkv 1, 4, 8, S 1, 3, 16, d 64 and 128, fp16 and bf16, causal and "
+          "not, packed and not",
+          "[gpu][shapes][paged]") {
+  struct PagedShape {
+    SplitShape split;
+    int64_t page;
+  };
+  const PagedShape shapes[] = {
+      {{{2, 8, 1, 1, 1}, 1}, 16},        // one key: one page, mostly empty
+      {{{2, 8, 2, 3, 1000}, 3}, 256},    // a page holds 2-4 tiles; the last page partial
+      {{{1, 4, 4, 97, 1000}, 1}, 16},    // H/Hkv 1, prefill onto a paged cache, a tile gathers 4-8 pages
+      {{{2, 16, 2, 1, 32769}, 16}, 16},  // g = 8 decoding, 2049 pages a sequence
+      {{{1, 4, 1, 3, 32769}, 3}, 256},   // MQA, three queries
+  };
+  for (const PagedShape& s : shapes)
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) {
+        for (bool pack : {true, false}) check_against_reference(make_paged(s.split, s.page, d, causal, pack), false);
+        check_against_reference(make_paged(s.split, s.page, d, causal, true, fk::DType::bf16), false);
+      }
+}
+
+TEST_CASE("flash2 over a paged KV cache in full: (Nq 1, Nk 32769, H/Hkv 8, page 256, S 3) and (Nq 97, Nk 1000, "
+          "H/Hkv 4, page 16, S 1), d 64 and 128, fp16 and bf16, causal and not, packed and not",
+          "[gpu][shapes][paged]") {
+  for (int64_t d : {64, 128})
+    for (fk::DType dtype : {fk::DType::fp16, fk::DType::bf16})
+      for (bool causal : {false, true})
+        for (bool pack : {true, false}) {
+          check_against_reference(make_paged({{2, 32, 4, 1, 32769}, 3}, 256, d, causal, pack, dtype), false);
+          check_against_reference(make_paged({{2, 16, 4, 97, 1000}, 1}, 16, d, causal, pack, dtype), false);
+        }
+}
+
+TEST_CASE("every registered flash2 forward tiling reads a paged KV cache, with and without splits (pages of 16 and "
+          "48 tokens: a page boundary inside a tile)",
+          "[gpu][shapes][paged]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.algo != fk::Algo::flash2 || e.pass != fk::Pass::fwd) continue;
+    for (bool causal : {false, true})
+      for (int64_t page : {16, 48})
+        for (int64_t splits : {1, 3}) {
+          fk::AttentionConfig c =
+              make_paged({{1, 8, 2, 97, 1000}, splits, e.block_r, e.block_c}, page, e.headdim, causal, true, e.dtype);
+          check_against_reference(c, false);
+        }
+  }
+}
+
+TEST_CASE("a paged KV cache is refused naming page_size: not a multiple of 16, another algorithm, a backward", "[gpu]") {
+  fk::AttentionConfig c = make(fk::Algo::flash2, 1, 4, 97, 64, false);
+  c.page_size = 24;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("page_size"));
+  c.page_size = 16;
+  c.algo = fk::Algo::flash1;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("page_size"));
+  c.algo = fk::Algo::flash2;
+  fk::AttentionRun run(c);
+  run.fill_inputs(3);
+  CHECK_THROWS_WITH(run.enqueue(fk::Pass::fwdbwd), Catch::Matchers::StartsWith("page_size"));
+}
+
 TEST_CASE("kernels other than flash2 refuse grouped-query attention and Nq != Nk, naming the field", "[gpu]") {
   for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::standard}) {
     fk::AttentionConfig c = make(algo, 1, 4, 97, 64, false);
@@ -381,6 +458,19 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
         for (const std::vector<float>* t : {&out.o, &out.lse})
           for (float x : *t) nan += std::isnan(x);
         INFO("flash2 split-KV d" << d << (pack ? " packed" : " unpacked") << " splits " << s.splits);
+        CHECK(nan == 0);
+      }
+  // A paged KV cache: pages of 16 (a tile gathers several) and 48 (page boundaries inside tiles,
+  // a partial last page), with and without splits.
+  for (int64_t d : {64, 128})
+    for (const int64_t page : {16, 48})
+      for (const int64_t splits : {1, 3}) {
+        const fk::HostOutputs out =
+            flashio::test::run_config(make_paged({{1, 8, 2, 97, 200}, splits}, page, d, true, true), fk::Pass::fwd, 9);
+        int nan = 0;
+        for (const std::vector<float>* t : {&out.o, &out.lse})
+          for (float x : *t) nan += std::isnan(x);
+        INFO("flash2 paged d" << d << " page " << page << " splits " << splits);
         CHECK(nan == 0);
       }
   fk::AttentionConfig c = make(fk::Algo::standard, 2, 2, 97, 64, true);

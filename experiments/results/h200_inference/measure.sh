@@ -6,9 +6,12 @@
 # Usage, from the repository root on the GPU machine, BIN holding flashio and test_kernels_gpu
 # (and lib/ with libgomp.so.1), OUT an existing folder:
 #   experiments/results/h200_inference/measure.sh BIN OUT [PART]
-# PART: tests, speed, splits or all (default); the device tool's 10-minute call takes one part at
+# PART: tests, speed, splits, paged or all (default); the device tool's 10-minute call takes one part at
 # a time. splits: split-KV's GPU tests and sanitizer runs, the copy bandwidth, decoding with
-# splits, GQA prefill again, and validate rows of decoding with splits.
+# splits, GQA prefill again, and validate rows of decoding with splits. paged: the paged KV
+# cache's GPU tests, memcheck and racecheck (the sanitizer shape, and the two shapes in full
+# under memcheck), the copy bandwidth, decoding over pages of 16 and 256 tokens, and validate
+# rows of decoding and prefill over a paged cache.
 set -u
 if [ $# -lt 2 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
   echo "usage: $0 BIN OUT [tests|speed|all] (BIN holding flashio, OUT an existing folder)" >&2
@@ -49,6 +52,33 @@ if [ "$PART" = splits ]; then
     --measured-out "$OUT/validate_splits_measured.csv" --predicted-out "$OUT/validate_splits_predicted.csv" \
     > "$OUT/validate_splits.csv" 2> "$OUT/validate_splits.err"
   echo "rc=$?" >> "$OUT/validate_splits.err"
+  step done
+  exit 0
+fi
+if [ "$PART" = paged ]; then
+  step tests
+  (timeout 200 "$BIN/test_kernels_gpu" "[paged]" > "$OUT/tests_paged.log" 2>&1; echo "rc=$?" >> "$OUT/tests_paged.log")
+  (timeout 60 "$BIN/test_kernels_gpu" "[splits]" > "$OUT/tests_splits.log" 2>&1; echo "rc=$?" >> "$OUT/tests_splits.log")
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  step sanitize
+  (timeout 90 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
+  (timeout 90 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  (timeout 150 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "flash2 over a paged KV cache in full*" > "$OUT/memcheck_full.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck_full.log")
+  step memcpy
+  timeout 60 python3 experiments/results/h200_inference/memcpy.py 2 > "$OUT/memcpy.txt" 2>&1
+  bench decode_paged --algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1 --seqlen-k 32768,131072 --headdim 128 \
+    --splits 1,auto --page-size 0,16,256
+  step validate
+  timeout 240 "$BIN/flashio" validate --algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1,4 \
+    --seqlen-k 4096,32768 --headdim 128 --pass fwd --splits 1,4 --page-size 16,256 --causal=0,1 --format csv \
+    --measured-out "$OUT/validate_paged_measured.csv" --predicted-out "$OUT/validate_paged_predicted.csv" \
+    > "$OUT/validate_paged.csv" 2> "$OUT/validate_paged.err"
+  echo "rc=$?" >> "$OUT/validate_paged.err"
+  timeout 100 "$BIN/flashio" validate --algo flash2 --batch 2 --heads 32 --kv-heads 8,32 --seqlen 97 \
+    --seqlen-k 4096 --headdim 64,128 --pass fwd --page-size 16 --causal=0,1 --format csv \
+    --measured-out "$OUT/validate_paged_prefill_measured.csv" --predicted-out "$OUT/validate_paged_prefill_predicted.csv" \
+    > "$OUT/validate_paged_prefill.csv" 2> "$OUT/validate_paged_prefill.err"
+  echo "rc=$?" >> "$OUT/validate_paged_prefill.err"
   step done
   exit 0
 fi
