@@ -18,7 +18,7 @@ TEST_CASE("simulate --tensors lists each tensor's bytes: S and P for standard, o
   CHECK(standard.find("\n  P ") != std::string::npos);
   CHECK(standard.find("o_accum") == std::string::npos);
   CHECK(flash1.find("\n  S ") == std::string::npos);
-  CHECK(flash1.find("o_accum   fp32") != std::string::npos);
+  CHECK(flash1.find("o_accum     fp32") != std::string::npos);
   CHECK(flash1.find("\n  l ") != std::string::npos);
 }
 

@@ -461,10 +461,10 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
         CHECK(nan == 0);
       }
   // A paged KV cache: pages of 16 (a tile gathers several) and 48 (page boundaries inside tiles,
-  // a partial last page), with and without splits.
+  // a partial last page), with and without splits (S = 2: Nk 200 is two key tiles at d = 128).
   for (int64_t d : {64, 128})
     for (const int64_t page : {16, 48})
-      for (const int64_t splits : {1, 3}) {
+      for (const int64_t splits : {1, 2}) {
         const fk::HostOutputs out =
             flashio::test::run_config(make_paged({{1, 8, 2, 97, 200}, splits}, page, d, true, true), fk::Pass::fwd, 9);
         int nan = 0;
