@@ -29,6 +29,7 @@ inline std::string_view option_name(sim::Field field) {
     case Field::block_mask: return "--block-mask";
     case Field::splits: return "--splits";
     case Field::page_size: return "--page-size";
+    case Field::key_lengths: return "--lengths";
     case Field::hardware: return "--hw";
     case Field::count_method: return "--count";
     case Field::tracked_row: return "--row";

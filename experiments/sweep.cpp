@@ -9,6 +9,7 @@
 #include "experiments/value_list.h"
 #include "sim/block_mask.h"
 #include "sim/errors.h"
+#include "sim/key_lengths_file.h"
 #include "sim/paged_kv.h"
 #include "sim/split_kv.h"
 #include "sim/tiling.h"
@@ -94,7 +95,7 @@ int64_t SweepSpec::size() const {
                            size_or_one(dropouts),   size_or_one(block_masks), size_or_one(sram_bytes),
                            size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
                            size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs),
-                           size_or_one(splits),     size_or_one(page_sizes)};
+                           size_or_one(splits),     size_or_one(page_sizes),  size_or_one(key_lengths)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -129,6 +130,10 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "its own writing fp32 partial results, merged by a combine kernel; auto: FlashAttention's "
        "heuristic (the fewest splits reaching 85 % of the best wave efficiency, at most 128); best: the "
        "count the time model predicts fastest (list or range, auto and best among them) [1]")
+      ("lengths", po::value<std::string>(),
+       "flash2's forward over a KV cache whose sequences differ in length: FILE holds one key length "
+       "per line, one line per sequence (B of them, each 1 to --seqlen-k, the cache's keys); causal "
+       "aligns each sequence's last query with its last key (list of files) [every sequence --seqlen-k]")
       ("page-size", po::value<std::string>(),
        "flash2's forward over a paged KV cache: K and V in pages of P tokens (a multiple of 16) found "
        "through a block table, whose entries each K/V tile reads; 0: contiguous (list or range) [0]")
@@ -183,6 +188,17 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   s.gqa_packs = parse_switch_list("--gqa-pack", given_or(vm, "gqa-pack", "1"));
   s.splits = split_counts(given_or(vm, "splits", "1"));
   s.page_sizes = page_sizes(given_or(vm, "page-size", "0"));
+  s.key_lengths = {sim::KeyLengths{}};
+  if (vm.count("lengths")) {
+    s.key_lengths.clear();
+    for (const std::string& path : parse_name_list("--lengths", vm["lengths"].as<std::string>())) {
+      try {
+        s.key_lengths.push_back(sim::read_key_lengths(path));
+      } catch (const sim::InvalidInput& e) {
+        throw UsageError(usage_message(e));
+      }
+    }
+  }
   s.headdims = positive_ints("--headdim", given_or(vm, "headdim", d.headdim));
   s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
                                sim::allowed_dtypes());
@@ -257,6 +273,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   p.mask = s.masks[at.mask] != 0;
   p.dropout = s.dropouts[at.dropout];
   p.pass = s.passes[at.pass];
+  p.key_lengths = s.key_lengths[at.key_lengths];
   const sim::Algo algo = s.algos[at.algo];
   std::optional<int64_t> sram;
   if (!s.sram_bytes.empty()) sram = s.sram_bytes[at.sram];
@@ -281,8 +298,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   SweepPoint at;
   size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
                       &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.mask,       &at.dropout,
-                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.page_size,
-                      &at.splits, &at.algo};
+                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.key_lengths,
+                      &at.page_size, &at.splits, &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
                            s.dtypes.size(),    s.batches.size(),
                            s.heads.size(),     std::max<size_t>(1, s.kv_heads.size()),
@@ -293,8 +310,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),
                            std::max<size_t>(1, s.block_cs.size()),
-                           s.block_masks.size(), s.gqa_packs.size(), s.page_sizes.size(), s.splits.size(),
-                           s.algos.size()};
+                           s.block_masks.size(), s.gqa_packs.size(), s.key_lengths.size(), s.page_sizes.size(),
+                           s.splits.size(), s.algos.size()};
   constexpr int kDigits = sizeof(limits) / sizeof(limits[0]);
   using Clock = std::chrono::steady_clock;
   auto last_report = Clock::now();
@@ -311,7 +328,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
     if (index % split_span == 0) splits_seen.clear();
     const bool split_elsewhere =
         sweeps_flash2 && s.algos[at.algo] != sim::Algo::flash2 &&
-        (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0);
+        (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0 || !s.key_lengths[at.key_lengths].empty());
     if ((at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) || split_elsewhere) {
       ++not_applicable;
     } else {

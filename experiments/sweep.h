@@ -60,6 +60,9 @@ struct SweepSpec {
   std::vector<int64_t> splits;
   // A paged KV cache's page sizes (sim/config.h, page_size; 0 = contiguous).
   std::vector<int64_t> page_sizes;
+  // Per-sequence key lengths (sim/problem.h), one entry per --lengths file; one empty entry
+  // (every sequence --seqlen-k keys) without the option.
+  std::vector<sim::KeyLengths> key_lengths;
   std::vector<sim::DType> dtypes;
   std::vector<int> causals, masks;  // 0 or 1
   std::vector<double> dropouts;
@@ -92,7 +95,7 @@ SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defa
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,
-         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0;
+         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0, key_lengths = 0;
 };
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 

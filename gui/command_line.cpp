@@ -5,6 +5,7 @@
 
 #include "experiments/option_name.h"
 #include "gui/size_text.h"
+#include "sim/key_lengths_file.h"
 #include "sim/errors.h"
 #include "sim/hardware.h"
 
@@ -14,7 +15,7 @@ namespace {
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
-    "gqa-pack", "splits", "page-size", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "gqa-pack", "splits", "page-size", "lengths", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
 
@@ -38,6 +39,7 @@ int64_t positive(const std::string& option, const std::string& text, int64_t max
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
          "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto] [--page-size P]\n"
+         "  [--lengths FILE]\n"
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
@@ -49,7 +51,9 @@ std::string usage_text() {
          "  --splits: flash2's forward split-KV splits, 1 to 128 (at most ceil(NK / BC) are run)\n"
          "  or auto (FlashAttention's heuristic); default 1\n"
          "  --page-size: flash2's forward over a paged KV cache, pages of P tokens (a multiple of\n"
-         "  16 up to 4096); 0: contiguous, the default\n";
+         "  16 up to 4096); 0: contiguous, the default\n"
+         "  --lengths: flash2's forward over sequences of their own key lengths, FILE holding one\n"
+         "  per line, one line per sequence\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -153,6 +157,14 @@ ParseResult parse_command_line(const QStringList& arguments) {
           throw sim::InvalidInput("--hw '" + value + "' is not a preset: " + names);
         }
         p.hw_name = value;
+        cl.params_given = true;
+      } else if (name == "lengths") {
+        try {
+          (void)sim::read_key_lengths(value);
+        } catch (const sim::InvalidInput& e) {
+          throw sim::InvalidInput("--lengths: " + e.problem());
+        }
+        p.lengths_file = value;
         cl.params_given = true;
       } else if (name == "block-mask") {
         p.block_mask = value;

@@ -141,6 +141,13 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     algos_[k] = new QCheckBox(QString::fromStdString(sim::to_string(kAlgos[k])));
     algos_[k]->setChecked(k < 3);
   }
+  lengths_file_ = new QLineEdit();
+  lengths_file_->setPlaceholderText("every sequence Nk keys");
+  lengths_file_->setToolTip(
+      "Per-sequence key lengths (flash2's forward only, pass fwd): a file of one key length per line, one "
+      "line per sequence (B of them, each 1 to Nk, the cache's keys), as a KV cache whose sequences differ "
+      "in length. Each sequence visits only its own key tiles; causal aligns its last query with its last "
+      "key. Empty: every sequence has Nk keys.");
   block_mask_ = new QLineEdit("banded:2");
   block_mask_->setToolTip("blocksparse's block mask, on blocks of 128 × 128 tokens whatever the tiling "
                           "(@T for T × T: banded:1@16 at small N): banded:W (|bi − bj| ≤ W) or random:DENSITY[:SEED]");
@@ -180,6 +187,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   pf->addRow("", causal_row);
   pf->addRow("", gqa_pack_);
   pf->addRow(label(Field::splits), pair(splits_, label(Field::page_size), page_size_));
+  pf->addRow(label(Field::key_lengths), lengths_file_);
   pf->addRow(problem_error_);
 
   auto* hardware = new QGroupBox("Hardware and SRAM size M");
@@ -236,6 +244,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   connect(causal_, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
   for (auto* a : algos_) connect(a, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
   connect(block_mask_, &QLineEdit::editingFinished, this, &ParameterPanel::emit_changed);
+  connect(lengths_file_, &QLineEdit::editingFinished, this, &ParameterPanel::emit_changed);
   connect(hw_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
     sram_->setValue(static_cast<int>(sim::hardware_preset(name.toStdString()).sram_bytes));
     emit_changed();
@@ -321,6 +330,7 @@ WorkbenchParams ParameterPanel::params() const {
   p.gqa_pack = gqa_pack_->isChecked();
   p.splits = splits_->value();  // 0: auto
   p.page_size = page_size_->value();  // 0: contiguous
+  p.lengths_file = lengths_file_->text().trimmed().toStdString();
   p.problem.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(pass_->currentText().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = causal_->isChecked();
@@ -349,6 +359,7 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   gqa_pack_->setChecked(p.gqa_pack);
   splits_->setValue(static_cast<int>(std::clamp<int64_t>(p.splits, 0, 128)));
   page_size_->setValue(static_cast<int>(std::clamp<int64_t>(p.page_size, 0, 4096)));
+  lengths_file_->setText(QString::fromStdString(p.lengths_file));
   dtype_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.dtype)));
   pass_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.pass)));
   causal_->setChecked(p.problem.causal);

@@ -36,6 +36,7 @@ class ParameterPanel : public QWidget {
   QCheckBox* gqa_pack_box() const { return gqa_pack_; }
   QSpinBox* splits_box() const { return splits_; }
   QSpinBox* page_size_box() const { return page_size_; }
+  QLineEdit* lengths_file_box() const { return lengths_file_; }
   QCheckBox* causal_box() const { return causal_; }
   QPushButton* decode_button() const { return decode_; }
   // sim's reason (by the panel's labels) when the problem cannot exist; empty when it can.
@@ -62,6 +63,7 @@ class ParameterPanel : public QWidget {
   QCheckBox* gqa_pack_;
   QSpinBox* splits_;
   QSpinBox* page_size_;
+  QLineEdit* lengths_file_;
   QPushButton* decode_;
   QLabel* problem_error_;
   QComboBox *dtype_, *pass_, *hw_, *shape_;

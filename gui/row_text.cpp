@@ -66,7 +66,8 @@ QString row_tooltip(const sim::Row& row) {
 ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass) {
   const sim::Problem& p = params.problem;
   ProblemKey key{p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
-                 p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, params.splits, params.page_size, std::nullopt};
+                 p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, params.splits, params.page_size,
+                 params.lengths_file, std::nullopt};
   try {
     WorkbenchParams of_pass = params;
     of_pass.problem.pass = pass;
@@ -100,7 +101,8 @@ bool row_matches(const sim::Row& row, const ProblemKey& key) {
          resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
          (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0)) &&
          std::max<int64_t>(row.splits, 1) == expected_splits(row, key) &&
-         row.page_size == (row.algo == sim::RowAlgo::flash2 && row.pass == sim::Pass::fwd ? key.page_size : 0);
+         row.page_size == (row.algo == sim::RowAlgo::flash2 && row.pass == sim::Pass::fwd ? key.page_size : 0) &&
+         row.lengths == (row.algo == sim::RowAlgo::flash2 && row.pass == sim::Pass::fwd ? key.lengths : std::string());
 }
 
 }  // namespace flashio::gui

@@ -27,7 +27,8 @@ QString row_tooltip(const sim::Row& row);
 // (kernel=total) row. kv_heads and seqlen_k are resolved (never 0), as sim's row reader
 // resolves a file's. A flash2 row's splits must be the panel's splits resolved for that row's
 // tiling (resolved_splits: "auto" and the clamp to ⌈Nk / Bc⌉ depend on it); a row of another
-// algorithm must have 1. A flash2 forward row's page size must be the panel's; every other row's 0.
+// algorithm must have 1. A flash2 forward row's page size and lengths file must be the panel's; every other row's 0 and
+// none.
 struct ProblemKey {
   int64_t batch, heads, seqlen, headdim;
   sim::DType dtype;
@@ -37,6 +38,7 @@ struct ProblemKey {
   int gqa_pack;
   int64_t splits = 1;                   // the panel's request (0: auto)
   int64_t page_size = 0;                // the panel's page size (flash2 forward rows only)
+  std::string lengths;                  // the panel's lengths file (flash2 forward rows only)
   std::optional<sim::Config> flash2;    // the panel's flash2 Config of this pass, to resolve it
 };
 // The key of the panel's problem, for `pass` (the tiling map's maps are one pass each).

@@ -165,11 +165,12 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
     sim::validate(params.problem);
     // A page size sim refuses (not a multiple of 16, too many pages) is the panel's problem too:
     // every flash2 forward Config would carry it.
-    if (params.page_size != 0) {
+    // So are a lengths file it cannot read or whose lengths do not fit the problem.
+    if (params.page_size != 0 || !params.lengths_file.empty()) {
       try {
         sim::validate(current_config(params, sim::Algo::flash2));
       } catch (const sim::InvalidInput& invalid) {
-        if (invalid.field() == sim::Field::page_size) throw;
+        if (invalid.field() == sim::Field::page_size || invalid.field() == sim::Field::key_lengths) throw;
       }
     }
   } catch (const sim::InvalidInput& invalid) {

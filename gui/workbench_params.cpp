@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/key_lengths_file.h"
 #include "sim/split_kv.h"
 
 namespace flashio::gui {
@@ -31,7 +32,7 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
   const sim::Problem& b = o.problem;
   return a.batch == b.batch && a.heads == b.heads && a.seqlen == b.seqlen &&
          a.kv_heads == b.kv_heads && a.seqlen_k == b.seqlen_k && gqa_pack == o.gqa_pack &&
-         splits == o.splits && page_size == o.page_size &&
+         splits == o.splits && page_size == o.page_size && lengths_file == o.lengths_file &&
          a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
@@ -76,6 +77,9 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   config.gqa_pack = params.gqa_pack;
   config.splits = resolved_splits(config, params.splits);
   config.page_size = resolved_page_size(config, params.page_size);
+  // The lengths file, as the page size, for flash2's forward only (the others read whole caches).
+  if (!params.lengths_file.empty() && resolved_page_size(config, 1) != 0)
+    config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
   return config;
 }
 

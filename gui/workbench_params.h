@@ -39,6 +39,10 @@ struct WorkbenchParams {
   // through a block table; 0: contiguous. config_of sets it on flash2's forward Configs only
   // (the others read a contiguous cache, as the panel's tooltip says).
   int64_t page_size = 0;
+  // Per-sequence key lengths (docs/shapes.md): the file of one key length per sequence, read by
+  // config_of for flash2's forward Configs only (sim::read_key_lengths; a bad file throws
+  // sim::InvalidInput naming Field::key_lengths); empty: every sequence Nk keys.
+  std::string lengths_file;
   std::string hw_name = "h200";
   int64_t sram_bytes = 0;  // M in bytes; 0 means the hardware preset's
   std::vector<sim::Algo> algos = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2};

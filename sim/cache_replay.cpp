@@ -118,10 +118,11 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
   int64_t transfers = 0, bytes = 0, held_bytes = 0;
   for (const KernelSchedule& k : kernels) {
     transfers = saturating_add(transfers, saturating_mul(k.grid_blocks(), k.transfers_per_block));
-    if (k.head_counts) {
-      const Counts c = k.head_counts();
-      bytes = saturating_add(bytes, saturating_mul(saturating_add(c.io_read_bytes(), c.io_write_bytes()), k.heads));
-    }
+    if (k.head_counts)
+      for (const HeadRun& run : k.runs()) {
+        const Counts c = k.head_counts(run.first);
+        bytes = saturating_add(bytes, saturating_mul(saturating_add(c.io_read_bytes(), c.io_write_bytes()), run.count));
+      }
     const int64_t resident = resident_blocks(k, hw, replay_blocks_per_sm(k, hw, options));
     // A slot's list of runs, at up to twice its length (a vector's growth), per resident block.
     const int64_t per_slot = saturating_add(static_cast<int64_t>(sizeof(Slot)),

@@ -13,7 +13,7 @@ std::vector<KernelCounts> closed_form_counts(const Config& config) {
   std::vector<KernelCounts> out;
   for (const KernelSchedule& s : build_schedule(config)) {
     if (!s.head_counts) throw std::logic_error("schedule of " + to_string(s.kind) + " has no closed form");
-    out.push_back({s.kind, s.head_counts().scaled(s.heads), s.grid_blocks(), s.threads_per_block,
+    out.push_back({s.kind, s.all_heads_counts(), s.grid_blocks(), s.threads_per_block,
                    s.smem_bytes});
   }
   return out;

@@ -129,6 +129,9 @@ void validate(const Config& c) {
       throw InvalidInput(Field::splits, "at most the forward's key tiles, ceil(Nk / Bc) = " + std::to_string(key_tiles) +
                                             " (got " + std::to_string(c.splits) + ")");
   }
+  if (!c.problem.key_lengths.empty() && (c.algo != Algo::flash2 || c.problem.pass != Pass::fwd))
+    throw InvalidInput(Field::key_lengths, "per-sequence key lengths are read by flash2's forward only; allowed with " +
+                                               to_string(c.algo) + " " + to_string(c.problem.pass) + ": no key lengths");
   if (c.page_size != 0) {
     if (c.page_size < 0 || c.page_size % kPageSizeMultiple != 0)
       throw InvalidInput(Field::page_size, "must be 0 (contiguous) or a positive multiple of " +

@@ -18,6 +18,7 @@ enum class Field {
   headdim,       // Problem::headdim, d
   kv_heads,      // Problem::kv_heads, Hkv
   seqlen_k,      // Problem::seqlen_k, Nk
+  key_lengths,   // Problem::key_lengths, per-sequence key lengths
   mask,          // Problem::mask, the key-padding mask pass of standard attention
   dropout,       // Problem::dropout
   pass,          // Problem::pass
@@ -38,7 +39,7 @@ enum class Field {
 // Every Field, for the front ends' tables and their tests.
 inline constexpr Field kAllFields[] = {
     Field::batch,      Field::heads,   Field::seqlen,  Field::headdim,    Field::kv_heads,
-    Field::seqlen_k,   Field::mask,
+    Field::seqlen_k,   Field::key_lengths, Field::mask,
     Field::dropout,    Field::pass,    Field::algo,    Field::sram_bytes, Field::block_r,
     Field::block_c,    Field::tiling,  Field::tiling_source, Field::block_mask, Field::splits,
     Field::page_size,
@@ -53,6 +54,7 @@ constexpr std::string_view field_name(Field field) {
     case Field::headdim: return "headdim";
     case Field::kv_heads: return "kv_heads";
     case Field::seqlen_k: return "seqlen_k";
+    case Field::key_lengths: return "key_lengths";
     case Field::mask: return "mask";
     case Field::dropout: return "dropout";
     case Field::pass: return "pass";

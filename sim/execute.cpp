@@ -272,10 +272,44 @@ OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i
   return state;
 }
 
+// The forward's tiles of each sequence: with per-sequence key lengths (Problem::key_lengths) those
+// of a problem whose Nk is the sequence's length (its tiles, causal offset and split partition;
+// the rows stay keys of the Nk-row cache), else every sequence's the configuration's.
+struct SequenceTiles {
+  std::vector<Tiles> distinct;
+  std::vector<size_t> of_batch;  // empty: one for all
+  const Tiles& of(int64_t grid_head) const {
+    const Tiles& first = distinct.front();
+    return of_batch.empty() ? first : distinct[of_batch[static_cast<size_t>(grid_head / first.grid_heads_per_batch)]];
+  }
+};
+SequenceTiles sequence_tiles(const Config& c, bool group_rows) {
+  SequenceTiles st;
+  if (c.problem.key_lengths.empty()) {
+    st.distinct.push_back(make_tiles(c, group_rows));
+    return st;
+  }
+  std::vector<int64_t> lengths;  // of distinct
+  for (const int64_t len : *c.problem.key_lengths.values) {
+    const auto at = std::find(lengths.begin(), lengths.end(), len);
+    if (at == lengths.end()) {
+      Config one = c;
+      one.problem.seqlen_k = len;
+      one.problem.key_lengths = {};
+      st.distinct.push_back(make_tiles(one, group_rows));
+      lengths.push_back(len);
+    }
+    st.of_batch.push_back(static_cast<size_t>(std::find(lengths.begin(), lengths.end(), len) - lengths.begin()));
+  }
+  return st;
+}
+
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
-void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
-  run.launch({flash2_kind(algo, Flash2Role::fwd), t.heads, t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
-             [&t](Memory& mem, int64_t gh, int64_t i) {
+void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo) {
+  const Tiles& t0 = st.distinct.front();
+  run.launch({flash2_kind(algo, Flash2Role::fwd), t0.heads, t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
+             [&st](Memory& mem, int64_t gh, int64_t i) {
+               const Tiles& t = st.of(gh);
                const int64_t qh = t.query_head(gh);
                const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc);
                // Normalised once, written once, with L = m + log ℓ for the backward.
@@ -290,10 +324,13 @@ void flash2_forward(Launcher& run, const Tiles& t, Algo algo) {
 // (head s·B·H + the rows' query head); a split that visits no tile reads nothing and writes zeros
 // and −∞. The combine, a block per kSplitCombineRows query rows of a query head, reads the S
 // partial L, then the S partial O, and writes L = log Σ e^(L_s) and O = Σ e^(L_s − L)·O_s.
-void flash2_split_forward(Launcher& run, const Tiles& t, int64_t splits, const Problem& p) {
-  const int64_t chunk = (t.tc + splits - 1) / splits, bh_total = p.batch_heads();
-  run.launch({KernelKind::flash2_fwd, t.heads, splits * t.tr, 128, (t.br + 2 * t.bc) * t.d * t.e},
-             [&t, chunk, bh_total](Memory& mem, int64_t gh, int64_t block) {
+void flash2_split_forward(Launcher& run, const SequenceTiles& st, int64_t splits, const Problem& p) {
+  const Tiles& t0 = st.distinct.front();
+  const int64_t bh_total = p.batch_heads();
+  run.launch({KernelKind::flash2_fwd, t0.heads, splits * t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
+             [&st, splits, bh_total](Memory& mem, int64_t gh, int64_t block) {
+               const Tiles& t = st.of(gh);
+               const int64_t chunk = (t.tc + splits - 1) / splits;  // the sequence's own key tiles
                const int64_t s = block / t.tr, i = block % t.tr;
                const int64_t r = t.rows_in(i), qh = t.query_head(gh);
                const int64_t partial = s * bh_total + qh, j0 = s * chunk, j1 = std::min(t.tc, j0 + chunk);
@@ -311,7 +348,7 @@ void flash2_split_forward(Launcher& run, const Tiles& t, int64_t splits, const P
   const int64_t nq = p.seqlen, rows_per_block = kSplitCombineRows;
   run.launch({KernelKind::flash2_fwd_combine, bh_total, (nq + rows_per_block - 1) / rows_per_block,
               kSplitCombineThreads, 0},
-             [splits, bh_total, nq, rows_per_block, d = t.d](Memory& mem, int64_t bh, int64_t b) {
+             [splits, bh_total, nq, rows_per_block, d = t0.d](Memory& mem, int64_t bh, int64_t b) {
                const int64_t row0 = b * rows_per_block, r = std::min(rows_per_block, nq - row0);
                std::vector<Matrix> lse(static_cast<size_t>(splits)), o(static_cast<size_t>(splits));
                for (int64_t s = 0; s < splits; ++s) lse[s] = mem.load(Tensor::lse_accum, s * bh_total + bh, row0, r, 0, 1);
@@ -654,8 +691,9 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     flash1_forward(fwd, forward);
     if (has_backward(pass)) flash1_backward(counted, group);
   } else {
-    if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
-    else flash2_forward(fwd, forward, c.algo);
+    const SequenceTiles sequences = sequence_tiles(c, c.gqa_pack);
+    if (c.splits > 1) flash2_split_forward(fwd, sequences, c.splits, c.problem);
+    else flash2_forward(fwd, sequences, c.algo);
     if (has_backward(pass)) flash2_backward(counted, query, group, c.algo);
   }
   return counted.kernels;

@@ -32,6 +32,9 @@ void check_explainable(const Config& c, int64_t tracked_row) {
   if (c.problem.kv_heads_count() != c.problem.heads)
     throw InvalidInput(Field::kv_heads, "explain traces one head with its own K and V, not Hkv = " +
                                             std::to_string(c.problem.kv_heads_count()) + "; allowed: kv_heads equal to heads");
+  if (!c.problem.key_lengths.empty())
+    throw InvalidInput(Field::key_lengths, "explain traces one head, and sequences of their own key lengths run "
+                                           "different ones; allowed: no key lengths");
   if (c.splits != 1)
     throw InvalidInput(Field::splits, "explain traces one kernel over whole rows of keys, not " + std::to_string(c.splits) +
                                           " splits and their combine; allowed: splits = 1");

@@ -115,7 +115,7 @@ void check_counts(const Config& c) {
     Counts total;
     for (const KernelSchedule& s : build_schedule(c)) {
       where = to_string(s.kind) + "'s counts";
-      const Counts k = s.head_counts().scaled(s.heads);
+      const Counts k = s.all_heads_counts();
       (void)checked_add(k.io_read_bytes(), k.io_write_bytes());  // the roofline's io (sim/roofline.h)
       (void)s.grid_blocks();
       total += k;

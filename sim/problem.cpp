@@ -24,19 +24,41 @@ void validate(const Problem& p) {
     throw InvalidInput(Field::seqlen_k, "causal aligns the last query with the last key, so with Nk = " +
                                             std::to_string(p.keys()) + " < Nq = " + std::to_string(p.seqlen) +
                                             " the first queries see no key; allowed with causal: seqlen_k >= seqlen");
+  if (!p.key_lengths.empty()) {
+    const auto& lengths = *p.key_lengths.values;
+    if (static_cast<int64_t>(lengths.size()) != p.batch)
+      throw InvalidInput(Field::key_lengths, "needs one key length per sequence, B = " + std::to_string(p.batch) +
+                                                 " of them (got " + std::to_string(lengths.size()) + ")");
+    for (size_t b = 0; b < lengths.size(); ++b) {
+      if (lengths[b] < 1 || lengths[b] > p.keys())
+        throw InvalidInput(Field::key_lengths, "sequence " + std::to_string(b) + "'s key length must be 1 to Nk = " +
+                                                   std::to_string(p.keys()) + ", the cache's keys (got " +
+                                                   std::to_string(lengths[b]) + ")");
+      if (p.causal && lengths[b] < p.seqlen)
+        throw InvalidInput(Field::key_lengths, "causal aligns each sequence's last query with its last key, so "
+                                               "sequence " + std::to_string(b) + "'s key length " +
+                                                   std::to_string(lengths[b]) + " < Nq = " + std::to_string(p.seqlen) +
+                                                   " leaves its first queries no key; allowed with causal: lengths >= seqlen");
+    }
+  }
   if (!(p.dropout >= 0.0 && p.dropout < 1.0))
     throw InvalidInput(Field::dropout, "must be a probability in [0, 1) (got " +
                                            std::to_string(p.dropout) + ")");
 }
 
 double convention_flops(const Problem& p) {
-  const double nq = static_cast<double>(p.seqlen), nk = static_cast<double>(p.keys());
-  const double forward = 4.0 * static_cast<double>(p.batch) * static_cast<double>(p.heads) * nq * nk *
-                         static_cast<double>(p.headdim);
+  const double nq = static_cast<double>(p.seqlen);
   double factor = 0.0;
   if (has_forward(p.pass)) factor += 1.0;
   if (has_backward(p.pass)) factor += 2.5;  // five N²d GEMMs, the recomputation of S included
-  return forward * factor * (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
+  const auto of_keys = [&](double nk, double sequences) {
+    return 4.0 * sequences * static_cast<double>(p.heads) * nq * nk * static_cast<double>(p.headdim) * factor *
+           (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
+  };
+  if (p.key_lengths.empty()) return of_keys(static_cast<double>(p.keys()), static_cast<double>(p.batch));
+  double flops = 0;
+  for (const int64_t len : *p.key_lengths.values) flops += of_keys(static_cast<double>(len), 1.0);
+  return flops;
 }
 
 }  // namespace flashio::sim

@@ -1,12 +1,25 @@
 // Problem: one attention call (docs/architecture.md, "Vocabulary"). Layout (B, H, N, d) contiguous.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/checked.h"
 #include "sim/types.h"
 
 namespace flashio::sim {
+
+// Per-sequence key lengths (docs/shapes.md, "Per-sequence key lengths"): sequence b of the batch
+// attends to the first values[b] of its cache's Nk keys (Nk is the cache's capacity, the K/V
+// layout's rows), as a KV cache whose sequences differ in length. Shared, since a Problem is
+// copied often; null: every sequence has Nk keys. `source` is where they came from (the
+// `--lengths` file as given), which rows carry as their `lengths` key column.
+struct KeyLengths {
+  std::shared_ptr<const std::vector<int64_t>> values;
+  std::string source;
+  bool empty() const { return values == nullptr; }
+};
 
 struct Problem {
   int64_t batch = 64;     // B
@@ -23,6 +36,7 @@ struct Problem {
   bool mask = false;      // standard only: a separate key-padding mask pass over S
   double dropout = 0.0;   // standard only: a separate dropout pass over P when > 0
   Pass pass = Pass::fwd;
+  KeyLengths key_lengths;  // empty: every sequence has Nk keys
 
   // B·H; throws CountOverflow (sim/checked.h) when it does not fit in 64 bits.
   int64_t batch_heads() const { return checked_mul(batch, heads); }
@@ -35,6 +49,9 @@ struct Problem {
   // Causal with Nq ≠ Nk is aligned bottom-right, as FlashAttention does: query i sees the keys
   // j ≤ i + causal_offset(), the last query the last key (docs/shapes.md).
   int64_t causal_offset() const { return keys() - seqlen; }
+  // Sequence b's keys: its key length, or Nk; and its causal offset (bottom-right in its own keys).
+  int64_t keys_of(int64_t b) const { return key_lengths.empty() ? keys() : (*key_lengths.values)[static_cast<size_t>(b)]; }
+  int64_t causal_offset_of(int64_t b) const { return keys_of(b) - seqlen; }
 };
 
 // Throws InvalidInput naming the field and what is allowed when the problem cannot exist.
@@ -43,6 +60,7 @@ void validate(const Problem& problem);
 // The field's FLOP convention (docs/paper.md, "FLOP convention"): 4·B·H·Nq·Nk·d forward, 2.5×
 // that backward, 3.5× for fwdbwd; causal keeps Nq·Nk − Nq²/2 of the Nq·Nk scores (half when
 // Nq = Nk; bottom-right aligned, docs/shapes.md). What TFLOP/s is computed from, for every algorithm.
+// With per-sequence key lengths, the sum over the sequences of their own Nk.
 double convention_flops(const Problem& problem);
 
 }  // namespace flashio::sim

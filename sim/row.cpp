@@ -101,7 +101,7 @@ const std::vector<std::string>& key_columns() {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
       "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
-      "seqlen_k", "gqa_pack", "splits", "page_size"};
+      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths"};
   return k;
 }
 
@@ -137,6 +137,7 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "gqa_pack") return std::to_string(r.gqa_pack);
   if (col == "splits") return std::to_string(r.splits);
   if (col == "page_size") return std::to_string(r.page_size);
+  if (col == "lengths") return r.lengths;
   for (const auto& [name, field] : value_fields())
     if (name == col) return opt(r.*field);
   return "";
@@ -166,6 +167,7 @@ Row config_row(const Config& c, RowSource source) {
   base.gqa_pack = c.gqa_pack ? 1 : 0;
   base.splits = c.splits;
   base.page_size = c.page_size;
+  base.lengths = c.problem.key_lengths.source;
   return base;
 }
 
@@ -255,6 +257,7 @@ nlohmann::json to_json(const Row& r) {
   j["gqa_pack"] = r.gqa_pack;
   j["splits"] = r.splits;
   j["page_size"] = r.page_size;
+  j["lengths"] = r.lengths;
   for (const auto& [name, field] : value_fields())
     j[name] = (r.*field) ? nlohmann::json(*(r.*field)) : nlohmann::json(nullptr);
   return j;
@@ -382,6 +385,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "gqa_pack") r.gqa_pack = v.empty() ? 1 : static_cast<int>(as_int());
       else if (col == "splits") r.splits = v.empty() ? 1 : as_int();
       else if (col == "page_size") r.page_size = v.empty() ? 0 : as_int();
+      else if (col == "lengths") r.lengths = v;
       else if (col == "io_total_bytes") r.io_total_bytes = as_real();
       else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();
       else {

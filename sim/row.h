@@ -43,6 +43,9 @@ struct Row {
   int64_t splits = 1;
   // A paged KV cache's page size (sim/config.h, page_size); 0 (contiguous) in a file without the column.
   int64_t page_size = 0;
+  // Per-sequence key lengths (sim/problem.h, KeyLengths::source): the lengths file as given;
+  // empty (every sequence Nk keys) in a file without the column.
+  std::string lengths;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;

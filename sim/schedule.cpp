@@ -134,4 +134,10 @@ std::vector<KernelSchedule> build_schedule(const Config& c) {
   throw std::logic_error("build_schedule: Algo out of range");
 }
 
+Counts KernelSchedule::all_heads_counts() const {
+  Counts total;
+  for (const HeadRun& run : runs()) total += head_counts(run.first).scaled(run.count);
+  return total;
+}
+
 }  // namespace flashio::sim

@@ -5,8 +5,10 @@
 //
 // Launch order: a kernel's grid is heads × blocks_per_head thread blocks; linear launch index
 // = block_in_head + blocks_per_head · bh, with bh = b·H + h (layout (B, H, N, d)). The kernels
-// in kernels/ launch their grids in this order. Every head runs the same schedule (only the
-// base address differs), which is what lets the walk visit one head and multiply by B·H.
+// in kernels/ launch their grids in this order. Heads run the same schedule (only the base
+// address differs), which is what lets the walk visit one head and multiply by B·H; with
+// per-sequence key lengths (Problem::key_lengths) the heads of a run of sequences of one length
+// do (KernelSchedule::head_runs), and the walk visits one head of each run.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -41,6 +43,11 @@ class ScheduleSink {
   virtual void compute(const Flops& f) = 0;
 };
 
+// Consecutive grid heads [first, first + count) that run one schedule.
+struct HeadRun {
+  int64_t first = 0, count = 0;
+};
+
 struct KernelSchedule {
   KernelKind kind = KernelKind::flash2_fwd;  // the row's `kernel` column is to_string(kind)
   int64_t heads = 0;            // B·H
@@ -54,12 +61,19 @@ struct KernelSchedule {
   int64_t transfers_per_block = 0;
   // Emits the steps of one thread block in program order (not named emit: Qt reserves it).
   std::function<void(int64_t bh, int64_t block_in_head, ScheduleSink&)> emit_block;
-  // One head's counts as formulas: the sums of emit_block's steps over all blocks of a head,
-  // written beside the loop nest they sum (the closed form; docs/schedules.md). tests/sim
-  // checks they equal the walk of emit_block exactly for every shape.
-  std::function<Counts()> head_counts;
+  // One head's counts as formulas: the sums of emit_block's steps over all blocks of grid head
+  // `grid_head` (and of every head of its run), written beside the loop nest they sum (the
+  // closed form; docs/schedules.md). tests/sim checks they equal the walk of emit_block exactly
+  // for every shape.
+  std::function<Counts(int64_t grid_head)> head_counts;
+  // The runs of grid heads that run alike, in launch order, covering [0, heads); empty when every
+  // head does (all but per-sequence key lengths). runs() gives them either way.
+  std::vector<HeadRun> head_runs;
 
   int64_t grid_blocks() const { return checked_mul(heads, blocks_per_head); }
+  std::vector<HeadRun> runs() const { return head_runs.empty() ? std::vector<HeadRun>{{0, heads}} : head_runs; }
+  // The counts of all heads: each run's head_counts × its heads.
+  Counts all_heads_counts() const;
 };
 
 // The kernels of the configuration's pass, in launch order (forward kernels, then backward).

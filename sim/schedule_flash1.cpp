@@ -114,7 +114,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
         }
       }
     };
-    k.head_counts = [c, g, d, e] {
+    k.head_counts = [c, g, d, e](int64_t) {
       const Flash1Rows rows(c, g);
       Counts h = rows.outer_loop_reads(d, e);
       h.add_transfer(Tensor::o_accum, Dir::read, checked_mul(rows.rerows, d, 4));
@@ -171,7 +171,7 @@ std::vector<KernelSchedule> flash1_schedule(const Config& c) {
         s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, cj, 0, d});
       }
     };
-    k.head_counts = [c, g, d, e] {
+    k.head_counts = [c, g, d, e](int64_t) {
       const Flash1Rows rows(c, g);
       Counts h = rows.outer_loop_reads(d, e);
       h.add_transfer(Tensor::O, Dir::read, checked_mul(rows.all_rows, d, e));

@@ -86,33 +86,94 @@ void add_table_reads(Counts& h, const KvPages& pages, const TileVisits& v) {
   h.add_transfer(Tensor::block_table, Dir::read, checked_mul(entries, 4));
 }
 
+// The forward's heads by their sequences' key lengths (Problem::key_lengths, docs/shapes.md
+// "Per-sequence key lengths"): a run of consecutive sequences of one length runs the schedule of
+// a problem whose Nk is that length (its tiles, causal offset and split partition: a split's
+// chunk is ⌈Tc_b / S⌉ of the sequence's own key tiles), at the cache's addresses (a transfer's
+// rows are keys of the Nk-row layout either way). Without lengths, one run of every head.
+struct ForwardRun {
+  Config c;  // the run's: seqlen_k = its length, no key lengths
+  std::shared_ptr<const TileFilter> filter;
+  TileGrid g;
+  KeySplits ks;
+  KvPages pages;
+};
+struct ForwardRuns {
+  std::vector<ForwardRun> runs;
+  std::vector<HeadRun> head_runs;  // empty without lengths
+  std::vector<size_t> run_of_batch;  // empty without lengths
+  int64_t grid_heads_per_batch = 1;
+  const ForwardRun& of(int64_t grid_head) const {
+    return run_of_batch.empty() ? runs.front() : runs[run_of_batch[static_cast<size_t>(grid_head / grid_heads_per_batch)]];
+  }
+};
+std::shared_ptr<const ForwardRuns> forward_runs(const Config& c) {
+  auto out = std::make_shared<ForwardRuns>();
+  out->grid_heads_per_batch = c.gqa_pack ? c.problem.kv_heads_count() : c.problem.heads;
+  const auto add = [&](const Config& rc) {
+    ForwardRun r;
+    r.c = rc;
+    r.filter = std::make_shared<const TileFilter>(rc, rc.gqa_pack);
+    r.g = r.filter->grid();
+    r.ks = key_splits(rc, r.g);
+    r.pages = kv_pages(rc, r.g, rc.gqa_pack);
+    out->runs.push_back(std::move(r));
+  };
+  if (c.problem.key_lengths.empty()) {
+    add(c);
+    return out;
+  }
+  const std::vector<int64_t>& lengths = *c.problem.key_lengths.values;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    if (b == 0 || lengths[b] != lengths[b - 1]) {
+      Config rc = c;
+      rc.problem.seqlen_k = lengths[b];
+      rc.problem.key_lengths = {};
+      add(rc);
+      out->head_runs.push_back({static_cast<int64_t>(b) * out->grid_heads_per_batch, 0});
+    }
+    out->head_runs.back().count += out->grid_heads_per_batch;
+    out->run_of_batch.push_back(out->runs.size() - 1);
+  }
+  return out;
+}
+
 void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
   const int64_t d = c.problem.headdim, e = element_bytes(c.problem.dtype);
-  const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
-  const TileGrid g = filter->grid();
-  const KeySplits ks = key_splits(c, g);
-  const KvPages pages = kv_pages(c, g, c.gqa_pack);
+  const auto runs = forward_runs(c);
+  const TileGrid& g0 = runs->runs.front().g;  // rows and Tr: every run's
+  int64_t max_chunk = 0;
+  for (const ForwardRun& r : runs->runs) max_chunk = std::max(max_chunk, r.ks.chunk);
   const int64_t bh_total = c.problem.batch_heads();
   KernelSchedule k;
   k.kind = KernelKind::flash2_fwd;
   k.heads = grid_heads(c.problem, c.gqa_pack);
-  k.blocks_per_head = saturating_mul(ks.splits, g.tr);  // block s·Tr + i: row tile i, split s
+  k.head_runs = runs->head_runs;
+  k.blocks_per_head = saturating_mul(c.splits, g0.tr);  // block s·Tr + i: row tile i, split s
   k.threads_per_block = 128;
-  k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);
+  k.smem_bytes = saturating_mul(saturating_add(g0.br, saturating_mul(2, g0.bc)), d, e);
   // Q; K, V per tile (and their pages); O, L partials
-  k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), ks.chunk));
-  k.emit_block = [filter, g, ks, pages, d, bh_total](int64_t gh, int64_t block, ScheduleSink& s) {
+  k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), max_chunk));
+  k.emit_block = [runs, d, bh_total](int64_t gh, int64_t block, ScheduleSink& s) {
+    const ForwardRun& run = runs->of(gh);
+    const TileGrid& g = run.g;
+    const KeySplits& ks = run.ks;
     const int64_t split = block / g.tr, i = block % g.tr;
     const int64_t r = g.rows_in(i), qh = g.query_head(gh);
     const int64_t partial_head = split * bh_total + qh;  // split s's copy (sim/tensor.h)
     const int64_t end = ks.end(split, g.tc);
     bool any = false;
-    for (int64_t j = ks.first(split); j < end && !any; ++j) any = filter->visits(i, j);
-    if (any) emit_row_tile(s, *filter, g, pages, gh, i, ks.first(split), end, d);
+    for (int64_t j = ks.first(split); j < end && !any; ++j) any = run.filter->visits(i, j);
+    if (any) emit_row_tile(s, *run.filter, g, run.pages, gh, i, ks.first(split), end, d);
     s.transfer({Tensor::o_accum, Dir::write, partial_head, i * g.br, r, 0, d});
     s.transfer({Tensor::lse_accum, Dir::write, partial_head, i * g.br, r, 0, 1});
   };
-  k.head_counts = [c, g, ks, pages, d, e] {
+  k.head_counts = [runs, d, e](int64_t gh) {
+    const ForwardRun& run = runs->of(gh);
+    const Config& c = run.c;
+    const TileGrid& g = run.g;
+    const KeySplits& ks = run.ks;
+    const KvPages& pages = run.pages;
     const TileVisits v = tile_visits(c, c.gqa_pack);
     int64_t q_rows = 0, holding_blocks = 0;  // Q read by every split that visits a tile
     for (int64_t i = 0; i < g.tr; ++i) {
@@ -135,6 +196,7 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
 
   // The combine: one query head's rows, kSplitCombineRows a block, in the row kernels' order.
   const int64_t nq = c.problem.seqlen, rows_per_block = kSplitCombineRows;
+  const KeySplits ks{c.splits, 1};  // the combine merges S partials whatever each sequence's chunk
   KernelSchedule m;
   m.kind = KernelKind::flash2_fwd_combine;
   m.heads = c.problem.batch_heads();
@@ -152,7 +214,7 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
     s.transfer({Tensor::O, Dir::write, bh, row0, r, 0, d});
     s.transfer({Tensor::lse, Dir::write, bh, row0, r, 0, 1});
   };
-  m.head_counts = [ks, d, e, nq] {
+  m.head_counts = [ks, d, e, nq](int64_t) {
     Counts h;
     h.add_transfer(Tensor::lse_accum, Dir::read, checked_mul(ks.splits, nq, 4));
     h.add_transfer(Tensor::o_accum, Dir::read, checked_mul(ks.splits, nq, d, 4));
@@ -175,25 +237,32 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     add_split_forward(c, kernels);
   } else if (has_forward(c.problem.pass)) {
     // A block's rows: one query head's, or its K/V head's group's (gqa_pack; sim/config.h).
-    const auto filter = std::make_shared<TileFilter>(c, c.gqa_pack);
-    const TileGrid g = filter->grid();
-    const KvPages pages = kv_pages(c, g, c.gqa_pack);
-    const int64_t n = g.n;
+    // Heads in runs of one key length (forward_runs).
+    const auto runs = forward_runs(c);
+    const TileGrid& g0 = runs->runs.front().g;  // rows and Tr: every run's; Tc: at most this
     KernelSchedule k;
     k.kind = flash2_kind(c.algo, Flash2Role::fwd);
     k.heads = grid_heads(c.problem, c.gqa_pack);
-    k.blocks_per_head = g.tr;
+    k.head_runs = runs->head_runs;
+    k.blocks_per_head = g0.tr;
     k.threads_per_block = 128;
-    k.smem_bytes = saturating_mul(saturating_add(g.br, saturating_mul(2, g.bc)), d, e);  // Q tile + one K and one V tile
+    k.smem_bytes = saturating_mul(saturating_add(g0.br, saturating_mul(2, g0.bc)), d, e);  // Q tile + one K and one V tile
     // Q; K, V per tile (and their pages); O, L
-    k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), g.tc));
-    k.emit_block = [filter, g, pages, d](int64_t gh, int64_t i, ScheduleSink& s) {
+    k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), tile_grid(c, c.gqa_pack).tc));
+    k.emit_block = [runs, d](int64_t gh, int64_t i, ScheduleSink& s) {
+      const ForwardRun& run = runs->of(gh);
+      const TileGrid& g = run.g;
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
-      emit_row_tile(s, *filter, g, pages, gh, i, 0, g.tc, d);
+      emit_row_tile(s, *run.filter, g, run.pages, gh, i, 0, g.tc, d);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
       s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
-    k.head_counts = [c, g, pages, n, d, e] {
+    k.head_counts = [runs, d, e](int64_t gh) {
+      const ForwardRun& run = runs->of(gh);
+      const Config& c = run.c;
+      const TileGrid& g = run.g;
+      const KvPages& pages = run.pages;
+      const int64_t n = g.n;
       const TileVisits v = tile_visits(c, c.gqa_pack);
       Counts h;
       add_table_reads(h, pages, v);
@@ -231,7 +300,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::delta, Dir::write, bh, i * g.br, r, 0, 1});
       s.transfer({Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d});  // zeroed for atomics
     };
-    pre.head_counts = [n = nq, d, e] {
+    pre.head_counts = [n = nq, d, e](int64_t) {
       Counts h;
       h.add_transfer(Tensor::O, Dir::read, checked_mul(n, d, e));
       h.add_transfer(Tensor::dO, Dir::read, checked_mul(n, d, e));
@@ -268,7 +337,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, cj, 0, d});  // summed over the group's rows
       s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, cj, 0, d});
     };
-    k.head_counts = [c, nk, d, e] {
+    k.head_counts = [c, nk, d, e](int64_t) {
       const TileVisits v = tile_visits(c, true);
       const int64_t q_rows = sum(v.q_rows);  // Q, dO, L, D once per visited (i, j)
       Counts h;
@@ -298,7 +367,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dQ, Dir::write, bh, i * g.br, r, 0, d});
     };
-    conv.head_counts = [n = nq, d, e] {
+    conv.head_counts = [n = nq, d, e](int64_t) {
       Counts h;
       h.add_transfer(Tensor::dq_accum, Dir::read, checked_mul(n, d, 4));
       h.add_transfer(Tensor::dQ, Dir::write, checked_mul(n, d, e));

@@ -57,7 +57,7 @@ KernelSchedule gemm_nt(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
     s.compute(flops_model::gemm(ra, rb, sh.d));
     s.transfer({c_t, Dir::write, sh.head_of(c_t, bh), t.other * kGemmTile, ra, k0, rb});
   };
-  k.head_counts = [sh, a_t, b_t, c_t] {  // A read once per key tile, B once per row tile of A
+  k.head_counts = [sh, a_t, b_t, c_t](int64_t) {  // A read once per key tile, B once per row tile of A
     Counts h;
     h.add_transfer(a_t, Dir::read, checked_mul(sh.keys.count(), sh.n, sh.d, sh.e));
     h.add_transfer(b_t, Dir::read, checked_mul(sh.tiles_n(), sh.nk, sh.d, sh.e));
@@ -86,7 +86,7 @@ KernelSchedule gemm_nn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
     s.compute(flops_model::gemm(ra, cb, kn));
     s.transfer({c_t, Dir::write, sh.head_of(c_t, bh), a * kGemmTile, ra, b * kGemmTile, cb});
   };
-  k.head_counts = [sh, a_t, b_t, c_t] {  // A once per column tile of d, B once per row tile
+  k.head_counts = [sh, a_t, b_t, c_t](int64_t) {  // A once per column tile of d, B once per row tile
     Counts h;
     h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_d(), sh.n, sh.nk, sh.e));
     h.add_transfer(b_t, Dir::read, checked_mul(sh.tiles_n(), sh.nk, sh.d, sh.e));
@@ -111,7 +111,7 @@ KernelSchedule gemm_tn(KernelKind kind, const Shape& sh, Tensor a_t, Tensor b_t,
     s.compute(flops_model::gemm(kn, cb, sh.n));
     s.transfer({c_t, Dir::write, sh.head_of(c_t, bh), k0, kn, t.other * kGemmTile, cb});
   };
-  k.head_counts = [sh, a_t, b_t, c_t] {  // A once per column tile of d, B once per key tile
+  k.head_counts = [sh, a_t, b_t, c_t](int64_t) {  // A once per column tile of d, B once per key tile
     Counts h;
     h.add_transfer(a_t, Dir::read, checked_mul(sh.tiles_d(), sh.n, sh.nk, sh.e));
     h.add_transfer(b_t, Dir::read, checked_mul(sh.keys.count(), sh.n, sh.d, sh.e));
@@ -141,7 +141,7 @@ KernelSchedule rowwise(KernelKind kind, const Shape& sh, std::vector<Tensor> rea
     s.compute(row_flops(sh.nk));
     s.transfer({out, Dir::write, bh, row, 1, 0, sh.nk});
   };
-  k.head_counts = [sh, reads, reads_delta, out, row_flops] {
+  k.head_counts = [sh, reads, reads_delta, out, row_flops](int64_t) {
     Counts h;
     for (Tensor t : reads) h.add_transfer(t, Dir::read, checked_mul(sh.n, sh.nk, sh.e));
     if (reads_delta) h.add_transfer(Tensor::delta, Dir::read, checked_mul(sh.n, 4));
@@ -190,7 +190,7 @@ std::vector<KernelSchedule> standard_schedule(const Config& c) {
         s.compute(flops_model::rowsum_rows(r, sh.d));
         s.transfer({Tensor::delta, Dir::write, bh, a * kGemmTile, r, 0, 1});
       };
-      k.head_counts = [sh] {
+      k.head_counts = [sh](int64_t) {
         Counts h;
         h.add_transfer(Tensor::dO, Dir::read, checked_mul(sh.n, sh.d, sh.e));
         h.add_transfer(Tensor::O, Dir::read, checked_mul(sh.n, sh.d, sh.e));

@@ -214,8 +214,9 @@ constexpr int64_t kSampledBlocks = 1024;
 // Blocks list-scheduled exactly; beyond, the first whole heads are and the rest scale.
 constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 16;
 
-// Work of each block of one head (every head runs the same schedule, sim/schedule.h).
-std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry) {
+// Work of each block of grid head `grid_head` (and of every head of its run, sim/schedule.h).
+std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry,
+                                 int64_t grid_head) {
   const int64_t blocks = k.blocks_per_head;
   std::vector<BlockWork> work(static_cast<size_t>(blocks));
   const int64_t per_block = std::max<int64_t>(k.transfers_per_block, 1);
@@ -228,11 +229,11 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
     BlockWorkSink sink(problem, entry, w);
     sink.set_budget(kMaxWalkedTransfers);
     try {
-      k.emit_block(0, 0, sink);
+      k.emit_block(grid_head, 0, sink);
     } catch (const BlockWorkSink::StopWalk&) {
     }
     sink.finish();
-    const double head_tensor = static_cast<double>(k.head_counts().flops.tensor) / static_cast<double>(blocks);
+    const double head_tensor = static_cast<double>(k.head_counts(grid_head).flops.tensor) / static_cast<double>(blocks);
     const double scale = w.flops.tensor > 0 ? head_tensor / static_cast<double>(w.flops.tensor) : 1.0;
     const auto scaled = [scale](int64_t v) { return static_cast<int64_t>(std::llround(static_cast<double>(v) * scale)); };
     w.read_bytes = scaled(w.read_bytes), w.write_bytes = scaled(w.write_bytes), w.atomic_bytes = scaled(w.atomic_bytes);
@@ -249,7 +250,7 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
   const int64_t stride = exact ? 1 : std::max<int64_t>(1, (blocks + sampled - 1) / sampled);
   for (int64_t b = 0; b < blocks; b += stride) {
     BlockWorkSink sink(problem, entry, work[static_cast<size_t>(b)]);
-    k.emit_block(0, b, sink);
+    k.emit_block(grid_head, b, sink);
     sink.finish();
     for (int64_t o = b + 1; o < std::min(blocks, b + stride); ++o) work[static_cast<size_t>(o)] = work[static_cast<size_t>(b)];
   }
@@ -362,26 +363,35 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     const KernelFacts f = library_gemm ? KernelFacts{} : facts_of(config, k);
     // A library GEMM is modelled from its totals (below): its closed form, not a walk of its
     // tiles (at N = 65,536 a head has 2.6 × 10^5 of them).
+    // One head's blocks of each run of alike heads, one run after another (run r's blocks at
+    // run_first_block[r]); weight[b]: the heads of block b's run, which its terms stand for.
     std::vector<BlockWork> work;
+    std::vector<double> weight;
+    std::vector<size_t> run_first_block;
+    const std::vector<HeadRun> runs = k.runs();
     if (library_gemm && k.head_counts) {
-      const Counts head = k.head_counts();
+      const Counts all = k.all_heads_counts();
       BlockWork w;
-      w.read_bytes = head.io_read_bytes();
-      w.write_bytes = head.io_write_bytes();
-      w.flops = head.flops;
+      w.read_bytes = all.io_read_bytes();
+      w.write_bytes = all.io_write_bytes();
+      w.flops = all.flops;
       work.push_back(w);
+      weight.push_back(1.0);
     } else {
-      work = head_work(config.problem, k, library_gemm ? nullptr : &f.entry);
+      for (const HeadRun& run : runs) {
+        run_first_block.push_back(work.size());
+        const std::vector<BlockWork> head = head_work(config.problem, k, library_gemm ? nullptr : &f.entry, run.first);
+        work.insert(work.end(), head.begin(), head.end());
+        weight.insert(weight.end(), head.size(), static_cast<double>(run.count));
+      }
     }
     // The kernel's io (from its blocks) and its DRAM bytes: the share of each block's bytes
     // that reaches DRAM is the kernel's (the L2 model predicts kernels, not blocks).
     double io_read = 0, io_write = 0;
-    for (const BlockWork& w : work) {
-      io_read += static_cast<double>(w.read_bytes);
-      io_write += static_cast<double>(w.write_bytes + w.atomic_bytes);
+    for (size_t b = 0; b < work.size(); ++b) {
+      io_read += static_cast<double>(work[b].read_bytes) * weight[b];
+      io_write += static_cast<double>(work[b].write_bytes + work[b].atomic_bytes) * weight[b];
     }
-    io_read *= static_cast<double>(k.heads);
-    io_write *= static_cast<double>(k.heads);
     const double dram_r = ki < dram_read_bytes.size() ? static_cast<double>(dram_read_bytes[ki]) : io_read;
     const double dram_w = ki < dram_write_bytes.size() ? static_cast<double>(dram_write_bytes[ki]) : io_write;
     const double read_share = io_read > 0 ? dram_r / io_read : 0;
@@ -391,8 +401,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // A cuBLAS GEMM: its FLOPs at the wide-tile wgmma rate with every SM full, or its DRAM
       // bytes at the streams' best bandwidth, whichever is longer (docs/time_model.md, "Standard").
       double tensor_flops = 0;
-      for (const BlockWork& w : work) tensor_flops += static_cast<double>(w.flops.tensor);
-      tensor_flops *= static_cast<double>(k.heads);
+      for (size_t b = 0; b < work.size(); ++b) tensor_flops += static_cast<double>(work[b].flops.tensor) * weight[b];
       const RateCurve& tensor_rate = **wgmma_curve(cal, dtype, kLibraryGemmN);
       kt.tensor_ms = tensor_flops / tensor_rate.points().back().second * 1e3;
       kt.dram_ms = std::max({dram_r / cal.dram_read_bytes_per_s->points().back().second,
@@ -423,7 +432,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     const double barrier_s = cal.barrier_ns->at(static_cast<double>(f.threads)) * 1e-9;
     const double latency_s = *cal.cp_async_latency_ns * 1e-9;
 
-    BlockTerms sum;     // over one head's blocks: the SM's pipe times (the kernel's *_ms)
+    BlockTerms sum;     // over all heads' blocks: the SM's pipe times (the kernel's *_ms)
     BlockTerms binding; // the same, counting only what bounds each block (bound_by)
     // Every block's time with `resident_blocks` of them on each SM (sharing its pipes); `record`
     // adds the terms into sum and binding.
@@ -545,8 +554,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         t.total = overlapped + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
         block_s[b] = t.total;
         if (!record) continue;
-        sum.dram += t.dram, sum.l2 += t.l2, sum.atomics += t.atomics, sum.tensor += t.tensor, sum.smem += t.smem;
-        sum.exp += t.exp, sum.fp32 += t.fp32, sum.sync += t.sync, sum.latency += t.latency;
+        const double heads = weight[b];
+        sum.dram += t.dram * heads, sum.l2 += t.l2 * heads, sum.atomics += t.atomics * heads;
+        sum.tensor += t.tensor * heads, sum.smem += t.smem * heads, sum.exp += t.exp * heads;
+        sum.fp32 += t.fp32 * heads, sum.sync += t.sync * heads, sum.latency += t.latency * heads;
         // What bounds the block: the largest of its terms (the memory terms only where they are
         // not hidden behind compute).
         const bool memory_counts = f.stages < 2 ? reads > 0 || memory > compute + reads : memory > compute;
@@ -558,7 +569,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
             {t.latency, &BlockTerms::latency}};
         binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
                     return a.first < b.first;
-                  })->second) += t.total;
+                  })->second) += t.total * heads;
       }
       return block_s;
     };
@@ -584,22 +595,25 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     } else {
       std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
       for (int64_t s = 0; s < std::min(slots, heads_scheduled * per_head); ++s) free_at.push(0.0);
-      for (int64_t h = 0; h < heads_scheduled; ++h)
+      size_t run = 0;  // the run of head h
+      for (int64_t h = 0; h < heads_scheduled; ++h) {
+        while (run + 1 < runs.size() && h >= runs[run + 1].first) ++run;
         for (int64_t b = 0; b < per_head; ++b) {
           const double start = free_at.top();
           free_at.pop();
-          const double end = start + block_s[static_cast<size_t>(b)];
+          const double end = start + block_s[run_first_block[run] + static_cast<size_t>(b)];
           makespan = std::max(makespan, end);
           free_at.push(end);
         }
+      }
       makespan *= static_cast<double>(k.heads) / static_cast<double>(heads_scheduled);
     }
     const double waves_s = static_cast<double>(kt.waves) * *cal.wave_overhead_us * 1e-6;
     kt.time_ms = (makespan + launch_s + waves_s) * 1e3;
     kt.launch_ms = (launch_s + waves_s) * 1e3;
 
-    // Pipe times of the whole kernel: one head's sums × heads, over the slots working at once.
-    const double scale = static_cast<double>(k.heads) / static_cast<double>(std::min(slots, grid)) * 1e3;
+    // Pipe times of the whole kernel: all heads' sums, over the slots working at once.
+    const double scale = 1.0 / static_cast<double>(std::min(slots, grid)) * 1e3;
     kt.dram_ms = sum.dram * scale, kt.l2_ms = sum.l2 * scale, kt.atomics_ms = sum.atomics * scale;
     kt.tensor_ms = sum.tensor * scale, kt.smem_ms = sum.smem * scale, kt.exp_ms = sum.exp * scale, kt.fp32_ms = sum.fp32 * scale;
     kt.sync_ms = sum.sync * scale, kt.latency_ms = sum.latency * scale;

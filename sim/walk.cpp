@@ -1,6 +1,6 @@
 // The walk: visit every step of one head's schedule and add up its transfers and FLOPs
 // (docs/architecture.md, "Ways to count", 2). Every head runs the same schedule, so one head is
-// walked and multiplied by B·H.
+// walked and multiplied by B·H (one head of each run of alike heads, with per-sequence key lengths).
 #include "sim/schedule.h"
 #include "sim/simulate.h"
 
@@ -29,10 +29,13 @@ class CountingSink : public ScheduleSink {
 std::vector<KernelCounts> walk_counts(const Config& config) {
   std::vector<KernelCounts> out;
   for (const KernelSchedule& k : build_schedule(config)) {
-    CountingSink sink(config.problem);
-    for (int64_t b = 0; b < k.blocks_per_head; ++b) k.emit_block(0, b, sink);
-    out.push_back({k.kind, sink.counts.scaled(k.heads), k.grid_blocks(), k.threads_per_block,
-                   k.smem_bytes});
+    Counts counts;
+    for (const HeadRun& run : k.runs()) {  // one head of each run of heads that run alike
+      CountingSink sink(config.problem);
+      for (int64_t b = 0; b < k.blocks_per_head; ++b) k.emit_block(run.first, b, sink);
+      counts += sink.counts.scaled(run.count);
+    }
+    out.push_back({k.kind, counts, k.grid_blocks(), k.threads_per_block, k.smem_bytes});
   }
   return out;
 }

@@ -209,6 +209,47 @@ TEST_CASE("split-KV: --splits takes counts and auto, rejects 0, words, counts be
   CHECK(r.out.find("flash2_fwd_combine") != std::string::npos);
 }
 
+TEST_CASE("a paged KV cache: --page-size rejects sizes that are not multiples of 16, other algorithms and a "
+          "backward naming the option, and its rows carry the page size") {
+  check_rejected({{"simulate", "--algo", "flash2", "--page-size", "24"}, "--page-size"});
+  check_rejected({{"simulate", "--algo", "flash2", "--page-size", "-16"}, "--page-size"});
+  check_rejected({{"simulate", "--algo", "flash1", "--page-size", "16"}, "--page-size"});
+  check_rejected({{"simulate", "--algo", "flash2", "--page-size", "16", "--pass", "fwdbwd"}, "--page-size"});
+  const CliResult r = run_in_process({"simulate", "--algo", "flash2", "--batch", "2", "--heads", "8", "--kv-heads", "2",
+                                      "--seqlen", "1", "--seqlen-k", "1000", "--page-size", "0,16", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find(",splits,page_size,lengths,") != std::string::npos);
+  CHECK(r.out.find(",2,1000,1,1,16,,") != std::string::npos);
+  CHECK(r.out.find(",2,1000,1,1,0,,") != std::string::npos);
+}
+
+TEST_CASE("per-sequence key lengths: --lengths rejects unreadable files, bad lines, a count other than B, lengths "
+          "beyond --seqlen-k, other algorithms and explain naming the option, and its rows carry the file") {
+  TempDir dir;
+  const auto good = dir / "lengths.txt", bad = dir / "bad.txt";
+  write_file(good, "4096\n100\n");
+  write_file(bad, "4096\nlots\n");
+  check_rejected({{"simulate", "--algo", "flash2", "--lengths", (dir / "missing.txt").string()}, "--lengths"});
+  check_rejected({{"simulate", "--algo", "flash2", "--batch", "2", "--seqlen-k", "4096", "--lengths", bad.string()},
+                  "--lengths"});
+  check_rejected({{"simulate", "--algo", "flash2", "--batch", "3", "--seqlen-k", "4096", "--lengths", good.string()},
+                  "--lengths"});
+  check_rejected({{"simulate", "--algo", "flash2", "--batch", "2", "--seqlen-k", "2048", "--lengths", good.string()},
+                  "--lengths"});
+  check_rejected({{"simulate", "--algo", "flash1", "--batch", "2", "--seqlen-k", "4096", "--seqlen", "4096", "--lengths",
+                   good.string()},
+                  "--lengths"});
+  const auto small = dir / "small.txt";
+  write_file(small, "16\n8\n");
+  check_rejected({{"explain", "--batch", "2", "--seqlen", "16", "--headdim", "4", "--sram", "1KiB", "--lengths",
+                   small.string()},
+                  "--lengths"});
+  const CliResult r = run_in_process({"simulate", "--algo", "flash2", "--batch", "2", "--seqlen", "1", "--seqlen-k",
+                                      "4096", "--lengths", good.string(), "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("," + good.string() + ",") != std::string::npos);
+}
+
 namespace {
 std::vector<flashio::sim::Row> csv_rows(const std::string& text) {
   std::istringstream in(text);

@@ -93,6 +93,17 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
        [&] { config_with([](Config& c) { c.algo = Algo::flash1, c.splits = 2; }); }},
       {"explain with splits", Field::splits, [&] { explain_with([](Config& c) { c.splits = 2; }, 0); }},
       {"page size not a multiple of 16", Field::page_size, [&] { config_with([](Config& c) { c.page_size = 40; }); }},
+      {"key lengths of another count", Field::key_lengths, [&] {
+         config_with([](Config& c) {
+           c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>(c.problem.batch + 1, 1)), "x"};
+         });
+       }},
+      {"key lengths with flash1", Field::key_lengths, [&] {
+         config_with([](Config& c) {
+           c.algo = Algo::flash1;
+           c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>(c.problem.batch, 1)), "x"};
+         });
+       }},
       {"page size with flash1", Field::page_size,
        [&] { config_with([](Config& c) { c.algo = Algo::flash1, c.page_size = 16; }); }},
       {"block mask with flash2", Field::block_mask,
