@@ -103,6 +103,10 @@ struct AttentionConfig {
   // sim/paged_kv.h defines, and the forward reads those. 0: contiguous. The inputs and
   // copy_inputs() stay (B, Hkv, Nk, d); the pages hold the same values.
   int64_t page_size = 0;
+  // Per-sequence key lengths (flash2's forward only; docs/kernels.md, "KV-cache instances"): one
+  // per sequence, each 1 … Nk (causal: ≥ Nq); sequence b attends to its first key_lengths[b] keys.
+  // Empty: every sequence has Nk.
+  std::vector<int64_t> key_lengths;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

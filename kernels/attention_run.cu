@@ -96,6 +96,7 @@ struct AttentionRun::State {
   DeviceBuffer lse, row_sum, row_max, delta, o_accum, dq_accum;  // fp32
   DeviceBuffer lse_accum;  // fp32, flash2 with splits > 1 (o_accum then holds the splits' O)
   DeviceBuffer k_pages, v_pages, block_table;  // a paged KV cache (config.page_size > 0)
+  DeviceBuffer seqlens_k;                      // int32, per-sequence key lengths (config.key_lengths)
   sim::PageTable pages;
   DeviceBuffer s, p, p_drop, dp;                                 // standard's N × N matrices
   DeviceBuffer cublas_workspace;  // given to cuBLAS so it allocates nothing while a pass runs
@@ -125,6 +126,7 @@ struct AttentionRun::State {
       p.block_table = static_cast<const int*>(block_table.ptr);
       p.page_size = static_cast<int>(pages.page_size), p.pages_per_seq = static_cast<int>(pages.pages_per_sequence);
     }
+    if (!config.key_lengths.empty()) p.seqlens_k = static_cast<const int*>(seqlens_k.ptr);
     p.dout = dout.ptr, p.delta = delta.f32(), p.dq_accum = dq_accum.f32();
     p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
     return p;
@@ -180,6 +182,15 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       fail("page_size: only flash2's forward reads a paged KV cache (got " + to_string(c.algo) + ")");
     if (c.page_size > 0 && c.batch * sim::pages_per_sequence(nk, c.page_size) > (int64_t(1) << 31) - 1)
       fail("page_size: B · ceil(Nk / P) pages must fit the block table's int32 entries");
+    if (!c.key_lengths.empty()) {
+      if (c.algo != Algo::flash2) fail("key_lengths: only flash2's forward reads per-sequence key lengths (got " + to_string(c.algo) + ")");
+      if (static_cast<int64_t>(c.key_lengths.size()) != c.batch)
+        fail("key_lengths: one per sequence, B = " + std::to_string(c.batch) + " (got " + std::to_string(c.key_lengths.size()) + ")");
+      for (const int64_t len : c.key_lengths)
+        if (len < 1 || len > nk || (c.causal && len < c.seqlen))
+          fail("key_lengths: each must be 1 to Nk = " + std::to_string(nk) + (c.causal ? " and at least Nq with causal" : "") +
+               " (got " + std::to_string(len) + ")");
+    }
     if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
       fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
     if (c.algo == Algo::standard) {
@@ -229,6 +240,11 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       // Rows of a partial last page that no key fills are never read; zero them anyway.
       FLASHIO_CUDA_CHECK(cudaMemset(st.k_pages.ptr, 0, page_bytes));
       FLASHIO_CUDA_CHECK(cudaMemset(st.v_pages.ptr, 0, page_bytes));
+    }
+    if (!c.key_lengths.empty()) {
+      const std::vector<int> lengths(c.key_lengths.begin(), c.key_lengths.end());
+      st.seqlens_k.allocate(lengths.size() * sizeof(int));
+      FLASHIO_CUDA_CHECK(cudaMemcpy(st.seqlens_k.ptr, lengths.data(), lengths.size() * sizeof(int), cudaMemcpyHostToDevice));
     }
     const size_t stats = static_cast<size_t>(st.stats_elements()) * 4;
     switch (c.algo) {
@@ -336,6 +352,9 @@ std::vector<Launch> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
   if (pass != Pass::fwd && st.config.algo != Algo::standard && !st.bwd) throw std::invalid_argument(st.bwd_missing);
   if (pass != Pass::fwd && st.config.page_size > 0)
     throw std::invalid_argument("page_size: a paged KV cache is read by the forward only; allowed with the backward: 0");
+  if (pass != Pass::fwd && !st.config.key_lengths.empty())
+    throw std::invalid_argument("key_lengths: per-sequence key lengths are read by the forward only; allowed with the "
+                                "backward: none");
   const std::vector<Launch> expected = launch_sequence(st.config, pass);
   std::vector<Launch> launched;
   if (st.config.algo == Algo::standard) {

@@ -39,9 +39,12 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
 // as a constant 0 in the instances without splits, cost d = 128 64 × 128 stacked a register).
 // Rows and causal alignment as docs/shapes.md; what each block moves, docs/kernels.md, "Split-KV"
 // (docs/schedules.md's flash2_fwd row, per split).
-// kPaged (a paged KV cache, FlashParams::block_table): k and v point at the K/V head's rows of
-// physical page 0 (cache + kvh·P·d), `table` at the sequence's block-table row, and key0 (the
-// split's first key) is kept, since a split's keys no longer start at a pointer offset.
+// kPaged, the KV-cache instances (a paged cache, FlashParams::block_table, and/or per-sequence
+// key lengths, FlashParams::seqlens_k; either may be absent): the sequence's keys Nk_b (its
+// length, or Nk) bound its tiles and set its causal offset Nk_b − Nq; k and v point at the K/V
+// head's rows of physical page 0 (cache + kvh·P·d) or, contiguous, at its rows of the cache
+// (whose row stride stays Nk); `table` at the sequence's block-table row (null when
+// contiguous), and key0 (the split's first key) is kept instead of moving the pointers.
 template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false, bool kPaged = false>
 struct Flash2FwdRowTile {
   int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys (from key0 on)
@@ -56,19 +59,32 @@ struct Flash2FwdRowTile {
     const int qh0 = p.group_rows ? gh * g : gh, kvh = p.group_rows ? gh : gh / g;
     n = p.group_rows ? g * p.seqlen : p.seqlen;
     nk = p.seqlen_k;
+    int causal_offset = p.causal_offset;
+    if constexpr (kPaged) {
+      if (p.seqlens_k != nullptr) {
+        nk = __ldg(p.seqlens_k + b);
+        causal_offset = nk - p.seqlen;
+      }
+    }
     bh_q0 = int64_t(b) * p.heads + qh0;
     q_row0 = blockIdx.x * kBr;
     if constexpr (kSplit) q_row0 = (blockIdx.x - split(p) * row_tiles(p)) * kBr;
     rows = min(kBr, n - q_row0);
-    lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal);
+    if constexpr (kPaged) lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, causal_offset, p.causal);
+    else lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal);
     // Causal: skip tiles wholly above the diagonal (beyond what the tile's last query sees).
     j_last = lim.last_key_tile(rows, kBc);
     q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;
     const int64_t bkv = int64_t(b) * p.kv_heads + kvh;
     if constexpr (kPaged) {
-      k = static_cast<const T*>(p.k) + int64_t(kvh) * p.page_size * kD;
-      v = static_cast<const T*>(p.v) + int64_t(kvh) * p.page_size * kD;
-      table = p.block_table + int64_t(b) * p.pages_per_seq;
+      if (p.block_table != nullptr) {
+        k = static_cast<const T*>(p.k) + int64_t(kvh) * p.page_size * kD;
+        v = static_cast<const T*>(p.v) + int64_t(kvh) * p.page_size * kD;
+        table = p.block_table + int64_t(b) * p.pages_per_seq;
+      } else {
+        k = static_cast<const T*>(p.k) + bkv * p.seqlen_k * kD;
+        v = static_cast<const T*>(p.v) + bkv * p.seqlen_k * kD;
+      }
     } else {
       k = static_cast<const T*>(p.k) + bkv * nk * kD;
       v = static_cast<const T*>(p.v) + bkv * nk * kD;
@@ -130,13 +146,18 @@ __device__ __forceinline__ void wait_for_kv_tile(int j, int j_last) {
 // their stages. Contiguous: the rows at k + k_row·d, as every kernel without paging reads them.
 // kPaged (docs/kernels.md, "Paged KV cache"): each row from its page, which the thread reads from the
 // block-table row first (sim's schedule counts these entries per tile, and the time model the
-// load as a round the copies wait for: sim/kernel_catalog.h, dependent_load_rounds).
+// load as a round the copies wait for: sim/kernel_catalog.h, dependent_load_rounds); without a
+// table (per-sequence key lengths over a contiguous cache) the rows at k + (key0 + k_row)·d.
 template <int kBc, int kD, int kThreads, typename T, typename Layout, bool kPaged, typename RowTile>
 __device__ __forceinline__ void load_kv_tiles(T* sK, T* sV, const T* k, const T* v, int k_row, int cols, int tid,
                                               const RowTile& t, const FlashParams& p) {
   if constexpr (!kPaged) {
     tile::load_tile_async<kBc, kD, kThreads, T, Layout>(sK, k + int64_t(k_row) * kD, cols, tid);
     tile::load_tile_async<kBc, kD, kThreads, T, Layout>(sV, v + int64_t(k_row) * kD, cols, tid);
+  } else if (t.table == nullptr) {
+    const int64_t first = int64_t(t.key0 + k_row) * kD;
+    tile::load_tile_async<kBc, kD, kThreads, T, Layout>(sK, k + first, cols, tid);
+    tile::load_tile_async<kBc, kD, kThreads, T, Layout>(sV, v + first, cols, tid);
   } else {
     constexpr int kUnitsPerRow = kD / 8;
     constexpr int kUnits = kBc * kUnitsPerRow;
@@ -309,7 +330,7 @@ void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = fwd_rows_stacked(p);
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
   const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
-  if (p.block_table != nullptr) {
+  if (p.block_table != nullptr || p.seqlens_k != nullptr) {  // the KV-cache instances
     const Flash2FwdKernel kernel = p.splits > 1 ? kPagedSplit : kPaged;
     if (p.splits > 1) opt_in_dynamic_smem<kPagedSplit>(K::kSmemBytes);
     else opt_in_dynamic_smem<kPaged>(K::kSmemBytes);

@@ -79,6 +79,9 @@ struct FlashParams {
   // null: k and v are (B, Hkv, Nk, d).
   const int* block_table = nullptr;
   int page_size = 0, pages_per_seq = 0;
+  // Per-sequence key lengths (docs/kernels.md, "KV-cache instances"), the forward only: sequence b
+  // attends to its first seqlens_k[b] keys of the seqlen_k-key cache. null: every sequence seqlen_k.
+  const int* seqlens_k = nullptr;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

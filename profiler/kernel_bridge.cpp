@@ -128,6 +128,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.gqa_pack = c.gqa_pack;
   k.splits = c.splits;
   k.page_size = c.page_size;
+  if (!c.problem.key_lengths.empty()) k.key_lengths = *c.problem.key_lengths.values;
   k.headdim = c.problem.headdim;
   k.causal = c.problem.causal;
   k.mask = c.problem.mask;

@@ -22,7 +22,15 @@ std::vector<Bound> bounds(const Config& c) {
   // Per query head; the K/V tensors count Hkv/H of a head's (docs/shapes.md).
   const double scale = static_cast<double>(p.batch_heads() * element_bytes(p.dtype));
   const double kv_share = static_cast<double>(p.kv_heads_count()) / static_cast<double>(p.heads);
-  const bool shaped = p.kv_heads_count() != p.heads || p.keys() != p.seqlen;
+  // Per-sequence key lengths: every bound is linear in a sequence's keys, so a query head's
+  // bound at their mean is the batch's mean (docs/shapes.md, "Per-sequence key lengths").
+  double mean_keys = static_cast<double>(p.keys());
+  if (!p.key_lengths.empty()) {
+    double total = 0;
+    for (const int64_t len : *p.key_lengths.values) total += static_cast<double>(len);
+    mean_keys = total / static_cast<double>(p.batch);
+  }
+  const bool shaped = p.kv_heads_count() != p.heads || p.keys() != p.seqlen || !p.key_lengths.empty();
   const bool fwd = has_forward(p.pass), bwd = has_backward(p.pass);
   std::vector<Bound> out;
   auto add = [&](RowAlgo algo, std::string formula, Split s) {
@@ -32,7 +40,7 @@ std::vector<Bound> bounds(const Config& c) {
   // blocksparse with a mask (sim/block_mask.h): the attention reads only the queries (Nq) and
   // keys (Nk) with a kept score, and its Theorem 2 term scales by the mask's density s
   // (Proposition 4: Θ(Nd + N²d²M⁻¹s)). Dense: Nq = Nk = N, s = 1.
-  double nq = n, nk = static_cast<double>(p.keys()), s = 1;
+  double nq = n, nk = mean_keys, s = 1;
   std::string sparse_note;
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty()) {
     const BlockMask mask(c.block_mask, p);
@@ -47,7 +55,7 @@ std::vector<Bound> bounds(const Config& c) {
   // Compulsory traffic: every input the attention needs read once, every output written once.
   Split comp;
   if (fwd) { comp.read += (nq + 2 * nk * kv_share) * d; comp.write += n * d; }
-  const double nk_written = static_cast<double>(p.keys());  // dK, dV of every key, kept or not
+  const double nk_written = mean_keys;  // dK, dV of every key, kept or not
   if (bwd) { comp.read += (3 * nq + 2 * nk * kv_share) * d; comp.write += (n + 2 * nk_written * kv_share) * d; }
   std::string comp_formula = "inputs read once, outputs written once: fwd 3Nd r + Nd w, bwd 5Nd r + 3Nd w";
   if (!sparse_note.empty())
@@ -55,13 +63,14 @@ std::vector<Bound> bounds(const Config& c) {
   else if (shaped)
     comp_formula = "inputs read once, outputs written once, per query head (K, V, dK, dV × Hkv/H): "
                    "fwd (Nq + 2Nk·Hkv/H)d r + Nq·d w, bwd (3Nq + 2Nk·Hkv/H)d r + (Nq + 2Nk·Hkv/H)d w";
+  if (!p.key_lengths.empty()) comp_formula += " (Nk: the sequences' mean key length)";
   add(RowAlgo::compulsory, comp_formula, comp);
 
   // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading
   // Q_i and O_i and writing O_i (Nd each): 8N²d²/M read, 4N²d²/M written. Algorithm 4's
   // passes read Q, O, dO, dQ and write dQ: 16N²d²/M read, 4N²d²/M written.
   // Nq·Nk in place of N² for Nq ≠ Nk (each query head's passes over its keys).
-  const double keys = static_cast<double>(p.keys());
+  const double keys = mean_keys;
   const double t2 = n * keys * d * d / m * s;
   Split th;
   if (fwd) { th.read += 8 * t2; th.write += 4 * t2; }

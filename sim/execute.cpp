@@ -759,8 +759,10 @@ Matrix dropout_multipliers(const Problem& p, int64_t bh, uint64_t seed) {
 }
 
 ScoreMask kept_scores(const Config& c, int64_t bh) {
-  const int64_t n = c.problem.seqlen, nk = c.problem.keys(), offset = c.problem.causal_offset();
+  const int64_t b = bh / c.problem.heads;
+  const int64_t n = c.problem.seqlen, nk = c.problem.keys(), offset = c.problem.causal_offset_of(b);
   ScoreMask keep = ScoreMask::Constant(n, nk, true);
+  if (const int64_t len = c.problem.keys_of(b); len < nk) keep.rightCols(nk - len).setConstant(false);
   if (c.problem.causal)
     for (int64_t r = 0; r < n; ++r)
       for (int64_t col = r + offset + 1; col < nk; ++col) keep(r, col) = false;

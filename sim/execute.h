@@ -97,8 +97,9 @@ int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen);
 // regenerated from the counter in the backward instead of stored (docs/schedules.md).
 Matrix dropout_multipliers(const Problem& problem, int64_t bh, uint64_t seed);
 
-// The scores the configuration keeps for head bh: causal, standard's key padding, and, for
-// blocksparse, the nonzero blocks of its block mask.
+// The scores the configuration keeps for head bh: per-sequence key lengths (keys beyond the
+// sequence's own), causal (bottom-right in the sequence's keys), standard's key padding, and,
+// for blocksparse, the nonzero blocks of its block mask.
 ScoreMask kept_scores(const Config& config, int64_t bh);
 
 }  // namespace flashio::sim

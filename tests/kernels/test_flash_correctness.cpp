@@ -29,6 +29,7 @@ std::string label(const fk::AttentionConfig& c, const char* what) {
     << c.bwd_block_r << "x" << c.bwd_block_c;
   if (c.splits != 1) s << " splits " << c.splits;
   if (c.page_size != 0) s << " page " << c.page_size;
+  if (!c.key_lengths.empty()) s << " lengths " << c.key_lengths.front() << ".." << c.key_lengths.back();
   return s.str();
 }
 
@@ -45,7 +46,9 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   standard.block_r = standard.block_c = standard.bwd_block_r = standard.bwd_block_c = 0;
   standard.splits = 1;  // only flash2 splits its forward
   standard.page_size = 0;  // and reads a paged cache
-  const bool square = fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen;
+  standard.key_lengths.clear();  // and per-sequence lengths (then not square: the reference alone)
+  const bool square =
+      fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen && config.key_lengths.empty();
   const fk::HostOutputs base = square ? flashio::test::run_config(standard, pass, seed) : fk::HostOutputs{};
   const double group = static_cast<double>(config.heads / fk::kv_heads_of(config));
   const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base});
@@ -349,6 +352,52 @@ TEST_CASE("every registered flash2 forward tiling reads a paged KV cache, with a
   }
 }
 
+TEST_CASE("flash2 over sequences of their own key lengths matches the reference over each one's keys: ragged lengths "
+          "with a one-key sequence, contiguous and paged, S 1 and 3, Nq 1 and 97, d 64 and 128, fp16 and bf16, causal "
+          "and not, packed and not",
+          "[gpu][shapes][lengths]") {
+  struct LengthsShape {
+    SplitShape split;
+    std::vector<int64_t> lengths;
+    int64_t page;
+  };
+  const LengthsShape shapes[] = {
+      {{{4, 32, 8, 1, 32769}, 1}, {32769, 1, 5000, 16}, 0},   // decoding, contiguous
+      {{{4, 32, 8, 1, 32769}, 3}, {7, 32769, 32769, 129}, 256},  // splits over each sequence's own tiles, paged
+      {{{3, 8, 2, 97, 1000}, 1}, {1000, 97, 500}, 0},          // prefill onto caches of their own lengths
+      {{{3, 8, 2, 97, 1000}, 3}, {97, 1000, 640}, 16},
+  };
+  for (const LengthsShape& s : shapes)
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true})
+        for (bool pack : {true, false}) {
+          fk::AttentionConfig c = make_paged(s.split, s.page, d, causal, pack);
+          c.key_lengths = s.lengths;
+          check_against_reference(c, false);
+          if (pack) {
+            c.dtype = fk::DType::bf16;
+            check_against_reference(c, false);
+          }
+        }
+}
+
+TEST_CASE("per-sequence key lengths are refused naming key_lengths: another count, a length beyond Nk, another "
+          "algorithm, a backward",
+          "[gpu]") {
+  fk::AttentionConfig c = make(fk::Algo::flash2, 2, 4, 97, 64, false);
+  c.key_lengths = {97};
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("key_lengths"));
+  c.key_lengths = {97, 98};
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("key_lengths"));
+  c.key_lengths = {97, 50};
+  c.algo = fk::Algo::flash1;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("key_lengths"));
+  c.algo = fk::Algo::flash2;
+  fk::AttentionRun run(c);
+  run.fill_inputs(3);
+  CHECK_THROWS_WITH(run.enqueue(fk::Pass::fwdbwd), Catch::Matchers::StartsWith("key_lengths"));
+}
+
 TEST_CASE("a paged KV cache is refused naming page_size: not a multiple of 16, another algorithm, a backward", "[gpu]") {
   fk::AttentionConfig c = make(fk::Algo::flash2, 1, 4, 97, 64, false);
   c.page_size = 24;
@@ -471,6 +520,19 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
         for (const std::vector<float>* t : {&out.o, &out.lse})
           for (float x : *t) nan += std::isnan(x);
         INFO("flash2 paged d" << d << " page " << page << " splits " << splits);
+        CHECK(nan == 0);
+      }
+  // Per-sequence key lengths, contiguous and paged, with and without splits.
+  for (int64_t d : {64, 128})
+    for (const int64_t page : {0, 16})
+      for (const int64_t splits : {1, 2}) {
+        fk::AttentionConfig c = make_paged({{2, 8, 2, 97, 200}, splits}, page, d, true, true);
+        c.key_lengths = {200, 97};
+        const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwd, 10);
+        int nan = 0;
+        for (const std::vector<float>* t : {&out.o, &out.lse})
+          for (float x : *t) nan += std::isnan(x);
+        INFO("flash2 key lengths d" << d << " page " << page << " splits " << splits);
         CHECK(nan == 0);
       }
   fk::AttentionConfig c = make(fk::Algo::standard, 2, 2, 97, 64, true);

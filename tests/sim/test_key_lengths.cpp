@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "sim/bounds.h"
 #include "sim/errors.h"
 #include "sim/execute.h"
 #include "sim/key_lengths_file.h"
@@ -167,7 +168,7 @@ TEST_CASE("key lengths: a count other than B, a length outside 1..Nk, causal len
   CHECK_THAT(refusal(f1), Catch::Contains("flash2's forward only"));
 }
 
-TEST_CASE("key lengths files: one positive integer a line, blank and # lines skipped; a bad line is refused by "
+TEST_CASE("key lengths files: one positive integer a line, blank and # lines skipped, a bad line refused by "
           "number",
           "[lengths][files]") {
   const std::string path = "test_key_lengths.txt";
@@ -193,4 +194,23 @@ TEST_CASE("key lengths files: one positive integer a line, blank and # lines ski
   }
   std::remove(path.c_str());
   CHECK_THROWS_AS(read_key_lengths("no/such/file"), InvalidInput);
+}
+
+TEST_CASE("key lengths: the compulsory bound reads each sequence's own K and V once, and the forward's io stays above it",
+          "[lengths][bounds]") {
+  const std::vector<int64_t> lengths = {4096, 100, 2048, 7};
+  Config c = lengths_config(16, 4, 1, 4096, lengths, 16, 128, false, true);
+  c.problem.headdim = 128;
+  c.tiling = {64, 128};
+  int64_t kv = 0;
+  for (const int64_t len : lengths) kv += 2 * 4 * len * 128 * 2;
+  const int64_t q_o = 4 * 16 * 1 * 128 * 2;
+  double io = 0;
+  for (const KernelCounts& k : closed_form_counts(c)) io += static_cast<double>(k.counts.io_read_bytes() + k.counts.io_write_bytes());
+  for (const Bound& b : bounds(c))
+    if (b.algo == RowAlgo::compulsory) {
+      CHECK(b.read_bytes == Approx(static_cast<double>(kv + q_o)));
+      CHECK(b.write_bytes == Approx(static_cast<double>(q_o)));
+      CHECK(io >= b.read_bytes + b.write_bytes);
+    }
 }

@@ -6,12 +6,15 @@
 # Usage, from the repository root on the GPU machine, BIN holding flashio and test_kernels_gpu
 # (and lib/ with libgomp.so.1), OUT an existing folder:
 #   experiments/results/h200_inference/measure.sh BIN OUT [PART]
-# PART: tests, speed, splits, paged or all (default); the device tool's 10-minute call takes one part at
+# PART: tests, speed, splits, paged, lengths or all (default); the device tool's 10-minute call takes one part at
 # a time. splits: split-KV's GPU tests and sanitizer runs, the copy bandwidth, decoding with
 # splits, GQA prefill again, and validate rows of decoding with splits. paged: the paged KV
 # cache's GPU tests, memcheck and racecheck (the sanitizer shape, and the two shapes in full
 # under memcheck), the copy bandwidth, decoding over pages of 16 and 256 tokens, and validate
-# rows of decoding and prefill over a paged cache.
+# rows of decoding and prefill over a paged cache. lengths: per-sequence key lengths' GPU tests
+# (and the paged and split ones again: the KV-cache instances changed), memcheck and racecheck,
+# decoding with lengths_b8.txt contiguous and paged, and validate rows of it and of prefill
+# with lengths_b2.txt.
 set -u
 if [ $# -lt 2 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
   echo "usage: $0 BIN OUT [tests|speed|all] (BIN holding flashio, OUT an existing folder)" >&2
@@ -52,6 +55,33 @@ if [ "$PART" = splits ]; then
     --measured-out "$OUT/validate_splits_measured.csv" --predicted-out "$OUT/validate_splits_predicted.csv" \
     > "$OUT/validate_splits.csv" 2> "$OUT/validate_splits.err"
   echo "rc=$?" >> "$OUT/validate_splits.err"
+  step done
+  exit 0
+fi
+if [ "$PART" = lengths ]; then
+  L=experiments/results/h200_inference
+  step tests
+  (timeout 200 "$BIN/test_kernels_gpu" "[lengths]" > "$OUT/tests_lengths.log" 2>&1; echo "rc=$?" >> "$OUT/tests_lengths.log")
+  (timeout 150 "$BIN/test_kernels_gpu" "[paged],[splits]" > "$OUT/tests_paged.log" 2>&1; echo "rc=$?" >> "$OUT/tests_paged.log")
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  step sanitize
+  (timeout 100 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
+  (timeout 100 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  step memcpy
+  timeout 60 python3 experiments/results/h200_inference/memcpy.py 2 > "$OUT/memcpy.txt" 2>&1
+  bench decode_lengths --algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1 --seqlen-k 32768 --headdim 128 \
+    --splits 1,auto --page-size 0,256 --lengths $L/lengths_b8.txt
+  step validate
+  timeout 150 "$BIN/flashio" validate --algo flash2 --batch 8 --heads 32 --kv-heads 8 --seqlen 1,4 \
+    --seqlen-k 32768 --headdim 128 --pass fwd --splits 1,4 --page-size 0,16 --causal=0,1 --lengths $L/lengths_b8.txt \
+    --format csv --measured-out "$OUT/validate_lengths_measured.csv" --predicted-out "$OUT/validate_lengths_predicted.csv" \
+    > "$OUT/validate_lengths.csv" 2> "$OUT/validate_lengths.err"
+  echo "rc=$?" >> "$OUT/validate_lengths.err"
+  timeout 80 "$BIN/flashio" validate --algo flash2 --batch 2 --heads 32 --kv-heads 8 --seqlen 97 \
+    --seqlen-k 4096 --headdim 64,128 --pass fwd --causal=0,1 --lengths $L/lengths_b2.txt --format csv \
+    --measured-out "$OUT/validate_lengths_prefill_measured.csv" --predicted-out "$OUT/validate_lengths_prefill_predicted.csv" \
+    > "$OUT/validate_lengths_prefill.csv" 2> "$OUT/validate_lengths_prefill.err"
+  echo "rc=$?" >> "$OUT/validate_lengths_prefill.err"
   step done
   exit 0
 fi
