@@ -82,6 +82,9 @@ if [ "$PART" = lengths ]; then
     --measured-out "$OUT/validate_lengths_prefill_measured.csv" --predicted-out "$OUT/validate_lengths_prefill_predicted.csv" \
     > "$OUT/validate_lengths_prefill.csv" 2> "$OUT/validate_lengths_prefill.err"
   echo "rc=$?" >> "$OUT/validate_lengths_prefill.err"
+  step "racecheck full, large"
+  (timeout 120 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "flash2 over a paged KV cache in full*" > "$OUT/racecheck_full.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck_full.log")
+  (timeout 120 "$BIN/test_kernels_gpu" "[large]" > "$OUT/tests_large.log" 2>&1; echo "rc=$?" >> "$OUT/tests_large.log")
   step done
   exit 0
 fi
