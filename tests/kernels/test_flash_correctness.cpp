@@ -362,8 +362,8 @@ TEST_CASE("flash2 over sequences of their own key lengths matches the reference 
     int64_t page;
   };
   const LengthsShape shapes[] = {
-      {{{4, 32, 8, 1, 32769}, 1}, {32769, 1, 5000, 16}, 0},   // decoding, contiguous
-      {{{4, 32, 8, 1, 32769}, 3}, {7, 32769, 32769, 129}, 256},  // splits over each sequence's own tiles, paged
+      {{{4, 16, 2, 1, 32769}, 1}, {32769, 1, 5000, 16}, 0},   // decoding, contiguous
+      {{{4, 16, 2, 1, 32769}, 3}, {7, 32769, 32769, 129}, 256},  // splits over each sequence's own tiles, paged
       {{{3, 8, 2, 97, 1000}, 1}, {1000, 97, 500}, 0},          // prefill onto caches of their own lengths
       {{{3, 8, 2, 97, 1000}, 3}, {97, 1000, 640}, 16},
   };
