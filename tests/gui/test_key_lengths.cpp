@@ -66,7 +66,7 @@ TEST_CASE("the panel's lengths file reaches flash2's forward Configs only, and a
   CHECK_THAT(compute_workbench(short_batch).problem_error, Catch::Contains("B = 4"));
 }
 
-TEST_CASE("the command line takes --lengths FILE and refuses a bad file in one line; settings keep the path",
+TEST_CASE("the command line takes --lengths FILE and refuses a bad file in one line, and settings keep the path",
           "[gui][lengths][options][settings]") {
   QTemporaryDir dir;
   REQUIRE(dir.isValid());

@@ -454,7 +454,7 @@ TEST_CASE("measured GQA and Nq != Nk rows of experiments/results are drawn only 
   const sim::Row* chosen = nullptr;
   for (const sim::Row& r : rows)
     if (r.source == sim::RowSource::measured && r.is_total() && r.algo == sim::RowAlgo::flash2 &&
-        r.pass == sim::Pass::fwd && r.kv_heads == 8 && r.seqlen == 97 && r.causal == 0 && r.page_size == 0 && r.time_ms)
+        r.pass == sim::Pass::fwd && r.kv_heads == 8 && r.seqlen == 97 && r.causal == 0 && r.page_size == 0 && r.lengths.empty() && r.time_ms)
       chosen = &r;
   REQUIRE(chosen != nullptr);
   auto window = test::make_window();
