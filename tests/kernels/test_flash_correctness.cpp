@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <sstream>
 #include <utility>
 
@@ -18,6 +19,14 @@ using flashio::test::ErrorStats;
 using flashio::test::within_tolerance;
 
 namespace {
+
+// NaNs left in the outputs (they are poisoned with NaN before each run): 0 when every element was written.
+int nan_count(std::initializer_list<const std::vector<float>*> outputs) {
+  int nan = 0;
+  for (const std::vector<float>* t : outputs)
+    for (float x : *t) nan += std::isnan(x);
+  return nan;
+}
 
 std::string label(const fk::AttentionConfig& c, const char* what) {
   std::ostringstream s;
@@ -479,9 +488,7 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
     else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
     const fk::HostOutputs out = flashio::test::run_config(c, e.pass == fk::Pass::fwd ? fk::Pass::fwd : fk::Pass::fwdbwd, 5);
-    int nan = 0;
-    for (const std::vector<float>* t : {&out.o, &out.lse, &out.dq, &out.dk, &out.dv})
-      for (float x : *t) nan += std::isnan(x);
+    const int nan = nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv});
     INFO(fk::to_string(e.algo) << " " << fk::to_string(e.pass) << " d" << e.headdim << " " << e.block_r << "x" << e.block_c);
     CHECK(nan == 0);
   }
@@ -490,9 +497,7 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     for (bool pack : {true, false}) {
       const fk::HostOutputs out =
           flashio::test::run_config(make_shape({1, 8, 2, 97, 200}, d, true, pack), fk::Pass::fwdbwd, 7);
-      int nan = 0;
-      for (const std::vector<float>* t : {&out.o, &out.lse, &out.dq, &out.dk, &out.dv})
-        for (float x : *t) nan += std::isnan(x);
+      const int nan = nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv});
       INFO("flash2 GQA d" << d << (pack ? " packed" : " unpacked"));
       CHECK(nan == 0);
     }
@@ -503,9 +508,7 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     for (bool pack : {true, false})
       for (const SplitShape& s : {SplitShape{{1, 8, 2, 97, 200}, 7, 64, 32}, SplitShape{{1, 8, 2, 97, 200}, 2}}) {
         const fk::HostOutputs out = flashio::test::run_config(make_split(s, d, true, pack), fk::Pass::fwd, 8);
-        int nan = 0;
-        for (const std::vector<float>* t : {&out.o, &out.lse})
-          for (float x : *t) nan += std::isnan(x);
+        const int nan = nan_count({&out.o, &out.lse});
         INFO("flash2 split-KV d" << d << (pack ? " packed" : " unpacked") << " splits " << s.splits);
         CHECK(nan == 0);
       }
@@ -516,9 +519,7 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
       for (const int64_t splits : {1, 2}) {
         const fk::HostOutputs out =
             flashio::test::run_config(make_paged({{1, 8, 2, 97, 200}, splits}, page, d, true, true), fk::Pass::fwd, 9);
-        int nan = 0;
-        for (const std::vector<float>* t : {&out.o, &out.lse})
-          for (float x : *t) nan += std::isnan(x);
+        const int nan = nan_count({&out.o, &out.lse});
         INFO("flash2 paged d" << d << " page " << page << " splits " << splits);
         CHECK(nan == 0);
       }
@@ -529,9 +530,7 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
         fk::AttentionConfig c = make_paged({{2, 8, 2, 97, 200}, splits}, page, d, true, true);
         c.key_lengths = {200, 97};
         const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwd, 10);
-        int nan = 0;
-        for (const std::vector<float>* t : {&out.o, &out.lse})
-          for (float x : *t) nan += std::isnan(x);
+        const int nan = nan_count({&out.o, &out.lse});
         INFO("flash2 key lengths d" << d << " page " << page << " splits " << splits);
         CHECK(nan == 0);
       }
@@ -539,8 +538,6 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
   c.mask = true;
   c.dropout = 0.1;
   const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwdbwd, 6);
-  int nan = 0;
-  for (const std::vector<float>* t : {&out.o, &out.dq, &out.dk, &out.dv})
-    for (float x : *t) nan += std::isnan(x);
+  const int nan = nan_count({&out.o, &out.dq, &out.dk, &out.dv});
   CHECK(nan == 0);
 }

@@ -13,9 +13,11 @@
 #include "sim/execute.h"
 #include "sim/key_lengths_file.h"
 #include "sim/simulate.h"
+#include "matrix_error.h"
 #include "tiled_config.h"
 
 using namespace flashio::sim;
+using flashio::sim::test::max_error;
 
 namespace {
 
@@ -29,14 +31,6 @@ Config lengths_config(int64_t heads, int64_t kv_heads, int64_t nq, int64_t nk, s
   Config c = test::shaped_config(Algo::flash2, Pass::fwd, batch, heads, kv_heads, nq, nk, 32, br, bc, causal, pack);
   c.problem.key_lengths = lengths_of(std::move(lengths));
   return c;
-}
-
-double max_error(const Matrix& a, const Matrix& b) {
-  REQUIRE(a.rows() == b.rows());
-  REQUIRE(a.cols() == b.cols());
-  double err = 0;
-  for (Eigen::Index i = 0; i < a.size(); ++i) err = std::max(err, std::abs(a.data()[i] - b.data()[i]));
-  return err;
 }
 
 Counts total(const std::vector<KernelCounts>& ks) {

@@ -12,9 +12,11 @@
 #include "sim/execute.h"
 #include "sim/paged_kv.h"
 #include "sim/simulate.h"
+#include "matrix_error.h"
 #include "tiled_config.h"
 
 using namespace flashio::sim;
+using flashio::sim::test::max_error;
 
 namespace {
 
@@ -24,14 +26,6 @@ Config paged_config(int64_t batch, int64_t heads, int64_t kv_heads, int64_t nq, 
   c.page_size = page;
   c.splits = splits;
   return c;
-}
-
-double max_error(const Matrix& a, const Matrix& b) {
-  REQUIRE(a.rows() == b.rows());
-  REQUIRE(a.cols() == b.cols());
-  double err = 0;
-  for (Eigen::Index i = 0; i < a.size(); ++i) err = std::max(err, std::abs(a.data()[i] - b.data()[i]));
-  return err;
 }
 
 int64_t table_bytes(const std::vector<KernelCounts>& ks) {

@@ -11,9 +11,11 @@
 #include "sim/execute.h"
 #include "sim/simulate.h"
 #include "sim/split_kv.h"
+#include "matrix_error.h"
 #include "tiled_config.h"
 
 using namespace flashio::sim;
+using flashio::sim::test::max_error;
 
 namespace {
 
@@ -22,14 +24,6 @@ Config split_config(int64_t batch, int64_t heads, int64_t kv_heads, int64_t nq, 
   Config c = test::shaped_config(Algo::flash2, Pass::fwd, batch, heads, kv_heads, nq, nk, d, br, bc, causal, pack);
   c.splits = splits;
   return c;
-}
-
-double max_error(const Matrix& a, const Matrix& b) {
-  REQUIRE(a.rows() == b.rows());
-  REQUIRE(a.cols() == b.cols());
-  double err = 0;
-  for (Eigen::Index i = 0; i < a.size(); ++i) err = std::max(err, std::abs(a.data()[i] - b.data()[i]));
-  return err;
 }
 
 int64_t bytes_of(const std::vector<KernelCounts>& ks, KernelKind kind, Tensor t, Dir dir) {
