@@ -16,7 +16,6 @@
 #include "tiled_config.h"
 
 using namespace flashio::sim;
-using flashio::sim::test::max_error;
 
 namespace {
 
@@ -81,13 +80,7 @@ TEST_CASE("paged KV: execute gathers K and V through the block table and equals 
       const Config c = paged_config(2, s.heads, s.kv_heads, s.nq, s.nk, 32, s.br, s.bc, s.causal, pack, s.page, s.splits);
       CAPTURE(s.heads, s.kv_heads, s.nq, s.nk, s.br, s.bc, s.causal, s.page, s.splits, pack);
       const ExecuteResult r = execute(c, 11);
-      for (int64_t bh = 0; bh < c.problem.batch_heads(); ++bh) {
-        const HeadTensors& got = r.heads[bh];
-        const HeadTensors& first = r.heads[bh - bh % c.problem.group()];
-        const HeadTensors ref = dense_reference(got.q, first.k, first.v, nullptr, c.problem.causal);
-        CHECK(max_error(got.o, ref.o) < 1e-12);
-        CHECK(max_error(got.lse, ref.lse) < 1e-12);
-      }
+      test::check_forward_matches_reference(c, r);
       CHECK(closed_form_counts(c) == r.kernels);
       CHECK(walk_counts(c) == r.kernels);
       CHECK(table_bytes(r.kernels) > 0);
