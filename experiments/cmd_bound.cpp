@@ -22,7 +22,8 @@ namespace {
 std::string tiling_line(sim::Algo algo, const sim::Problem& p, int64_t sram_bytes) {
   const sim::Tiling t = sim::rule_tiling(algo, p, sram_bytes);
   const int64_t m = sim::sram_elements(p, sram_bytes);
-  const int64_t tr = sim::ceil_div(p.seqlen, t.block_r), tc = sim::ceil_div(p.seqlen, t.block_c);
+  // Tc over the keys (Nk), Tr over one head's queries (docs/shapes.md).
+  const int64_t tr = sim::ceil_div(p.seqlen, t.block_r), tc = sim::ceil_div(p.keys(), t.block_c);
   char line[320];
   if (algo == sim::Algo::flash1)
     std::snprintf(line, sizeof line,

@@ -188,6 +188,13 @@ TEST_CASE("the options kv-heads, seqlen-k and gqa-pack are key columns of every 
   CHECK(square.out.find(",8,97,1,1,") != std::string::npos);  // Hkv = H, Nk = N, one split
 }
 
+TEST_CASE("bound's derived tiling counts the key tiles over Nk, the query tiles over Nq") {
+  const CliResult r = run_in_process({"bound", "--seqlen", "1", "--seqlen-k", "4096", "--headdim", "64"});
+  REQUIRE(r.status == 0);
+  // flash2's rule at M = 227 KiB, d = 64: Br = 454, Bc = 64, so Tr = 1 and Tc = 4096 / 64.
+  CHECK(r.out.find("Bc = min(Br, d) = 64; Tr = 1, Tc = 64") != std::string::npos);
+}
+
 TEST_CASE("split-KV: --splits takes counts and auto, rejects 0, words, counts beyond the key tiles and other "
           "algorithms naming the option, and its rows carry the split count") {
   check_rejected({{"simulate", "--splits", "0"}, "--splits"});
