@@ -124,8 +124,11 @@ ParseResult parse_command_line(const QStringList& arguments) {
       }
       else if (name == "page-size") {  // 0: contiguous (WorkbenchParams::page_size)
         p.page_size = value == "0" ? 0 : positive(name, value, 4096, ", or 0");
-        if (p.page_size % 16 != 0)
-          throw sim::InvalidInput("--page-size must be 0 or a multiple of 16 up to 4096 (got " + value + ")");
+        try {
+          sim::validate_page_size(p.page_size);
+        } catch (const sim::InvalidInput& e) {
+          throw sim::InvalidInput("--page-size: " + e.problem());
+        }
         cl.params_given = true;
       }
       else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }

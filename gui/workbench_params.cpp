@@ -58,10 +58,6 @@ int64_t resolved_splits(const sim::Config& config, int64_t requested) {
   return std::clamp<int64_t>(requested, 1, std::max<int64_t>(sim::forward_key_tiles(config), 1));
 }
 
-int64_t resolved_page_size(const sim::Config& config, int64_t requested) {
-  return config.algo == sim::Algo::flash2 && config.problem.pass == sim::Pass::fwd ? requested : 0;
-}
-
 sim::Hardware hardware_of(const WorkbenchParams& params) {
   return sim::hardware_preset(params.hw_name);
 }
@@ -76,10 +72,12 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   config.gqa_pack = params.gqa_pack;
   config.splits = resolved_splits(config, params.splits);
-  config.page_size = resolved_page_size(config, params.page_size);
-  // The lengths file, as the page size, for flash2's forward only (the others read whole caches).
-  if (!params.lengths_file.empty() && resolved_page_size(config, 1) != 0)
-    config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
+  // The page size and the lengths file for the Configs that read a KV cache (sim::reads_kv_cache);
+  // the others read whole contiguous K and V.
+  if (sim::reads_kv_cache(config)) {
+    config.page_size = params.page_size;
+    if (!params.lengths_file.empty()) config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
+  }
   return config;
 }
 

@@ -36,8 +36,8 @@ struct WorkbenchParams {
   // per Config). config_of sets it on flash2's forward Configs only, clamped to their key tiles.
   int64_t splits = 1;
   // sim::Config::page_size (a paged KV cache, docs/shapes.md): K and V in pages of P tokens read
-  // through a block table; 0: contiguous. config_of sets it on flash2's forward Configs only
-  // (the others read a contiguous cache, as the panel's tooltip says).
+  // through a block table; 0: contiguous. config_of sets it on the Configs that read a KV cache
+  // (sim::reads_kv_cache: flash2's forward; the panel's tooltip says so).
   int64_t page_size = 0;
   // Per-sequence key lengths (docs/shapes.md): the file of one key length per sequence, read by
   // config_of for flash2's forward Configs only (sim::read_key_lengths; a bad file throws
@@ -69,9 +69,6 @@ WorkbenchParams decode_preset(const WorkbenchParams& params);
 // the Config's key tiles ⌈Nk / Bc⌉ (a tiling with fewer key tiles than asked runs one split per
 // tile, rather than refusing; the panel's tooltip says so). `config.splits` is ignored.
 int64_t resolved_splits(const sim::Config& config, int64_t requested);
-// The page size a Config gets from `requested`: it for flash2 with a forward pass of its own
-// (--pass fwd), 0 (contiguous) for every other algorithm and pass.
-int64_t resolved_page_size(const sim::Config& config, int64_t requested);
 
 // The hardware preset (throws sim::InvalidInput for an unknown name).
 sim::Hardware hardware_of(const WorkbenchParams& params);

@@ -231,10 +231,8 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       const size_t page_bytes = static_cast<size_t>(st.pages.pages * hkv * c.page_size * c.headdim) * 2;
       st.k_pages.allocate(page_bytes);
       st.v_pages.allocate(page_bytes);
-      std::vector<int> table(static_cast<size_t>(st.pages.pages));
-      for (int64_t b = 0; b < c.batch; ++b)
-        for (int64_t q = 0; q < st.pages.pages_per_sequence; ++q)
-          table[b * st.pages.pages_per_sequence + q] = static_cast<int>(st.pages.physical(b, q));
+      const std::vector<int64_t> entries = sim::block_table_entries(st.pages);
+      const std::vector<int> table(entries.begin(), entries.end());  // int32 on the device
       st.block_table.allocate(table.size() * sizeof(int));
       FLASHIO_CUDA_CHECK(cudaMemcpy(st.block_table.ptr, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
       // Rows of a partial last page that no key fills are never read; zero them anyway.

@@ -102,6 +102,13 @@ Config pass_config(const Config& config, Pass pass) {
   return c;
 }
 
+void validate_page_size(int64_t page_size) {
+  if (page_size < 0 || page_size % kPageSizeMultiple != 0)
+    throw InvalidInput(Field::page_size, "must be 0 (a contiguous KV cache) or a positive multiple of " +
+                                             std::to_string(kPageSizeMultiple) + " tokens (got " +
+                                             std::to_string(page_size) + ")");
+}
+
 void validate(const Config& c) {
   validate(c.problem);
   if (c.sram_bytes <= 0)
@@ -129,13 +136,11 @@ void validate(const Config& c) {
       throw InvalidInput(Field::splits, "at most the forward's key tiles, ceil(Nk / Bc) = " + std::to_string(key_tiles) +
                                             " (got " + std::to_string(c.splits) + ")");
   }
-  if (!c.problem.key_lengths.empty() && (c.algo != Algo::flash2 || c.problem.pass != Pass::fwd))
+  if (!c.problem.key_lengths.empty() && !reads_kv_cache(c))
     throw InvalidInput(Field::key_lengths, "per-sequence key lengths are read by flash2's forward only; allowed with " +
                                                to_string(c.algo) + " " + to_string(c.problem.pass) + ": no key lengths");
   if (c.page_size != 0) {
-    if (c.page_size < 0 || c.page_size % kPageSizeMultiple != 0)
-      throw InvalidInput(Field::page_size, "must be 0 (contiguous) or a positive multiple of " +
-                                               std::to_string(kPageSizeMultiple) + " (got " + std::to_string(c.page_size) + ")");
+    validate_page_size(c.page_size);
     if (c.algo != Algo::flash2)
       throw InvalidInput(Field::page_size, "only flash2 reads a paged KV cache; allowed with " + to_string(c.algo) +
                                                ": page_size = 0");

@@ -61,6 +61,24 @@ struct Config {
   int64_t page_size = 0;
 };
 
+// Whether the configuration reads a KV cache of its own layout, so that Config::page_size and
+// Problem::key_lengths apply: flash2's forward pass (`--pass fwd`); every other algorithm and
+// pass reads whole contiguous K and V.
+inline bool reads_kv_cache(const Config& config) {
+  return config.algo == Algo::flash2 && config.problem.pass == Pass::fwd;
+}
+// Throws InvalidInput (Field::page_size) unless `page_size` is 0 (contiguous) or a positive
+// multiple of kPageSizeMultiple (sim/paged_kv.h): the one check the front ends' parsers call too.
+void validate_page_size(int64_t page_size);
+// The configuration one sequence of `keys` keys runs (per-sequence key lengths, sim/problem.h):
+// Nk = keys, no lengths.
+inline Config with_keys(const Config& config, int64_t keys) {
+  Config c = config;
+  c.problem.seqlen_k = keys;
+  c.problem.key_lengths = {};
+  return c;
+}
+
 // The tensor sizes the configuration implies beyond its problem (sim/tensor.h).
 inline TensorLayout tensor_layout(const Config& config) { return {config.splits, config.page_size}; }
 

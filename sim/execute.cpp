@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -40,10 +41,9 @@ class Memory {
   // (sim/tensor.h). Paged, the block table holds the table flashio runs with (sim/paged_kv.h).
   Memory(const Problem& p, const TensorLayout& layout)
       : problem_(p), layout_(layout), pages_(page_table(p.batch, p.keys(), layout.page_size)) {
-    if (pages_.page_size > 0)
-      for (int64_t b = 0; b < p.batch; ++b)
-        for (int64_t q = 0; q < pages_.pages_per_sequence; ++q)
-          at(Tensor::block_table)(b * pages_.pages_per_sequence + q, 0) = static_cast<double>(pages_.physical(b, q));
+    const std::vector<int64_t> entries = block_table_entries(pages_);
+    for (size_t l = 0; l < entries.size(); ++l)
+      at(Tensor::block_table)(static_cast<Eigen::Index>(l), 0) = static_cast<double>(entries[l]);
   }
 
   Matrix& at(Tensor t) {
@@ -182,7 +182,7 @@ Tiles make_tiles(const Config& c, bool group_rows) {
   t.group = p.group();
   t.group_rows = group_rows;
   t.heads = group_rows ? p.batch * p.kv_heads_count() : p.batch * p.heads;
-  t.grid_heads_per_batch = group_rows ? p.kv_heads_count() : p.heads;
+  t.grid_heads_per_batch = grid_heads_per_batch(p, group_rows);
   t.page_size = c.page_size;
   t.nq = p.seqlen;
   t.nk = p.keys();
@@ -289,17 +289,11 @@ SequenceTiles sequence_tiles(const Config& c, bool group_rows) {
     st.distinct.push_back(make_tiles(c, group_rows));
     return st;
   }
-  std::vector<int64_t> lengths;  // of distinct
+  std::map<int64_t, size_t> index_of;  // key length → its Tiles in distinct
   for (const int64_t len : *c.problem.key_lengths.values) {
-    const auto at = std::find(lengths.begin(), lengths.end(), len);
-    if (at == lengths.end()) {
-      Config one = c;
-      one.problem.seqlen_k = len;
-      one.problem.key_lengths = {};
-      st.distinct.push_back(make_tiles(one, group_rows));
-      lengths.push_back(len);
-    }
-    st.of_batch.push_back(static_cast<size_t>(std::find(lengths.begin(), lengths.end(), len) - lengths.begin()));
+    const auto [at, added] = index_of.try_emplace(len, st.distinct.size());
+    if (added) st.distinct.push_back(make_tiles(with_keys(c, len), group_rows));
+    st.of_batch.push_back(at->second);
   }
   return st;
 }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <vector>
 
 namespace flashio::sim {
 
@@ -48,6 +49,13 @@ struct PageTable {
     return logical * multiplier % pages;  // L, m < T < 2^31 (Config's check): no overflow
   }
 };
+// The table's entries, sequence after sequence (row-major (B, ⌈Nk / P⌉)), as the kernels and
+// execute hold it.
+inline std::vector<int64_t> block_table_entries(const PageTable& t) {
+  std::vector<int64_t> entries(static_cast<size_t>(t.pages));
+  for (int64_t l = 0; l < t.pages; ++l) entries[static_cast<size_t>(l)] = t.physical(l / t.pages_per_sequence, l % t.pages_per_sequence);
+  return entries;
+}
 inline PageTable page_table(int64_t batch, int64_t keys, int64_t page_size) {
   PageTable t;
   if (page_size <= 0) return t;

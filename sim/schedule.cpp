@@ -23,6 +23,7 @@ TileGrid tile_grid(const Config& c, bool group_rows) {
 }
 
 int64_t grid_heads(const Problem& p, bool group_rows) { return group_rows ? p.batch_kv_heads() : p.batch_heads(); }
+int64_t grid_heads_per_batch(const Problem& p, bool group_rows) { return group_rows ? p.kv_heads_count() : p.heads; }
 
 GemmKeyTiles gemm_key_tiles(int64_t seqlen) { return {seqlen, standard_gemm_main_keys(seqlen)}; }
 

@@ -122,6 +122,8 @@ struct TileGrid {
 TileGrid tile_grid(const Config& config, bool group_rows = false);
 // Grid heads of a kernel: B·Hkv when its blocks take a group's rows, else B·H.
 int64_t grid_heads(const Problem& problem, bool group_rows);
+// The same per sequence (batch element): Hkv or H; grid head gh is of sequence gh / this.
+int64_t grid_heads_per_batch(const Problem& problem, bool group_rows);
 
 // Split-KV's combine kernel (kernels/flash2_fwd_combine.cuh): 64 query rows of one query head
 // per block, 128 threads (docs/shapes.md, "Split-KV").

@@ -25,7 +25,7 @@ struct KvPages {
 KvPages kv_pages(const Config& c, const TileGrid& g, bool group_rows) {
   KvPages kp;
   kp.page_size = c.page_size;
-  kp.grid_heads_per_batch = group_rows ? c.problem.kv_heads_count() : c.problem.heads;
+  kp.grid_heads_per_batch = grid_heads_per_batch(c.problem, group_rows);
   kp.entries_before.assign(static_cast<size_t>(g.tc + 1), 0);
   for (int64_t j = 0; j < g.tc; ++j)
     kp.entries_before[j + 1] = kp.entries_before[j] + pages_touched(j * g.bc, g.cols_in(j), c.page_size);
@@ -109,7 +109,7 @@ struct ForwardRuns {
 };
 std::shared_ptr<const ForwardRuns> forward_runs(const Config& c) {
   auto out = std::make_shared<ForwardRuns>();
-  out->grid_heads_per_batch = c.gqa_pack ? c.problem.kv_heads_count() : c.problem.heads;
+  out->grid_heads_per_batch = grid_heads_per_batch(c.problem, c.gqa_pack);
   const auto add = [&](const Config& rc) {
     ForwardRun r;
     r.c = rc;
@@ -126,10 +126,7 @@ std::shared_ptr<const ForwardRuns> forward_runs(const Config& c) {
   const std::vector<int64_t>& lengths = *c.problem.key_lengths.values;
   for (size_t b = 0; b < lengths.size(); ++b) {
     if (b == 0 || lengths[b] != lengths[b - 1]) {
-      Config rc = c;
-      rc.problem.seqlen_k = lengths[b];
-      rc.problem.key_lengths = {};
-      add(rc);
+      add(with_keys(c, lengths[b]));
       out->head_runs.push_back({static_cast<int64_t>(b) * out->grid_heads_per_batch, 0});
     }
     out->head_runs.back().count += out->grid_heads_per_batch;
