@@ -122,15 +122,7 @@ TEST_CASE("key lengths: the L2 model reads each sequence's own keys once", "[len
 TEST_CASE("key lengths: a count other than B, a length outside 1..Nk, causal lengths below Nq, another algorithm or "
           "a backward are refused naming key_lengths",
           "[lengths]") {
-  auto refusal = [](const Config& c) -> std::string {
-    try {
-      validate(c);
-    } catch (const InvalidInput& e) {
-      if (e.field() == Field::key_lengths) return e.what();
-      return std::string("another field: ") + e.what();
-    }
-    return "accepted";
-  };
+  auto refusal = [](const Config& c) { return test::refusal_of(c, Field::key_lengths); };
   Config c = lengths_config(4, 2, 3, 100, {100, 50, 3}, 16, 32, true, true);
   CHECK(refusal(c) == "accepted");
   c.problem.batch = 4;

@@ -127,15 +127,7 @@ TEST_CASE("paged KV: the L2 model reads the scattered pages about once, as the c
 TEST_CASE("paged KV: a page size that is not a multiple of 16, another algorithm or a backward is refused "
           "naming page_size and what is allowed",
           "[paged]") {
-  auto refusal = [](const Config& c) -> std::string {
-    try {
-      validate(c);
-    } catch (const InvalidInput& e) {
-      if (e.field() == Field::page_size) return e.what();
-      return std::string("another field: ") + e.what();
-    }
-    return "accepted";
-  };
+  auto refusal = [](const Config& c) { return test::refusal_of(c, Field::page_size); };
   Config c = paged_config(2, 4, 2, 1, 100, 64, 16, 32, false, true, 24, 1);
   CHECK_THAT(refusal(c), Catch::Contains("multiple of 16"));
   c.page_size = -16;

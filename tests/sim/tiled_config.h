@@ -1,6 +1,9 @@
 // Test helper: a configuration with an explicit Br × Bc tiling on the h200 preset's M.
 #pragma once
+#include <string>
+
 #include "sim/config.h"
+#include "sim/errors.h"
 #include "sim/hardware.h"
 
 namespace flashio::sim::test {
@@ -28,6 +31,18 @@ inline Config shaped_config(Algo algo, Pass pass, int64_t batch, int64_t heads, 
   c.problem.seqlen_k = nk;
   c.gqa_pack = pack;
   return c;
+}
+
+// What sim::validate says of `config`: "accepted", its message when it names `field`, or
+// "another field: " and the message otherwise.
+inline std::string refusal_of(const Config& config, Field field) {
+  try {
+    validate(config);
+  } catch (const InvalidInput& e) {
+    if (e.field() == field) return e.what();
+    return std::string("another field: ") + e.what();
+  }
+  return "accepted";
 }
 
 }  // namespace flashio::sim::test
