@@ -48,7 +48,7 @@ void print_report(std::ostream& out, const sim::Config& c) {
   const int64_t m = sim::sram_elements(p, c.sram_bytes);
   out << "N = " << p.seqlen << ", d = " << p.headdim << ", M = " << format_size(c.sram_bytes)
       << " = " << m << " " << sim::to_string(p.dtype) << " elements; B·H = " << p.batch_heads()
-      << ", " << sim::to_string(p.pass) << (p.causal ? ", causal" : "") << ", hw " << c.hw.name
+      << ", " << sim::to_string(p.pass) << sim::band_label(p) << ", hw " << c.hw.name
       << "\n";
   out << "derived tiling (the paper's rule from M):\n"
       << tiling_line(sim::Algo::flash1, p, c.sram_bytes) << "\n"

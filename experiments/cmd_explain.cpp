@@ -87,7 +87,7 @@ void print_schedule(std::ostream& out, const sim::Config& c) {
   out << "flashio explain: " << algo_story(c.algo) << "\n";
   out << "problem: B = " << p.batch << ", H = " << p.heads << ", N = " << p.seqlen
       << ", d = " << p.headdim << ", " << sim::to_string(p.dtype) << ", " << sim::to_string(p.pass)
-      << (p.causal ? ", causal" : "") << "\n";
+      << sim::band_label(p) << "\n";
   if (c.algo != sim::Algo::standard) {
     out << "M = " << format_size(c.sram_bytes) << " = " << sim::sram_elements(p, c.sram_bytes)
         << " elements; tiles Br = " << g.br << ", Bc = " << g.bc << " (Tr = " << g.tr

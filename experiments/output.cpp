@@ -548,7 +548,8 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
         (key == "block_mask" && value.empty()) || (key == "kernel" && first.is_total()) ||
         (key == "kv_heads" && !grouped) || (key == "seqlen_k" && first.seqlen_k == first.seqlen) ||
         (key == "gqa_pack" && !grouped) || (key == "splits" && first.splits == 1) ||
-        (key == "page_size" && first.page_size == 0) || (key == "lengths" && first.lengths.empty()))
+        (key == "page_size" && first.page_size == 0) || (key == "lengths" && first.lengths.empty()) ||
+        (key == "window_left" && value == "none") || (key == "window_right" && value == "none"))
       continue;
     std::string shown_value = value;
     if (key == "sram_bytes" && rows.front()->sram_bytes) shown_value = format_size(*rows.front()->sram_bytes);

@@ -84,6 +84,22 @@ std::vector<int64_t> page_sizes(const std::string& text) {
   return out;
 }
 
+// --window-left, --window-right: keys >= 0 (lists and ranges) or `none` (sim::kNoWindow, unbounded).
+std::vector<int64_t> window_sides(const std::string& option, const std::string& text) {
+  std::vector<int64_t> out;
+  for (const std::string& item : parse_name_list(option, text)) {
+    std::vector<int64_t> values{sim::kNoWindow};
+    if (item != "none") {
+      values = parse_int_list(option, item);
+      for (int64_t v : values)
+        if (v < 0) throw UsageError(option + " must be numbers of keys >= 0 or none (got " + std::to_string(v) + ")");
+    }
+    for (int64_t v : values)
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
 template <typename T>
 int64_t size_or_one(const std::vector<T>& v) {
   return v.empty() ? 1 : static_cast<int64_t>(v.size());
@@ -98,7 +114,8 @@ int64_t SweepSpec::size() const {
                            size_or_one(dropouts),   size_or_one(block_masks), size_or_one(sram_bytes),
                            size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
                            size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs),
-                           size_or_one(splits),     size_or_one(page_sizes),  size_or_one(key_lengths)};
+                           size_or_one(splits),     size_or_one(page_sizes),  size_or_one(key_lengths),
+                           size_or_one(window_lefts), size_or_one(window_rights)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -143,7 +160,13 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
       ("headdim", po::value<std::string>(), text("d, head dimension (list or range)", d.headdim).c_str())
       ("dtype", po::value<std::string>(), text("fp16, bf16, fp32 (list)", d.dtype).c_str())
       ("causal", po::value<std::string>()->implicit_value("1"),
-       "causal mask (a switch; --causal=0,1 sweeps both) [0]")
+       "causal mask (a switch; --causal=0,1 sweeps both; the same attention as --window-right 0) [0]")
+      ("window-left", po::value<std::string>(),
+       "sliding window: query i sees keys j >= i + Nk - N - L, so each query its L keys before its own "
+       "position and tiles wholly outside the band are skipped; none: unbounded (list or range, none among them) [none]")
+      ("window-right", po::value<std::string>(),
+       "sliding window: query i sees keys j <= i + Nk - N + R (0: causal; not with --causal) "
+       "(list or range, none among them) [none]")
       ("mask", po::value<std::string>()->implicit_value("1"),
        "standard: a separate key-padding mask pass over S (a switch; --mask=0,1 sweeps) [0]")
       ("dropout", po::value<std::string>(),
@@ -206,6 +229,8 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
                                sim::allowed_dtypes());
   s.causals = parse_switch_list("--causal", given_or(vm, "causal", "0"));
+  s.window_lefts = window_sides("--window-left", given_or(vm, "window-left", "none"));
+  s.window_rights = window_sides("--window-right", given_or(vm, "window-right", "none"));
   s.masks = parse_switch_list("--mask", given_or(vm, "mask", "0"));
   s.dropouts = parse_real_list("--dropout", given_or(vm, "dropout", "0"));
   for (double p : s.dropouts)
@@ -273,6 +298,8 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   p.headdim = s.headdims[at.headdim];
   p.dtype = s.dtypes[at.dtype];
   p.causal = s.causals[at.causal] != 0;
+  p.window_left = s.window_lefts[at.window_left];
+  p.window_right = s.window_rights[at.window_right];
   p.mask = s.masks[at.mask] != 0;
   p.dropout = s.dropouts[at.dropout];
   p.pass = s.passes[at.pass];
@@ -300,7 +327,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   // The odometer: digit k runs over list k; the last digit (algo) turns fastest.
   SweepPoint at;
   size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
-                      &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.mask,       &at.dropout,
+                      &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.window_left, &at.window_right, &at.mask,       &at.dropout,
                       &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.key_lengths,
                       &at.page_size, &at.splits, &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
@@ -308,7 +335,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
                            s.heads.size(),     std::max<size_t>(1, s.kv_heads.size()),
                            s.headdims.size(),
                            s.seqlens.size(),   std::max<size_t>(1, s.seqlens_k.size()),
-                           s.causals.size(),
+                           s.causals.size(), s.window_lefts.size(), s.window_rights.size(),
                            s.masks.size(),     s.dropouts.size(),
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),

@@ -15,7 +15,7 @@ namespace {
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
-    "gqa-pack", "splits", "page-size", "lengths", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "gqa-pack", "splits", "page-size", "lengths", "window-left", "window-right", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
 
@@ -39,7 +39,7 @@ int64_t positive(const std::string& option, const std::string& text, int64_t max
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
          "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto] [--page-size P]\n"
-         "  [--lengths FILE]\n"
+         "  [--lengths FILE] [--window-left L|none] [--window-right R|none]\n"
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
@@ -53,7 +53,9 @@ std::string usage_text() {
          "  --page-size: flash2's forward over a paged KV cache, pages of P tokens (a multiple of\n"
          "  16 up to 4096); 0: contiguous, the default\n"
          "  --lengths: flash2's forward over sequences of their own key lengths, FILE holding one\n"
-         "  per line, one line per sequence\n";
+         "  per line, one line per sequence\n"
+         "  --window-left, --window-right: a sliding window, query i seeing keys\n"
+         "  i + NK - N - L ... i + NK - N + R; none (the default): that side unbounded\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -120,6 +122,11 @@ ParseResult parse_command_line(const QStringList& arguments) {
       }
       else if (name == "splits") {  // 0 stands for auto (WorkbenchParams::splits)
         p.splits = value == "auto" ? 0 : positive(name, value, 128, ", or auto");
+        cl.params_given = true;
+      }
+      else if (name == "window-left" || name == "window-right") {  // none: sim::kNoWindow
+        const int64_t side = value == "none" ? sim::kNoWindow : value == "0" ? 0 : positive(name, value, 1 << 20, ", 0 or none");
+        (name == "window-left" ? p.problem.window_left : p.problem.window_right) = side;
         cl.params_given = true;
       }
       else if (name == "page-size") {  // 0: contiguous (WorkbenchParams::page_size)

@@ -24,6 +24,8 @@ std::string_view field_label(sim::Field field) {
     case Field::splits: return "splits (split-KV)";
     case Field::page_size: return "page size (paged KV)";
     case Field::key_lengths: return "key lengths file";
+    case Field::window_left: return "window left";
+    case Field::window_right: return "window right";
     case Field::hardware: return "hardware preset";
     case Field::count_method: return "count method";  // the workbench counts with formula and walk
     case Field::tracked_row: return "row";

@@ -117,6 +117,16 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   for (auto p : {sim::Pass::fwd, sim::Pass::bwd, sim::Pass::fwdbwd})
     pass_->addItem(QString::fromStdString(sim::to_string(p)));
   causal_ = new QCheckBox("causal");
+  causal_->setToolTip("Causal: query i sees keys j <= i + Nk - N (the same attention as window right = 0)");
+  const char* window_help =
+      "A sliding window (local attention): query i sees keys i + Nk - N - L ... i + Nk - N + R, so each "
+      "query its L keys before its own position and R after. Tiles wholly outside the band are skipped "
+      "(the tiling view greys them), so io grows with N·(L + R + tile) instead of N². \"none\": that side "
+      "unbounded. Causal is R = 0 (give causal or R, not both).";
+  window_left_ = spin(-1, 1 << 20, -1, window_help);
+  window_left_->setSpecialValueText("none");
+  window_right_ = spin(-1, 1 << 20, -1, window_help);
+  window_right_->setSpecialValueText("none");
 
   hw_ = new QComboBox();
   for (const auto& name : sim::hardware_preset_names()) hw_->addItem(QString::fromStdString(name));
@@ -185,6 +195,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   causal_row->addWidget(causal_, 1);
   causal_row->addWidget(decode_);
   pf->addRow("", causal_row);
+  pf->addRow(label(Field::window_left), pair(window_left_, label(Field::window_right), window_right_));
   pf->addRow("", gqa_pack_);
   pf->addRow(label(Field::splits), pair(splits_, label(Field::page_size), page_size_));
   pf->addRow(label(Field::key_lengths), lengths_file_);
@@ -231,7 +242,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 
   for (QSpinBox* s : {batch_, heads_, seqlen_, headdim_, kv_heads_, seqlen_k_, sweep_min_, sweep_max_,
-                      block_r_, block_c_, splits_, page_size_})
+                      block_r_, block_c_, splits_, page_size_, window_left_, window_right_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::emit_changed);
   for (QSpinBox* s : {heads_, kv_heads_})
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::sync_gqa_pack_enabled);
@@ -334,6 +345,8 @@ WorkbenchParams ParameterPanel::params() const {
   p.problem.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(pass_->currentText().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = causal_->isChecked();
+  p.problem.window_left = window_left_->value();  // −1 is sim::kNoWindow
+  p.problem.window_right = window_right_->value();
   p.hw_name = hw_->currentText().toStdString();
   p.sram_bytes = sram_->value();
   p.algos.clear();
@@ -363,6 +376,8 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   dtype_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.dtype)));
   pass_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.pass)));
   causal_->setChecked(p.problem.causal);
+  window_left_->setValue(static_cast<int>(std::clamp<int64_t>(p.problem.window_left, -1, 1 << 20)));
+  window_right_->setValue(static_cast<int>(std::clamp<int64_t>(p.problem.window_right, -1, 1 << 20)));
   hw_->setCurrentText(QString::fromStdString(p.hw_name));
   sram_->setValue(static_cast<int>(p.sram_bytes > 0 ? p.sram_bytes
                                                     : sim::hardware_preset(p.hw_name).sram_bytes));

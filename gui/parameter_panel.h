@@ -38,6 +38,8 @@ class ParameterPanel : public QWidget {
   QSpinBox* page_size_box() const { return page_size_; }
   QLineEdit* lengths_file_box() const { return lengths_file_; }
   QCheckBox* causal_box() const { return causal_; }
+  QSpinBox* window_left_box() const { return window_left_; }
+  QSpinBox* window_right_box() const { return window_right_; }
   QPushButton* decode_button() const { return decode_; }
   // sim's reason (by the panel's labels) when the problem cannot exist; empty when it can.
   QString problem_error_text() const { return problem_error_->text(); }
@@ -68,6 +70,8 @@ class ParameterPanel : public QWidget {
   QLabel* problem_error_;
   QComboBox *dtype_, *pass_, *hw_, *shape_;
   QCheckBox* causal_;
+  QSpinBox* window_left_;   // −1 ("none"): unbounded
+  QSpinBox* window_right_;
   QSpinBox* sram_;
   QSlider* sram_slider_;
   QLabel* sram_label_;

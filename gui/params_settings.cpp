@@ -18,6 +18,8 @@ void save_params(QSettings& s, const WorkbenchParams& p) {
   s.setValue("problem/dtype", QString::fromStdString(sim::to_string(p.problem.dtype)));
   s.setValue("problem/pass", QString::fromStdString(sim::to_string(p.problem.pass)));
   s.setValue("problem/causal", p.problem.causal);
+  s.setValue("problem/window_left", static_cast<qlonglong>(p.problem.window_left));
+  s.setValue("problem/window_right", static_cast<qlonglong>(p.problem.window_right));
   s.setValue("problem/gqa_pack", p.gqa_pack);
   s.setValue("problem/splits", static_cast<qlonglong>(p.splits));
   s.setValue("problem/page_size", static_cast<qlonglong>(p.page_size));
@@ -47,6 +49,12 @@ std::optional<WorkbenchParams> restore_params(const QSettings& s) {
   p.problem.dtype = sim::parse_dtype(s.value("problem/dtype").toString().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(s.value("problem/pass").toString().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = s.value("problem/causal", false).toBool();
+  // A window side is none (−1) or 0..2^20 keys (the panel's range); anything else reads as none.
+  for (auto [key, side] : {std::pair{"problem/window_left", &p.problem.window_left},
+                           std::pair{"problem/window_right", &p.problem.window_right}}) {
+    *side = s.value(key, static_cast<qlonglong>(sim::kNoWindow)).toLongLong();
+    if (*side < 0 || *side > (1 << 20)) *side = sim::kNoWindow;
+  }
   p.gqa_pack = s.value("problem/gqa_pack", true).toBool();
   p.splits = std::clamp<qlonglong>(s.value("problem/splits", 1).toLongLong(), 0, 128);  // 0: auto
   // A multiple of 16 in 0..4096 (0: contiguous); anything else a settings file holds reads as 0.

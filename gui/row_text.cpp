@@ -66,7 +66,7 @@ QString row_tooltip(const sim::Row& row) {
 ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass) {
   const sim::Problem& p = params.problem;
   ProblemKey key{p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
-                 p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, params.splits, params.page_size,
+                 p.window_left, p.window_right, p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, params.splits, params.page_size,
                  params.lengths_file, std::nullopt};
   try {
     WorkbenchParams of_pass = params;
@@ -97,7 +97,8 @@ bool row_matches(const sim::Row& row, const ProblemKey& key) {
   const bool reads_cache = row.algo == sim::RowAlgo::flash2 && row.pass == sim::Pass::fwd;  // sim::reads_kv_cache
   return row.is_total() && row.batch == key.batch && row.heads == key.heads &&
          row.seqlen == key.seqlen && row.headdim == key.headdim && row.dtype == key.dtype &&
-         row.pass == key.pass && row.causal == key.causal &&
+         row.pass == key.pass && row.causal == key.causal && row.window_left == key.window_left &&
+         row.window_right == key.window_right &&
          resolved(row.kv_heads, row.heads) == key.kv_heads &&
          resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
          (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0)) &&

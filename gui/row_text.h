@@ -22,7 +22,7 @@ QString packing_text(int64_t heads, int64_t kv_heads, bool gqa_pack);
 QString row_tooltip(const sim::Row& row);
 
 // Whether a loaded row (measured or peer) is of the problem the panel shows: the same B, H, Hkv,
-// N, Nk, d, dtype, causal flag and pass, the same gqa_pack where the problem groups query heads
+// N, Nk, d, dtype, causal flag, window and pass, the same gqa_pack where the problem groups query heads
 // (without grouping both values are one schedule, docs/shapes.md), and a whole-pass
 // (kernel=total) row. kv_heads and seqlen_k are resolved (never 0), as sim's row reader
 // resolves a file's. A flash2 row's splits must be the panel's splits resolved for that row's
@@ -34,6 +34,7 @@ struct ProblemKey {
   sim::DType dtype;
   sim::Pass pass;
   int causal;
+  int64_t window_left = sim::kNoWindow, window_right = sim::kNoWindow;  // the panel's window
   int64_t kv_heads, seqlen_k;
   int gqa_pack;
   int64_t splits = 1;                   // the panel's request (0: auto)

@@ -104,14 +104,27 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
         }
       }
     }
-  // Causal: scores above the diagonal inside visited tiles are masked, not computed.
-  if (trace_->config.problem.causal) {
+  // Scores the band hides inside visited tiles are masked, not computed (square: query i sees
+  // keys i − L … i + R): right of the diagonal R + 1 over (causal: R = 0), left of it L + 1 under.
+  const sim::KeyBand band = trace_->config.problem.band_of();
+  const QBrush masked_brush(QColor(120, 120, 120, 90), Qt::Dense6Pattern);
+  if (band.right != sim::kNoWindow && band.right + 1 < n) {
+    const double k = static_cast<double>(band.right + 1);
     QPainterPath masked;
-    masked.moveTo(left + cell, top);
+    masked.moveTo(left + k * cell, top);
     masked.lineTo(left + side, top);
-    masked.lineTo(left + side, top + side - cell);
+    masked.lineTo(left + side, top + side - k * cell);
     masked.closeSubpath();
-    p.fillPath(masked, QBrush(QColor(120, 120, 120, 90), Qt::Dense6Pattern));
+    p.fillPath(masked, masked_brush);
+  }
+  if (band.left != sim::kNoWindow && band.left + 1 < n) {
+    const double k = static_cast<double>(band.left + 1);
+    QPainterPath masked;
+    masked.moveTo(left, top + k * cell);
+    masked.lineTo(left, top + side);
+    masked.lineTo(left + side - k * cell, top + side);
+    masked.closeSubpath();
+    p.fillPath(masked, masked_brush);
   }
   p.setPen(QPen(QColor(235, 235, 235), 0.5));
   if (cell >= 4)
@@ -186,7 +199,9 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
   };
   swatch(left, kCurrent, "current tile");
   swatch(left + 110, kDone, "done");
-  swatch(left + 170, kSkipped, "skipped (causal)");
+  swatch(left + 170, kSkipped, trace_->config.algo == sim::Algo::blocksparse ? "skipped (block mask)"
+                               : trace_->config.problem.banded()          ? "skipped (outside the band)"
+                                                                          : "skipped");
   swatch(sx, kSram, "in SRAM");
   swatch(sx + 80, kRead, "read", true);
   swatch(sx + 135, kWrite, "written", true);
@@ -338,9 +353,11 @@ void TilingView::redraw(const ViewInputs& inputs) {
   p.seqlen = base_problem_.seqlen;
   p.headdim = base_problem_.headdim;
   p.causal = base_problem_.causal;
+  // The window is the panel's (the teaching view has no control of its own for it).
   const sim::Hardware hw = hardware_of(params);
   const int64_t m = effective_sram_bytes(params);
-  if (p.dtype == base_problem_.dtype && m == sram_bytes_ && hw.name == hw_.name)
+  if (p.dtype == base_problem_.dtype && m == sram_bytes_ && hw.name == hw_.name &&
+      p.window_left == base_problem_.window_left && p.window_right == base_problem_.window_right)
     return;  // nothing the teaching view shows has changed: keep the current step
   base_problem_ = p;
   hw_ = hw;

@@ -34,6 +34,7 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
          a.kv_heads == b.kv_heads && a.seqlen_k == b.seqlen_k && gqa_pack == o.gqa_pack &&
          splits == o.splits && page_size == o.page_size && lengths_file == o.lengths_file &&
          a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
+         a.window_left == b.window_left && a.window_right == b.window_right &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
          block_r == o.block_r && block_c == o.block_c && sweep_min == o.sweep_min &&

@@ -107,6 +107,10 @@ struct AttentionConfig {
   // per sequence, each 1 … Nk (causal: ≥ Nq); sequence b attends to its first key_lengths[b] keys.
   // Empty: every sequence has Nk.
   std::vector<int64_t> key_lengths;
+  // A sliding window (as sim::Problem's, sim/key_band.h): query q sees keys q + o − window_left …
+  // q + o + window_right, o = Nk − Nq; −1: that side unbounded. flash2 (forward and backward)
+  // and standard; not with causal's own right side, splits, pages or key lengths.
+  int64_t window_left = -1, window_right = -1;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

@@ -117,6 +117,15 @@ struct AttentionRun::State {
     p.group_rows = config.gqa_pack;
     p.stats_stride = stats_stride;
     p.causal = config.causal;
+    // A window's right side is causal's test shifted by R; its left side the window instances'.
+    if (config.window_right >= 0) {
+      p.causal = true;
+      p.causal_offset += static_cast<int>(config.window_right);
+    }
+    if (config.window_left >= 0) {
+      p.window_left = true;
+      p.window_lo = static_cast<int>(p.seqlen_k - p.seqlen - config.window_left);
+    }
     p.scale = 1.f / std::sqrt(static_cast<float>(config.headdim));
     p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.o = o.ptr;
     p.lse = lse.f32(), p.row_sum = row_sum.f32(), p.row_max = row_max.f32(), p.o_accum = o_accum.f32();
@@ -139,6 +148,8 @@ struct AttentionRun::State {
     p.headdim = static_cast<int>(config.headdim);
     p.dtype = config.dtype;
     p.causal = config.causal;
+    p.window_left = static_cast<int>(config.window_left);
+    p.window_right = static_cast<int>(config.window_right);
     p.mask = config.mask;
     p.dropout = static_cast<float>(config.dropout);
     p.dropout_seed = random::mix64(seed ^ 0xd509u);
@@ -190,6 +201,17 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         if (len < 1 || len > nk || (c.causal && len < c.seqlen))
           fail("key_lengths: each must be 1 to Nk = " + std::to_string(nk) + (c.causal ? " and at least Nq with causal" : "") +
                " (got " + std::to_string(len) + ")");
+    }
+    const bool windowed = c.window_left >= 0 || c.window_right >= 0;
+    if (c.window_left < -1 || c.window_right < -1 || c.window_left > (1 << 24) || c.window_right > (1 << 24))
+      fail("window: each side a number of keys 0..16777216, or -1 for none");
+    if (windowed) {
+      if (c.algo == Algo::flash1)
+        fail("window: the flash1 kernels take no window (the model counts flash1 with one); allowed: flash2, standard");
+      if (c.causal && c.window_right >= 0) fail("window: causal is window_right = 0; give one of them");
+      if (nk < c.seqlen) fail("window: aligned bottom-right, so it needs seqlen_k >= seqlen");
+      if (c.splits > 1 || c.page_size > 0 || !c.key_lengths.empty())
+        fail("window: not built with splits, a paged cache or key lengths");
     }
     if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
       fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");

@@ -97,8 +97,10 @@ __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(tile::smem_addr(smem)), "l"(gmem));
 }
 
-// kStacked: more than one query head per K/V head (the rows wrap from head to head).
-template <typename T, int kD, int kBr, int kBc, bool kStacked>
+// kStacked: more than one query head per K/V head (the rows wrap from head to head). kWindow: a
+// sliding window's left side (kernels/key_limits.cuh), an instance of its own with stacked rows
+// (exact for one head's rows too), so that the others keep their code.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kWindow = false>
 __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_bwd_kernel(const FlashParams p) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -127,12 +129,17 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   const int cols = min(kBc, nk - k_row0);
   const int tr = (n + kBr - 1) / kBr;
   const float scale_log2 = p.scale * tile::kLog2e;
-  auto limits = [&](int i) { return KeyLimits<kStacked>::of_row(i * kBr, nq, nk, p.causal_offset, p.causal); };
+  auto limits = [&](int i) {
+    return KeyLimits<kStacked, kWindow>::of_row(i * kBr, nq, nk, p.causal_offset, p.causal, p.window_lo);
+  };
   // Causal: row tiles whose last query sees no key of this tile are skipped (the model's
-  // TileGrid::above_diagonal). With stacked rows the visited tiles need not be contiguous; with
-  // one head's rows they are every tile from the one holding query k_row0 − offset on.
+  // TileGrid::outside_band), and with a window's left side those whose first query sees no key
+  // of it. With stacked rows (and windows) the visited tiles need not be contiguous; with one
+  // head's rows and causal they are every tile from the one holding query k_row0 − offset on.
   auto next_visited = [&](int i) {
-    if constexpr (kStacked)
+    if constexpr (kWindow)
+      while (i < tr && limits(i).outside(min(kBr, n - i * kBr), k_row0, kBc)) ++i;
+    else if constexpr (kStacked)
       if (p.causal)
         while (i < tr && limits(i).above_diagonal(min(kBr, n - i * kBr), k_row0)) ++i;
     return i;
@@ -206,7 +213,7 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     // lse in base 2, by the thread whose copy just completed (visible to it after the wait).
     for (int r = tid_i; r < rows; r += kThreads) sLse[stage * kBr + r] *= tile::kLog2e;
     __syncthreads();
-    const KeyLimits<kStacked> lim = limits(i);
+    const KeyLimits<kStacked, kWindow> lim = limits(i);
     // lim.partial; with one head's rows spelled on this kernel's values (ptxas allocated that better).
     const bool masked = kStacked ? lim.partial(rows, k_row0, kBc)
                                  : (k_row0 + kBc > nk) || (p.causal && k_row0 + kBc - 1 > q_row0 + p.causal_offset);
@@ -235,14 +242,17 @@ template <typename T, int kD, int kBr, int kBc>
 void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   const bool stacked = p.heads != p.kv_heads;
-  if (stacked) opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, true>>(K::kSmemBytes);
+  constexpr auto kWindowKernel = flash2_bwd_kernel<T, kD, kBr, kBc, true, true>;
+  if (p.window_left) opt_in_dynamic_smem<kWindowKernel>(K::kSmemBytes);
+  else if (stacked) opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, true>>(K::kSmemBytes);
   else opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, false>>(K::kSmemBytes);
   const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
   flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
   const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
-  (stacked ? flash2_bwd_kernel<T, kD, kBr, kBc, true> : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<
-      col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  (p.window_left ? kWindowKernel
+   : stacked     ? flash2_bwd_kernel<T, kD, kBr, kBc, true>
+                 : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_bwd");
   flash2_bwd_convert_dq_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_convert_dq");

@@ -45,11 +45,17 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
 // head's rows of physical page 0 (cache + kvh·P·d) or, contiguous, at its rows of the cache
 // (whose row stride stays Nk); `table` at the sequence's block-table row (null when
 // contiguous), and key0 (the split's first key) is kept instead of moving the pointers.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false, bool kPaged = false>
+// kWindow, the window instances (a sliding window's left side, FlashParams::window_left): the
+// block's first tile is the one holding the first key its first query sees
+// (KeyLimits::first_key_tile), and its keys count from that tile's first, key0, as a split's do:
+// K, V, nk and the limits' Nk, offset and lo move by key0, so the loop runs j = 0..j_last with
+// the code it runs without a window.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false, bool kPaged = false,
+          bool kWindow = false>
 struct Flash2FwdRowTile {
   int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys (from key0 on)
   int64_t bh_q0;                    // b·H + the first query head of the rows
-  KeyLimits<kStacked> lim;
+  KeyLimits<kStacked, kWindow> lim;
   const T *q, *k, *v;  // Q_i; K and V of the K/V head (from key0 on)
   const int* table = nullptr;  // kPaged: the sequence's block-table row
   int key0 = 0;                // kPaged: the split's first key
@@ -70,8 +76,8 @@ struct Flash2FwdRowTile {
     q_row0 = blockIdx.x * kBr;
     if constexpr (kSplit) q_row0 = (blockIdx.x - split(p) * row_tiles(p)) * kBr;
     rows = min(kBr, n - q_row0);
-    if constexpr (kPaged) lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, causal_offset, p.causal);
-    else lim = KeyLimits<kStacked>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal);
+    if constexpr (kPaged) lim = KeyLimits<kStacked, kWindow>::of_row(q_row0, p.seqlen, nk, causal_offset, p.causal);
+    else lim = KeyLimits<kStacked, kWindow>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal, p.window_lo);
     // Causal: skip tiles wholly above the diagonal (beyond what the tile's last query sees).
     j_last = lim.last_key_tile(rows, kBc);
     q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;
@@ -88,6 +94,17 @@ struct Flash2FwdRowTile {
     } else {
       k = static_cast<const T*>(p.k) + bkv * nk * kD;
       v = static_cast<const T*>(p.v) + bkv * nk * kD;
+    }
+    if constexpr (kWindow) {
+      const int j_first = lim.first_key_tile(rows, kBc);
+      j_last -= j_first;
+      const int key0 = j_first * kBc;
+      nk -= key0;
+      lim.nk -= key0;
+      lim.offset -= key0;
+      lim.lo -= key0;  // key < q + lo  ⇔  key − key0 < q + (lo − key0)
+      k += int64_t(key0) * kD;
+      v += int64_t(key0) * kD;
     }
     if constexpr (kSplit) {
       const int tiles = (nk + kBc - 1) / kBc, chunk = (tiles + p.splits - 1) / p.splits;
@@ -244,8 +261,9 @@ __device__ __forceinline__ void flash2_fwd_split_epilogue(Tile& acc, const Flash
 // head's rows, which is also every problem without grouped-query attention. kSplit: the block
 // runs one split of the key tiles and writes partial results (split-KV; docs/kernels.md, "Split-KV");
 // its own instances, so that those without splits keep their registers. kPaged: K and V from a
-// paged cache (load_kv_tiles), in instances of their own for the same reason.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false>
+// paged cache (load_kv_tiles), in instances of their own for the same reason; kWindow: a window's
+// left side (Flash2FwdRowTile), likewise.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
@@ -257,7 +275,7 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
@@ -322,14 +340,23 @@ inline bool fwd_rows_stacked(const FlashParams& p) { return p.group_rows && p.he
 // and wgmma forwards.
 // kPaged / kPagedSplit: the instances over a paged cache (FlashParams::block_table), without and
 // with splits; stacked-row instances, which take one head's rows too (KeyLimits<true> is exact
-// for them), so that paging adds two instances rather than four.
+// for them), so that paging adds two instances rather than four. kWindow: the window instance
+// (a left side; stacked rows, no splits, contiguous: sim's validate refuses the others).
 using Flash2FwdKernel = void (*)(FlashParams);
 template <typename K, int kBr, Flash2FwdKernel kOne, Flash2FwdKernel kStacked, Flash2FwdKernel kOneSplit,
-          Flash2FwdKernel kStackedSplit, Flash2FwdKernel kPaged, Flash2FwdKernel kPagedSplit, LaunchFn kCombine>
+          Flash2FwdKernel kStackedSplit, Flash2FwdKernel kPaged, Flash2FwdKernel kPagedSplit, Flash2FwdKernel kWindow,
+          LaunchFn kCombine>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = fwd_rows_stacked(p);
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
   const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
+  if (p.window_left) {
+    opt_in_dynamic_smem<kWindow>(K::kSmemBytes);
+    const dim3 grid((rows + kBr - 1) / kBr, grid_heads, p.batch);
+    kWindow<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+    FLASHIO_LAUNCH_CHECK("flash2_fwd");
+    return;
+  }
   if (p.block_table != nullptr || p.seqlens_k != nullptr) {  // the KV-cache instances
     const Flash2FwdKernel kernel = p.splits > 1 ? kPagedSplit : kPaged;
     if (p.splits > 1) opt_in_dynamic_smem<kPagedSplit>(K::kSmemBytes);
@@ -365,7 +392,9 @@ FlashImpl flash2_fwd_impl(DType dtype) {
                                       flash2_fwd_kernel<T, kD, kBr, kBc, false, true>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, true>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, false, true>,
-                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, true, true>, launch_flash2_fwd_combine<T, kD>>};
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, true, true>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, false, false, true>,
+                                      launch_flash2_fwd_combine<T, kD>>};
 }
 
 }  // namespace flashio::kernels

@@ -36,9 +36,9 @@ struct Flash2FwdWgmma {
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
 };
 
-// kStacked, kSplit, kPaged: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
+// kStacked, kSplit, kPaged, kWindow: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
 // partial results: docs/kernels.md, "Split-KV"; a paged KV cache), each an instance of its own.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false>
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false>
 __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_wgmma_kernel(const FlashParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const float scale_log2 = p.scale * tile::kLog2e;
@@ -146,6 +146,7 @@ FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true, true>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, false, true>,
                                       launch_flash2_fwd_combine<T, kD>>};
 }
 

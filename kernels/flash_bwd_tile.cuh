@@ -68,14 +68,15 @@ struct BwdTile {
 
   // sLse holds lse·log2 e per query row (+inf for rows ≥ N, so their P is 0); sDelta holds
   // rowsum(dO ∘ O) (0 for rows ≥ N). Ends with a __syncthreads(); sDq then holds dS K_j.
-  template <bool kStacked>
+  template <bool kStacked, bool kWindow>
   __device__ __forceinline__ void step(const T* sQ, const T* sdO, const T* sK, const T* sV, const float* sLse,
-                                       const float* sDelta, T* sdS, float* sDq, const KeyLimits<kStacked> lim,
+                                       const float* sDelta, T* sdS, float* sDq, const KeyLimits<kStacked, kWindow> lim,
                                        int k_row0,
                                        bool masked, float scale_log2, int warp, int lane) {
     const int g = lane >> 2, t = lane & 3;
     const int row0 = lim.row0, nq = lim.nq, nk = lim.nk, offset = lim.offset;  // KeyLimits::hidden
     const bool causal = lim.causal;
+    const int lo = lim.lo;  // read by the window instances only
     // Sᵀ = K_j Q_iᵀ (this warp's 16 key rows × Br queries).
     float p[kQT][4];
     tile::warp_mma_abt<kD>(p, sK, warp * 16, sQ, lane);
@@ -88,7 +89,7 @@ struct BwdTile {
         float v = tile::exp2_approx(fmaf(p[nt][e], scale_log2, -sLse[qc]));
         if (masked) {
           const int key = k_row0 + warp * 16 + g + (e >> 1) * 8;
-          if (KeyLimits<kStacked>::hidden(row0, nq, nk, offset, causal, qc, key)) v = 0.f;
+          if (KeyLimits<kStacked, kWindow>::hidden(row0, nq, nk, offset, causal, qc, key, lo)) v = 0.f;
         }
         p[nt][e] = v;
       }

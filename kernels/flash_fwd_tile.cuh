@@ -54,8 +54,9 @@ struct FwdTile {
 
   // One visited tile. lim: the keys the tile's rows see; k_row0: the tile's first key; masked:
   // the tile crosses Nk or the causal diagonal (lim.partial), so scores are checked one by one.
-  template <bool kStacked>
-  __device__ __forceinline__ void step(const T* sQ, const T* sK, const T* sV, const KeyLimits<kStacked> lim, int k_row0,
+  template <bool kStacked, bool kWindow>
+  __device__ __forceinline__ void step(const T* sQ, const T* sK, const T* sV, const KeyLimits<kStacked, kWindow> lim,
+                                       int k_row0,
                                        bool masked, float scale_log2, int warp, int lane) {
     float s[kMT][kNT][4];
 #pragma unroll
@@ -113,12 +114,14 @@ struct FwdTile {
     add_sums(sum);
   }
 
-  // Scores outside the matrix (key ≥ Nk) or above the causal diagonal become −inf.
-  template <bool kStacked>
-  static __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], const KeyLimits<kStacked> lim,
+  // Scores outside the matrix (key ≥ Nk), above the causal diagonal (or a window's right side) or
+  // before a window's left side become −inf.
+  template <bool kStacked, bool kWindow>
+  static __device__ __forceinline__ void mask_scores(float (&s)[kMT][kNT][4], const KeyLimits<kStacked, kWindow> lim,
                                                      int k_row0, int warp, int lane) {
     const int row0 = lim.row0, nq = lim.nq, nk = lim.nk, offset = lim.offset;  // KeyLimits::hidden
     const bool causal = lim.causal;
+    const int lo = lim.lo;  // read by the window instances only
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
@@ -126,7 +129,7 @@ struct FwdTile {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int col = k_row0 + nt * 8 + (lane & 3) * 2 + (e & 1);
-          if (KeyLimits<kStacked>::hidden(row0, nq, nk, offset, causal, row_of(warp, lane, mt, e >> 1), col))
+          if (KeyLimits<kStacked, kWindow>::hidden(row0, nq, nk, offset, causal, row_of(warp, lane, mt, e >> 1), col, lo))
             s[mt][nt][e] = -INFINITY;
         }
   }

@@ -82,6 +82,11 @@ struct FlashParams {
   // Per-sequence key lengths (docs/kernels.md, "KV-cache instances"), the forward only: sequence b
   // attends to its first seqlens_k[b] keys of the seqlen_k-key cache. null: every sequence seqlen_k.
   const int* seqlens_k = nullptr;
+  // A sliding window (docs/kernels.md, "Sliding windows"; sim/key_band.h): its right side R is
+  // causal with causal_offset = Nk − Nq + R; its left side L, here, runs the window instances
+  // (kernels/key_limits.cuh, kWindow): query q sees keys ≥ q + window_lo, window_lo = Nk − Nq − L.
+  bool window_left = false;
+  int window_lo = 0;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

@@ -79,7 +79,8 @@ __global__ void __launch_bounds__(kRowThreads) mask_kernel(T* s, int n, int64_t 
   }
 }
 
-// P = softmax(S) along the row (the scale is already in S); causal keys > query get P = 0.
+// P = softmax(S) along the row (the scale is already in S); keys the query does not see get P = 0:
+// the visible keys are query − left … query + right (causal: right = 0; no window: both N).
 // One row per block, a pass over N² that memory bounds: standard_softmax_threads(N) threads
 // (32 elements each, whole warps), each loading its kSoftmaxChunks 16-byte chunks at once (the
 // whole row in flight), keeping them in registers, reducing its (max, sum) and then the block's
@@ -90,11 +91,11 @@ __global__ void __launch_bounds__(kRowThreads) mask_kernel(T* s, int n, int64_t 
 // so chunks are aligned); a chunk at or past N is neither loaded nor stored, and the columns of
 // the last chunk past N are written as 0.
 template <typename T>
-__global__ void __launch_bounds__(1024, 1) softmax_kernel(const T* s, T* p, int n, int64_t ld, bool causal) {
+__global__ void __launch_bounds__(1024, 1) softmax_kernel(const T* s, T* p, int n, int64_t ld, int left, int right) {
   constexpr int kPer = 8;  // elements per 16-byte chunk
   const int64_t row = blockIdx.x;
   const int query = static_cast<int>(static_cast<uint32_t>(blockIdx.x) % static_cast<uint32_t>(n));
-  const int visible = causal ? min(n, query + 1) : n;  // keys < visible take part
+  const int first = query - left, last = query + right;  // keys first … last take part
   const T* srow = s + row * ld;
   const int stride = blockDim.x * kPer;
   uint4 chunk[kSoftmaxChunks];
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(1024, 1) softmax_kernel(const T* s, T* p, int 
     const int c0 = k * stride + int(threadIdx.x) * kPer;
     chunk[k] = c0 < n ? *reinterpret_cast<const uint4*>(srow + c0) : make_uint4(0u, 0u, 0u, 0u);
   }
-  // Base 2 (y = x·log2 e) and no branches: keys past `visible` are −inf, whose 2^(y − m) is 0.
+  // Base 2 (y = x·log2 e) and no branches: keys outside first … last are −inf, whose 2^(y − m) is 0.
   float y[kSoftmaxChunks][kPer];
   float m = -INFINITY;
 #pragma unroll
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(1024, 1) softmax_kernel(const T* s, T* p, int 
     const T* x = reinterpret_cast<const T*>(&chunk[k]);
 #pragma unroll
     for (int e = 0; e < kPer; ++e) {
-      y[k][e] = c0 + e < visible ? E<T>::to_float(x[e]) * tile::kLog2e : -INFINITY;
+      y[k][e] = c0 + e >= first && c0 + e <= last && c0 + e < n ? E<T>::to_float(x[e]) * tile::kLog2e : -INFINITY;
       m = fmaxf(m, y[k][e]);
     }
   }
@@ -231,7 +232,8 @@ template <typename T>
 void softmax_launch(const StandardParams& p, int64_t rows, cudaStream_t stream) {
   const int n = p.seqlen;
   softmax_kernel<T><<<rows, standard_softmax_threads(n), 0, stream>>>(static_cast<const T*>(p.s), static_cast<T*>(p.p),
-                                                                     n, standard_row_stride(n), p.causal);
+                                                                     n, standard_row_stride(n), p.window_left < 0 ? n : p.window_left,
+                                                                     p.causal ? 0 : p.window_right < 0 ? n : p.window_right);
   FLASHIO_LAUNCH_CHECK("softmax");
 }
 

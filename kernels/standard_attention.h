@@ -19,6 +19,7 @@ struct StandardParams {
   int batch = 0, heads = 0, seqlen = 0, headdim = 0;
   DType dtype = DType::fp16;
   bool causal = false;
+  int window_left = -1, window_right = -1;  // a sliding window's sides (AttentionConfig); −1: none
   bool mask = false;
   float dropout = 0.f;
   uint64_t dropout_seed = 0;

@@ -131,6 +131,8 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   if (!c.problem.key_lengths.empty()) k.key_lengths = *c.problem.key_lengths.values;
   k.headdim = c.problem.headdim;
   k.causal = c.problem.causal;
+  k.window_left = c.problem.window_left;  // sim::kNoWindow is the kernels' −1
+  k.window_right = c.problem.window_right;
   k.mask = c.problem.mask;
   k.dropout = c.problem.dropout;
   k.dtype = to_kernels(c.problem.dtype);

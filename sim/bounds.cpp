@@ -52,6 +52,17 @@ std::vector<Bound> bounds(const Config& c) {
                   ", the mask's nonzero blocks of " + std::to_string(mask.block_tokens()) + " tokens)";
   }
 
+  // A window (sim/key_band.h) keeps a band of the scores: its density plays Proposition 4's s,
+  // and only the keys some query sees are needed (with Nq < Nk a left side hides the first ones).
+  if (p.window_left != kNoWindow || p.window_right != kNoWindow) {
+    const KeyBand band = p.band_of();
+    const int64_t nkeys = p.keys();
+    s = band.visible_scores(p.seqlen, nkeys) / (n * static_cast<double>(nkeys));
+    nk = static_cast<double>(band.last_key(p.seqlen - 1, nkeys) - band.first_key(0) + 1);
+    sparse_note = " (window: Nk = " + std::to_string(static_cast<int64_t>(nk)) +
+                  " keys some query sees; s = " + std::to_string(s) + ", the share of scores the window keeps)";
+  }
+
   // Compulsory traffic: every input the attention needs read once, every output written once.
   Split comp;
   if (fwd) { comp.read += (nq + 2 * nk * kv_share) * d; comp.write += n * d; }

@@ -101,11 +101,13 @@ struct KernelInstance {
   bool stacked_rows = false;  // a group's stacked query rows (grouped-query attention)
   bool split = false;         // split-KV's forward (Config::splits > 1)
   bool paged = false;         // a paged KV cache's forward (Config::page_size > 0; stacked-row instances)
+  bool window = false;        // flash2 with a window's left side (Problem::window_left; stacked-row instances)
 };
 int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw,
                             const KernelInstance& instance = {});
 // The registers per thread of that instance of the entry's main kernel (BuiltKernel::registers,
-// stacked_registers, split_registers, stacked_split_registers, paged_registers, paged_split_registers).
+// stacked_registers, split_registers, stacked_split_registers, paged_registers, paged_split_registers,
+// window_registers).
 int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& instance);
 
 // Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the

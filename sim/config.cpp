@@ -153,6 +153,18 @@ void validate(const Config& c) {
       throw InvalidInput(Field::page_size, "B · ceil(Nk / P) pages must fit the block table's int32 entries (got " +
                                                std::to_string(pages) + "); allowed: a larger page size");
   }
+  // A window runs in the kernels of dense tiles (kernels/key_limits.cuh): not over a block mask,
+  // split keys or a KV cache, whose instances are not built with one.
+  if (c.problem.window_left != kNoWindow || c.problem.window_right != kNoWindow) {
+    const Field field = c.problem.window_left != kNoWindow ? Field::window_left : Field::window_right;
+    if (c.algo == Algo::blocksparse)
+      throw InvalidInput(field, "a window and a block mask together are not supported; allowed with blocksparse: no window "
+                                "(a banded block mask is blocksparse's window)");
+    if (c.splits > 1) throw InvalidInput(field, "a window with split-KV is not built; allowed with a window: splits = 1");
+    if (c.page_size != 0 || !c.problem.key_lengths.empty())
+      throw InvalidInput(field, "a window over a KV cache (pages or per-sequence key lengths) is not built; allowed with a "
+                                "window: page_size = 0 and no key lengths");
+  }
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
     throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");

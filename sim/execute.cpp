@@ -160,11 +160,11 @@ struct HeadMap {
 // ---------------------------------------------------------------------------------------------
 // The tiled algorithms' shared facts: tile sizes, which tiles are visited, and scores of a tile.
 struct Tiles : HeadMap {
-  int64_t n, nq, nk, offset, d, br, bc, tr, tc, e;
+  int64_t n, nq, nk, d, br, bc, tr, tc, e;
   int64_t heads;  // grid heads
   int64_t page_size = 0, grid_heads_per_batch = 1;  // a paged cache's P (0: contiguous); its sequences
   double scale;  // 1/√d
-  bool causal;
+  KeyBand band;  // the keys a query sees by position (causal, a window)
   std::vector<unsigned char> visited;  // tr × tc
   std::vector<int64_t> first_j, last_j;  // per row tile; −1 when it visits nothing
   std::shared_ptr<const BlockMask> mask;  // blocksparse's (null when dense): zero blocks masked in tiles
@@ -186,7 +186,6 @@ Tiles make_tiles(const Config& c, bool group_rows) {
   t.page_size = c.page_size;
   t.nq = p.seqlen;
   t.nk = p.keys();
-  t.offset = p.causal_offset();
   t.n = group_rows ? t.group * t.nq : t.nq;
   t.d = p.headdim;
   t.br = c.tiling.block_r;
@@ -195,18 +194,24 @@ Tiles make_tiles(const Config& c, bool group_rows) {
   t.tc = (t.nk + t.bc - 1) / t.bc;
   t.e = element_bytes(p.dtype);
   t.scale = 1.0 / std::sqrt(static_cast<double>(t.d));
-  t.causal = p.causal;
+  t.band = p.band_of();
   t.mask = TileFilter(c).mask();
-  // A tile is visited when it holds a kept score: some row's query sees its first key (causal:
-  // key ≤ query + Nk − Nq), and, for blocksparse, it overlaps a nonzero block (Proposition 4).
+  // A row tile visits the key tiles from the first holding a key one of its rows' queries sees
+  // to the last holding one (the band: causal key ≤ query + Nk − Nq, a window's two sides): the
+  // kernels loop over that range. With stacked rows a tile crossing heads and a window can leave
+  // tiles inside the range that no row sees; they are visited (and masked) all the same. For
+  // blocksparse a visited tile also overlaps a nonzero block (Proposition 4).
   t.visited.assign(static_cast<size_t>(t.tr * t.tc), 0);
   t.first_j.assign(static_cast<size_t>(t.tr), -1);
   t.last_j.assign(static_cast<size_t>(t.tr), -1);
-  for (int64_t i = 0; i < t.tr; ++i)
+  for (int64_t i = 0; i < t.tr; ++i) {
+    int64_t first_key = t.nk, last_key = -1;
+    for (int64_t r = i * t.br; r < i * t.br + t.rows_in(i); ++r) {
+      first_key = std::min(first_key, t.band.first_key(r % t.nq));
+      last_key = std::max(last_key, t.band.last_key(r % t.nq, t.nk));
+    }
     for (int64_t j = 0; j < t.tc; ++j) {
-      bool kept = false;
-      for (int64_t r = i * t.br; r < i * t.br + t.rows_in(i) && !kept; ++r)
-        kept = !t.causal || j * t.bc <= r % t.nq + t.offset;
+      bool kept = first_key <= j * t.bc + t.cols_in(j) - 1 && last_key >= j * t.bc;
       if (kept && t.mask)
         kept = t.mask->overlaps_nonzero(i * t.br, i * t.br + t.rows_in(i), j * t.bc, j * t.bc + t.cols_in(j));
       if (!kept) continue;
@@ -214,6 +219,7 @@ Tiles make_tiles(const Config& c, bool group_rows) {
       if (t.first_j[i] < 0) t.first_j[i] = j;
       t.last_j[i] = j;
     }
+  }
   return t;
 }
 
@@ -222,10 +228,10 @@ Tiles make_tiles(const Config& c, bool group_rows) {
 // blocks (T × T tokens).
 Matrix tile_scores(const Tiles& t, const Matrix& qi, const Matrix& kj, int64_t i, int64_t j) {
   Matrix s = t.scale * (qi * kj.transpose());
-  if (t.causal)
+  if (t.band.bounded())
     for (Eigen::Index r = 0; r < s.rows(); ++r)
       for (Eigen::Index c = 0; c < s.cols(); ++c)
-        if (j * t.bc + c > (i * t.br + r) % t.nq + t.offset) s(r, c) = kMinusInf;
+        if (!t.band.sees((i * t.br + r) % t.nq, j * t.bc + c, t.nk)) s(r, c) = kMinusInf;
   if (t.mask)
     for (Eigen::Index r = 0; r < s.rows(); ++r)
       for (Eigen::Index c = 0; c < s.cols(); ++c)
@@ -521,9 +527,10 @@ struct GemmRows : HeadMap {
 
 // standard: each step its own kernel, every Nq × Nk result in HBM. docs/schedules.md, "standard".
 struct Standard {
-  int64_t nq, nk, offset, d, e;
+  int64_t nq, nk, d, e;
+  KeyBand band;  // the keys a query sees by position (causal, a window)
   double scale;
-  bool causal, mask, dropout;
+  bool mask, dropout;
   int64_t batch, heads;
   uint64_t seed;
   const Problem* problem;
@@ -612,8 +619,9 @@ void standard_forward(Launcher& run, const Standard& s) {
     });
   rowwise(run, s, KernelKind::softmax, [&s](Memory& mem, int64_t bh, int64_t row) {
     Matrix sr = mem.load(Tensor::S, bh, row, 1, 0, s.nk);
-    if (s.causal)  // applied here, no extra pass
-      for (int64_t c = row + s.offset + 1; c < s.nk; ++c) sr(0, c) = kMinusInf;
+    if (s.band.bounded())  // applied here, no extra pass
+      for (int64_t c = 0; c < s.nk; ++c)
+        if (!s.band.sees(row, c, s.nk)) sr(0, c) = kMinusInf;
     const double m = sr.maxCoeff();
     Matrix p(1, s.nk);
     for (int64_t c = 0; c < s.nk; ++c) p(0, c) = exp_difference(sr(0, c), m, 0.0);
@@ -672,8 +680,8 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     const Problem& p = c.problem;
     const int64_t g = p.group();
     const GemmRows query{{g, false}, p.seqlen, p.batch * p.heads}, group{{g, true}, g * p.seqlen, p.batch * p.kv_heads_count()};
-    const Standard s{p.seqlen, p.keys(), p.causal_offset(), p.headdim, element_bytes(p.dtype),
-                     1.0 / std::sqrt(static_cast<double>(p.headdim)), p.causal, p.mask,
+    const Standard s{p.seqlen, p.keys(), p.headdim, element_bytes(p.dtype), p.band_of(),
+                     1.0 / std::sqrt(static_cast<double>(p.headdim)), p.mask,
                      p.dropout > 0.0, p.batch, p.heads, seed, &c.problem,
                      query, c.gqa_pack ? group : query, group};
     standard_forward(fwd, s);
@@ -754,12 +762,13 @@ Matrix dropout_multipliers(const Problem& p, int64_t bh, uint64_t seed) {
 
 ScoreMask kept_scores(const Config& c, int64_t bh) {
   const int64_t b = bh / c.problem.heads;
-  const int64_t n = c.problem.seqlen, nk = c.problem.keys(), offset = c.problem.causal_offset_of(b);
+  const int64_t n = c.problem.seqlen, nk = c.problem.keys();
   ScoreMask keep = ScoreMask::Constant(n, nk, true);
   if (const int64_t len = c.problem.keys_of(b); len < nk) keep.rightCols(nk - len).setConstant(false);
-  if (c.problem.causal)
+  if (const KeyBand band = c.problem.band_of(b); band.bounded())
     for (int64_t r = 0; r < n; ++r)
-      for (int64_t col = r + offset + 1; col < nk; ++col) keep(r, col) = false;
+      for (int64_t col = 0; col < nk; ++col)
+        if (!band.sees(r, col, nk)) keep(r, col) = false;
   if (c.algo == Algo::standard && c.problem.mask) {
     const int64_t len = key_padding_length(bh / c.problem.heads, c.problem.batch, nk);
     keep.rightCols(nk - len).setConstant(false);

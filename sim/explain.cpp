@@ -65,11 +65,12 @@ double max_abs_difference(const std::vector<double>& a, const std::vector<double
 
 // The tracked row's online softmax, the correct rule and the ℓ-only one, advanced at every step
 // that computes a tile of the row's row tile: the scores q_row·k_c/√d of the tile's columns
-// (−∞ above the diagonal when causal) and the tile's values.
+// (−∞ where the row's query does not see the key: causal's diagonal, a window's sides) and the
+// tile's values.
 class TrackedRow {
  public:
   TrackedRow(const Config& c, const HeadTensors& in, int64_t row)
-      : in_(in), row_(row), grid_(tile_grid(c)), causal_(c.problem.causal),
+      : in_(in), row_(row), grid_(tile_grid(c)), band_(c.problem.band_of()),
         scale_(1.0 / std::sqrt(static_cast<double>(c.problem.headdim))),
         right_(online_softmax_start(1, c.problem.headdim)),
         wrong_(online_softmax_start(1, c.problem.headdim)) {}
@@ -81,7 +82,7 @@ class TrackedRow {
       const int64_t j = tile_step.j, c0 = j * grid_.bc, cj = grid_.cols_in(j);
       SoftmaxMatrix scores = scale_ * (in_.q.row(row_) * in_.k.middleRows(c0, cj).transpose());
       for (int64_t col = 0; col < cj; ++col)
-        if (causal_ && c0 + col > row_) scores(0, col) = kMinusInf;
+        if (!band_.sees(row_, c0 + col, grid_.nk)) scores(0, col) = kMinusInf;
       const SoftmaxMatrix values = in_.v.middleRows(c0, cj);
       const double old_m = right_.m(0);
       online_softmax_merge(right_, scores, values, Rescale::both);
@@ -104,7 +105,7 @@ class TrackedRow {
   const HeadTensors& in_;
   int64_t row_;
   TileGrid grid_;
-  bool causal_;
+  KeyBand band_;
   double scale_;
   OnlineSoftmax right_, wrong_;
 };
@@ -181,8 +182,8 @@ ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tr
   trace.standard_read_bytes = standard_total.io_read_bytes() / heads;
   trace.standard_write_bytes = standard_total.io_write_bytes() / heads;
 
-  const HeadTensors reference =
-      dense_reference(inputs.q, inputs.k, inputs.v, nullptr, config.problem.causal);
+  const ScoreMask kept = kept_scores(config, 0);
+  const HeadTensors reference = dense_reference(inputs.q, inputs.k, inputs.v, nullptr, &kept, nullptr);
   trace.reference_output = to_vector(reference.o.row(tracked_row));
   trace.output = to_vector(online_softmax_output(row.right()));
   trace.wrong_output = to_vector(online_softmax_output(row.wrong()));
@@ -208,7 +209,7 @@ std::string explain_text(const ExplainTrace& t) {
                  : " (FlashAttention-2: Q tiles outside, K/V tiles streamed past)")
       << ", forward pass\n";
   out << "N = " << p.seqlen << ", d = " << p.headdim << ", " << to_string(p.dtype)
-      << (p.causal ? ", causal" : "") << "; Br = " << c.tiling.block_r
+      << band_label(p) << "; Br = " << c.tiling.block_r
       << ", Bc = " << c.tiling.block_c << ": Tr = " << t.grid.tr << " row tiles of Q, Tc = "
       << t.grid.tc << " column tiles of K and V.\n";
   out << "Bytes are one (batch, head)'s; all B·H = " << p.batch_heads()

@@ -58,6 +58,9 @@ struct BuiltKernel {
   // kernels/flash2_fwd.cuh, kPaged), without and with splits; stacked-row instances, which every
   // paged problem runs (one head's rows are a group of one). 0 elsewhere.
   int64_t paged_registers = 0, paged_split_registers = 0;
+  // flash2, forward and backward: the same for its window instance (a sliding window's left side;
+  // kernels/key_limits.cuh, kWindow; stacked rows, no splits). 0 elsewhere.
+  int64_t window_registers = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel

@@ -2,6 +2,8 @@
 
 #include "sim/errors.h"
 
+#include <tuple>
+
 namespace flashio::sim {
 
 void validate(const Problem& p) {
@@ -24,6 +26,19 @@ void validate(const Problem& p) {
     throw InvalidInput(Field::seqlen_k, "causal aligns the last query with the last key, so with Nk = " +
                                             std::to_string(p.keys()) + " < Nq = " + std::to_string(p.seqlen) +
                                             " the first queries see no key; allowed with causal: seqlen_k >= seqlen");
+  for (const auto& [side, field, option] : {std::tuple{p.window_left, Field::window_left, "left"},
+                                             std::tuple{p.window_right, Field::window_right, "right"}})
+    if (side < 0 && side != kNoWindow)
+      throw InvalidInput(field, std::string("the window's ") + option + " side must be a number of keys >= 0, or none (got " +
+                                    std::to_string(side) + ")");
+  if (p.causal && p.window_right != kNoWindow)
+    throw InvalidInput(Field::window_right, "causal is a window whose right side is 0, so give causal or window_right, "
+                                            "not both (got causal with window_right = " + std::to_string(p.window_right) + ")");
+  const bool windowed = p.window_left != kNoWindow || p.window_right != kNoWindow;
+  if (windowed && p.keys() < p.seqlen)
+    throw InvalidInput(Field::seqlen_k, "a window is aligned bottom-right (the last query at the last key), so with Nk = " +
+                                            std::to_string(p.keys()) + " < Nq = " + std::to_string(p.seqlen) +
+                                            " the first queries see no key; allowed with a window: seqlen_k >= seqlen");
   if (!p.key_lengths.empty()) {
     const auto& lengths = *p.key_lengths.values;
     if (static_cast<int64_t>(lengths.size()) != p.batch)
@@ -34,11 +49,11 @@ void validate(const Problem& p) {
         throw InvalidInput(Field::key_lengths, "sequence " + std::to_string(b) + "'s key length must be 1 to Nk = " +
                                                    std::to_string(p.keys()) + ", the cache's keys (got " +
                                                    std::to_string(lengths[b]) + ")");
-      if (p.causal && lengths[b] < p.seqlen)
+      if ((p.causal || windowed) && lengths[b] < p.seqlen)
         throw InvalidInput(Field::key_lengths, "causal aligns each sequence's last query with its last key, so "
                                                "sequence " + std::to_string(b) + "'s key length " +
                                                    std::to_string(lengths[b]) + " < Nq = " + std::to_string(p.seqlen) +
-                                                   " leaves its first queries no key; allowed with causal: lengths >= seqlen");
+                                                   " leaves its first queries no key; allowed with causal or a window: lengths >= seqlen");
     }
   }
   if (!(p.dropout >= 0.0 && p.dropout < 1.0))
@@ -46,18 +61,28 @@ void validate(const Problem& p) {
                                            std::to_string(p.dropout) + ")");
 }
 
+std::string band_label(const Problem& p) {
+  if (p.window_left == kNoWindow && p.window_right == kNoWindow) return p.causal ? ", causal" : "";
+  auto side = [](int64_t v) { return v == kNoWindow ? std::string("none") : std::to_string(v); };
+  return std::string(p.causal ? ", causal" : "") + ", window left " + side(p.window_left) + ", right " +
+         side(p.causal ? 0 : p.window_right);
+}
+
 double convention_flops(const Problem& p) {
   const double nq = static_cast<double>(p.seqlen);
   double factor = 0.0;
   if (has_forward(p.pass)) factor += 1.0;
   if (has_backward(p.pass)) factor += 2.5;  // five N²d GEMMs, the recomputation of S included
-  const auto of_keys = [&](double nk, double sequences) {
-    return 4.0 * sequences * static_cast<double>(p.heads) * nq * nk * static_cast<double>(p.headdim) * factor *
-           (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
+  const bool windowed = p.window_left != kNoWindow || p.window_right != kNoWindow;
+  const auto of_keys = [&](int64_t keys, double sequences) {
+    const double nk = static_cast<double>(keys);
+    const double scores = windowed ? KeyBand{keys - p.seqlen, p.window_left, p.window_right}.visible_scores(p.seqlen, keys)
+                                   : nq * nk * (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
+    return 4.0 * sequences * static_cast<double>(p.heads) * scores * static_cast<double>(p.headdim) * factor;
   };
-  if (p.key_lengths.empty()) return of_keys(static_cast<double>(p.keys()), static_cast<double>(p.batch));
+  if (p.key_lengths.empty()) return of_keys(p.keys(), static_cast<double>(p.batch));
   double flops = 0;
-  for (const int64_t len : *p.key_lengths.values) flops += of_keys(static_cast<double>(len), 1.0);
+  for (const int64_t len : *p.key_lengths.values) flops += of_keys(len, 1.0);
   return flops;
 }
 

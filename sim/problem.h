@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/checked.h"
+#include "sim/key_band.h"
 #include "sim/types.h"
 
 namespace flashio::sim {
@@ -33,6 +34,10 @@ struct Problem {
   int64_t headdim = 64;   // d
   DType dtype = DType::fp16;
   bool causal = false;
+  // A sliding window (sim/key_band.h; docs/shapes.md, "Causal and sliding windows"): query q sees
+  // keys q + o − window_left … q + o + window_right; kNoWindow: that side unbounded (the default).
+  // Causal is window_right = 0 and cannot be given with a window_right of its own.
+  int64_t window_left = kNoWindow, window_right = kNoWindow;
   bool mask = false;      // standard only: a separate key-padding mask pass over S
   double dropout = 0.0;   // standard only: a separate dropout pass over P when > 0
   Pass pass = Pass::fwd;
@@ -52,7 +57,17 @@ struct Problem {
   // Sequence b's keys: its key length, or Nk; and its causal offset (bottom-right in its own keys).
   int64_t keys_of(int64_t b) const { return key_lengths.empty() ? keys() : (*key_lengths.values)[static_cast<size_t>(b)]; }
   int64_t causal_offset_of(int64_t b) const { return keys_of(b) - seqlen; }
+  // The keys sequence b's queries see by position: causal and the window in one rule.
+  KeyBand band_of(int64_t b = 0) const {
+    return KeyBand{causal_offset_of(b), window_left, causal ? 0 : window_right};
+  }
+  // Some key is hidden by position (causal or a window side bounded).
+  bool banded() const { return band_of().bounded(); }
 };
+
+// ", causal", ", window left L, right R" (a side `none` when unbounded), or "" without a band: for
+// the front ends' headings.
+std::string band_label(const Problem& problem);
 
 // Throws InvalidInput naming the field and what is allowed when the problem cannot exist.
 void validate(const Problem& problem);
@@ -60,7 +75,9 @@ void validate(const Problem& problem);
 // The field's FLOP convention (docs/paper.md, "FLOP convention"): 4·B·H·Nq·Nk·d forward, 2.5×
 // that backward, 3.5× for fwdbwd; causal keeps Nq·Nk − Nq²/2 of the Nq·Nk scores (half when
 // Nq = Nk; bottom-right aligned, docs/shapes.md). What TFLOP/s is computed from, for every algorithm.
-// With per-sequence key lengths, the sum over the sequences of their own Nk.
+// With per-sequence key lengths, the sum over the sequences of their own Nk. A window counts the
+// scores it keeps exactly (KeyBand::visible_scores), so `--window-right 0` counts Nq/2 more per
+// head than causal's convention (the diagonal's other half).
 double convention_flops(const Problem& problem);
 
 }  // namespace flashio::sim

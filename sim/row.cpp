@@ -96,12 +96,14 @@ std::string kernel_text(const std::optional<KernelKind>& kernel) {
   return kernel ? to_string(*kernel) : kTotalKernel;
 }
 
+std::string window_text(int64_t side) { return side == kNoWindow ? "none" : std::to_string(side); }
+
 const std::vector<std::string>& key_columns() {
   static const std::vector<std::string> k = {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
       "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
-      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths"};
+      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "window_left", "window_right"};
   return k;
 }
 
@@ -138,6 +140,8 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "splits") return std::to_string(r.splits);
   if (col == "page_size") return std::to_string(r.page_size);
   if (col == "lengths") return r.lengths;
+  if (col == "window_left") return window_text(r.window_left);
+  if (col == "window_right") return window_text(r.window_right);
   for (const auto& [name, field] : value_fields())
     if (name == col) return opt(r.*field);
   return "";
@@ -168,6 +172,8 @@ Row config_row(const Config& c, RowSource source) {
   base.splits = c.splits;
   base.page_size = c.page_size;
   base.lengths = c.problem.key_lengths.source;
+  base.window_left = c.problem.window_left;
+  base.window_right = c.problem.window_right;
   return base;
 }
 
@@ -258,6 +264,8 @@ nlohmann::json to_json(const Row& r) {
   j["splits"] = r.splits;
   j["page_size"] = r.page_size;
   j["lengths"] = r.lengths;
+  j["window_left"] = window_text(r.window_left);
+  j["window_right"] = window_text(r.window_right);
   for (const auto& [name, field] : value_fields())
     j[name] = (r.*field) ? nlohmann::json(*(r.*field)) : nlohmann::json(nullptr);
   return j;
@@ -386,6 +394,14 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "splits") r.splits = v.empty() ? 1 : as_int();
       else if (col == "page_size") r.page_size = v.empty() ? 0 : as_int();
       else if (col == "lengths") r.lengths = v;
+      else if (col == "window_left" || col == "window_right") {
+        int64_t side = kNoWindow;
+        if (!v.empty() && v != "none") {
+          side = as_int();
+          if (side < 0) fail("column '" + col + "': '" + v + "' is not a window side; allowed: a number of keys >= 0 or none");
+        }
+        (col == "window_left" ? r.window_left : r.window_right) = side;
+      }
       else if (col == "io_total_bytes") r.io_total_bytes = as_real();
       else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();
       else {

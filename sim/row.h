@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/key_band.h"
 #include "sim/kernel_kind.h"
 #include "sim/row_identity.h"
 #include "sim/types.h"
@@ -46,6 +47,8 @@ struct Row {
   // Per-sequence key lengths (sim/problem.h, KeyLengths::source): the lengths file as given;
   // empty (every sequence Nk keys) in a file without the column.
   std::string lengths;
+  // A sliding window's sides (sim/problem.h; kNoWindow, written `none`, in a file without the columns).
+  int64_t window_left = kNoWindow, window_right = kNoWindow;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;
@@ -65,6 +68,8 @@ std::string kernel_text(const std::optional<KernelKind>& kernel);
 // Column names in order: key columns, then value columns.
 const std::vector<std::string>& row_columns();
 const std::vector<std::string>& key_columns();
+// A window side as rows spell it: its keys, or `none` (kNoWindow).
+std::string window_text(int64_t side);
 
 // A row whose key columns are the configuration's (value columns empty): the one place a
 // Config becomes key columns, for model, measured and bound rows alike.

@@ -14,7 +14,10 @@ TileGrid tile_grid(const Config& c, bool group_rows) {
   g.nq = p.seqlen;
   g.nk = p.keys();
   g.n = group_rows ? checked_mul(g.group, g.nq) : g.nq;
-  g.offset = p.causal_offset();
+  const KeyBand band = p.band_of();
+  g.offset = band.offset;
+  g.left = band.left;
+  g.right = band.right;
   g.br = c.tiling.block_r;
   g.bc = c.tiling.block_c;
   g.tr = ceil_div(g.n, g.br);
@@ -27,7 +30,7 @@ int64_t grid_heads_per_batch(const Problem& p, bool group_rows) { return group_r
 
 GemmKeyTiles gemm_key_tiles(int64_t seqlen) { return {seqlen, standard_gemm_main_keys(seqlen)}; }
 
-TileFilter::TileFilter(const Config& c, bool group_rows) : grid_(tile_grid(c, group_rows)), causal_(c.problem.causal) {
+TileFilter::TileFilter(const Config& c, bool group_rows) : grid_(tile_grid(c, group_rows)) {
   if (c.algo == Algo::blocksparse && !c.block_mask.text.empty())
     mask_ = std::make_shared<const BlockMask>(c.block_mask, c.problem);
 }
@@ -41,17 +44,17 @@ TileVisits tile_visits(const Config& c, bool group_rows) {
   v.q_rows.resize(g.tc);
   const bool masked = c.algo == Algo::blocksparse && !c.block_mask.text.empty();
   if (!masked) {
-    // Row tile i visits column tiles 0 … last_i (its causal frontier, or all): O(Tr + Tc) with
+    // Row tile i visits column tiles first_i … last_i (the band's, or all): O(Tr + Tc) with
     // difference arrays for the columns, since the closed form is evaluated for every
     // configuration, and at the tile-grid limit these are millions of terms.
     std::vector<int64_t> count_diff(static_cast<size_t>(g.tc + 1), 0), rows_diff(static_cast<size_t>(g.tc + 1), 0);
     for (int64_t i = 0; i < g.tr; ++i) {
-      const int64_t last = c.problem.causal ? g.causal_last_col(i) : g.tc - 1;
-      v.per_row[i] = last + 1;
-      // min(Nk, (last + 1)·Bc) without forming (last + 1)·Bc, which can pass 2^63 for a huge Bc.
-      v.kv_rows[i] = last * g.bc + std::min(g.bc, g.nk - last * g.bc);
-      count_diff[0] += 1, count_diff[last + 1] -= 1;
-      rows_diff[0] += g.rows_in(i), rows_diff[last + 1] -= g.rows_in(i);
+      const int64_t first = g.first_col(i), last = g.last_col(i);
+      v.per_row[i] = last - first + 1;
+      // min(Nk, (last + 1)·Bc) − first·Bc without forming (last + 1)·Bc, which can pass 2^63 for a huge Bc.
+      v.kv_rows[i] = (last - first) * g.bc + std::min(g.bc, g.nk - last * g.bc);
+      count_diff[first] += 1, count_diff[last + 1] -= 1;
+      rows_diff[first] += g.rows_in(i), rows_diff[last + 1] -= g.rows_in(i);
     }
     int64_t count = 0, rows = 0;
     for (int64_t j = 0; j < g.tc; ++j) {
@@ -73,7 +76,7 @@ TileVisits tile_visits(const Config& c, bool group_rows) {
   const int64_t t = mask.block_tokens();
   for (int64_t i = 0; i < g.tr; ++i) {
     const int64_t q0 = i * g.br, q1 = q0 + g.rows_in(i);
-    const int64_t last_j = c.problem.causal ? g.causal_last_col(i) : g.tc - 1;
+    const int64_t last_j = g.last_col(i);  // a block mask comes without a window (validate)
     const int64_t bi0 = q0 / t, bi1 = (q1 - 1) / t + 1;
     int64_t next = 0;  // the first column tile not yet counted for this row tile
     for (int64_t bj = 0; bj < blocks && next <= last_j; ++bj) {
@@ -110,7 +113,7 @@ int64_t TileVisits::weighted_rows(const TileGrid& g, int64_t minus) const {
 }
 
 bool TileFilter::visits(int64_t i, int64_t j) const {
-  if (causal_ && grid_.above_diagonal(i, j)) return false;
+  if (grid_.banded() && grid_.outside_band(i, j)) return false;
   // The tile's queries and keys overlap a nonzero block (the mask's blocks are T tokens,
   // not tiles: the same attention at every tiling).
   if (mask_ && !mask_->overlaps_nonzero(i * grid_.br, i * grid_.br + grid_.rows_in(i), j * grid_.bc,

@@ -96,22 +96,39 @@ struct TileGrid {
   int64_t n = 0;       // rows of a grid head: Nq, or g·Nq with group_rows
   int64_t nk = 0;      // keys per head, Nk
   int64_t nq = 0;      // queries per head, Nq
-  int64_t offset = 0;  // causal: query q sees the keys ≤ q + offset (Nk − Nq, bottom-right aligned)
+  int64_t offset = 0;  // o = Nk − Nq: the band's alignment (bottom-right, sim/key_band.h)
+  // The keys a query sees by position (sim/key_band.h, Problem::band_of): causal is right = 0.
+  int64_t left = kNoWindow, right = kNoWindow;
   int64_t group = 1;   // query heads per K/V head, g
   bool group_rows = false;
   int64_t br = 0, bc = 0, tr = 0, tc = 0;
   int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
   int64_t cols_in(int64_t j) const { return std::min(bc, nk - j * bc); }
-  // The last query (its position in its head) among the rows of row tile i: when the tile
-  // crosses from one head's rows into the next, some row of it holds query Nq − 1.
+  bool banded() const { return left != kNoWindow || right != kNoWindow; }
+  // The first and last query (positions in their head) among the rows of row tile i: when the
+  // tile crosses from one head's rows into the next, some row holds query 0 and some Nq − 1.
+  int64_t first_query(int64_t i) const {
+    const int64_t first = i * br, last = first + rows_in(i) - 1;
+    return first / nq == last / nq ? first % nq : 0;
+  }
   int64_t last_query(int64_t i) const {
     const int64_t first = i * br, last = first + rows_in(i) - 1;
     return first / nq == last / nq ? last % nq : nq - 1;
   }
-  // Causal: tile (i, j) is skipped when its first key lies beyond what its last query sees.
-  bool above_diagonal(int64_t i, int64_t j) const { return j * bc > last_query(i) + offset; }
-  // Causal: the last column tile row tile i visits, the one holding the last key its last query sees.
-  int64_t causal_last_col(int64_t i) const { return std::min(tc - 1, (last_query(i) + offset) / bc); }
+  // Tile (i, j) is skipped when no row sees a key of it: its first key lies beyond what its
+  // last query sees (right side; causal's diagonal), or its last key before what its first
+  // query sees (left side).
+  bool outside_band(int64_t i, int64_t j) const {
+    return (right != kNoWindow && j * bc > last_query(i) + offset + right) ||
+           (left != kNoWindow && j * bc + cols_in(j) - 1 < first_query(i) + offset - left);
+  }
+  // The first and last column tile row tile i visits (every tile between them is in the band).
+  int64_t first_col(int64_t i) const {
+    return left == kNoWindow ? 0 : std::max<int64_t>(0, first_query(i) + offset - left) / bc;
+  }
+  int64_t last_col(int64_t i) const {
+    return right == kNoWindow ? tc - 1 : std::min(tc - 1, (last_query(i) + offset + right) / bc);
+  }
   // The heads a grid head's transfers name: the first query head of its rows (the rest follow
   // in memory), and the K/V head it reads.
   int64_t query_head(int64_t grid_head) const { return group_rows ? grid_head * group : grid_head; }
@@ -179,8 +196,8 @@ struct TileVisits {
 };
 TileVisits tile_visits(const Config& config, bool group_rows = false);
 
-// Whether the schedule visits tile (i, j): causal skips tiles wholly above the diagonal;
-// blocksparse skips zero tiles of the block mask.
+// Whether the schedule visits tile (i, j): causal and windows skip tiles wholly outside the
+// band (TileGrid::outside_band); blocksparse skips zero tiles of the block mask.
 class TileFilter {
  public:
   explicit TileFilter(const Config& config, bool group_rows = false);
@@ -188,11 +205,9 @@ class TileFilter {
   const TileGrid& grid() const { return grid_; }
   // blocksparse's mask (on blocks of T tokens, sim/block_mask.h), or null when dense.
   const std::shared_ptr<const BlockMask>& mask() const { return mask_; }
-  bool causal() const { return causal_; }
 
  private:
   TileGrid grid_;
-  bool causal_;
   std::shared_ptr<const BlockMask> mask_;  // null when dense; shared by copies
 };
 

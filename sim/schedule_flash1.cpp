@@ -27,11 +27,12 @@ struct RowSpan {
     first_j.assign(static_cast<size_t>(g.tr), -1);
     last_j.assign(static_cast<size_t>(g.tr), -1);
     if (!filter.mask()) {
-      // Without a mask a row tile visits 0 … its causal frontier (key 0 precedes every query):
-      // O(Tr), not a scan of Tr·Tc tiles (N = 16384 at 16 × 16 tiles is 10^6 of them).
+      // Without a mask a row tile visits its band's column tiles, a contiguous range (all of
+      // them, or 0 … the causal frontier): O(Tr), not a scan of Tr·Tc tiles (N = 16384 at
+      // 16 × 16 tiles is 10^6 of them).
       for (int64_t i = 0; i < g.tr; ++i) {
-        first_j[i] = 0;
-        last_j[i] = filter.causal() ? g.causal_last_col(i) : g.tc - 1;
+        first_j[i] = g.first_col(i);
+        last_j[i] = g.last_col(i);
       }
       return;
     }

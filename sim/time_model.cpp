@@ -117,11 +117,12 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // With grouped-query attention flash2's forward (packed) and backward run the instance for
     // a group's stacked rows (kernels/key_limits.cuh).
     // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
-    // paged instance (kPaged).
+    // paged instance (kPaged), a window's left side its window instance (kWindow).
     KernelInstance instance;
     instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
     instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
     instance.paged = config.page_size > 0 && pass_of(k.kind) == Pass::fwd;
+    instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
     f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, instance);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed

@@ -56,6 +56,8 @@ sim::Config model_config(const kernels::AttentionConfig& c) {
   m.problem.seqlen_k = kernels::keys_of(c);
   m.problem.headdim = c.headdim;
   m.problem.causal = c.causal;
+  m.problem.window_left = c.window_left;  // the kernels' −1 is sim::kNoWindow
+  m.problem.window_right = c.window_right;
   m.problem.mask = c.mask;
   if (!c.key_lengths.empty())
     m.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(c.key_lengths), "kernel test"};
@@ -72,7 +74,8 @@ std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConf
   const int64_t n = c.seqlen, nk = kernels::keys_of(c), d = c.headdim;
   const int64_t hkv = kernels::kv_heads_of(c), group = c.heads / hkv;
   const sim::Config model = model_config(c);
-  const bool all_kept = !c.causal && !(c.mask && c.algo == kernels::Algo::standard) && c.key_lengths.empty();
+  const bool all_kept = !c.causal && !(c.mask && c.algo == kernels::Algo::standard) && c.key_lengths.empty() &&
+                        c.window_left < 0 && c.window_right < 0;
   // Query head bh reads K/V head (b, h / g); dK and dV of a K/V head are its group's sums.
   for (int64_t bkv = 0; bkv < c.batch * hkv; ++bkv) {
     const sim::Matrix k = head(in.k, bkv, nk, d), v = head(in.v, bkv, nk, d);

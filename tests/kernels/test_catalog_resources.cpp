@@ -38,7 +38,9 @@ struct Resources {
 // rows (kernels/key_limits.cuh); the forward's have each of those also for split-KV (split =
 // true: one split of the key tiles, writing partial results; docs/kernels.md, "Split-KV"), and
 // stacked instances over a paged KV cache (paged = true), without and with splits.
-using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool, bool>;
+// window = true: the instances for a sliding window's left side (kernels/key_limits.cuh, kWindow),
+// forward and backward, stacked rows.
+using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool, bool, bool>;
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
@@ -69,7 +71,7 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
-      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?>\(.*$)");
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?>\(.*$)");
   static const std::regex softmax(
       R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
@@ -85,13 +87,14 @@ std::map<Instance, Resources> compiled_kernels() {
     const Resources r{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3]), std::stoll(m[4])};
     std::smatch k;
     if (std::regex_match(function, k, instance) || std::regex_match(function, k, softmax)) {
+      auto flag = [&](size_t at) { return k.size() > at && k[at].matched && k[at] == "true"; };
+      // flash2_bwd_kernel<T, d, Br, Bc, stacked, window>; the forwards' <…, stacked, split, paged, window>.
+      const bool backward = k[1] == "flash2_bwd_kernel";
       const Instance key{k[1], k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16,
                          k.size() > 3 && k[3].matched ? std::stoll(k[3]) : 0,
                          k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
                          k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0,
-                         k.size() > 6 && k[6].matched && k[6] == "true",
-                         k.size() > 7 && k[7].matched && k[7] == "true",
-                         k.size() > 8 && k[8].matched && k[8] == "true"};
+                         flag(6), !backward && flag(7), flag(8), backward ? flag(7) : flag(9)};
       INFO("one instance in the library: " << function);
       CHECK(kernels.emplace(key, r).second);
     }
@@ -120,7 +123,7 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
   const std::map<Instance, Resources> compiled = compiled_kernels();
   std::map<Instance, const fs::BuiltKernel*> catalogued;
   for (const fs::BuiltKernel& k : fs::built_kernels()) {
-    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false, false};
+    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false, false, false};
     catalogued[key] = &k;
     const auto it = compiled.find(key);
     INFO("catalog entry " << name_of(k) << " (" << main_function(k) << ")");
@@ -138,12 +141,27 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
     if (std::get<3>(key) == 0) continue;  // a row kernel or standard's softmax, below
     INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
                      << std::get<3>(key) << "x" << std::get<4>(key) << (std::get<5>(key) ? " stacked" : "")
-                     << (std::get<6>(key) ? " split" : "") << (std::get<7>(key) ? " paged" : ""));
+                     << (std::get<6>(key) ? " split" : "") << (std::get<7>(key) ? " paged" : "")
+                     << (std::get<8>(key) ? " window" : ""));
     Instance one_head = key;
     std::get<5>(one_head) = false;
     std::get<6>(one_head) = false;
     std::get<7>(one_head) = false;
+    std::get<8>(one_head) = false;
     REQUIRE(catalogued.count(one_head) == 1);
+    if (std::get<8>(key)) {
+      // A window instance (docs/shapes.md, "Causal and sliding windows"): stacked rows, no splits,
+      // contiguous; the entry's window_registers, which the time model takes.
+      const fs::BuiltKernel& k = *catalogued.at(one_head);
+      INFO("window instance: REG " << r.registers << ", STACK " << r.stack_bytes << "; catalog " << k.window_registers);
+      CHECK(std::get<5>(key));
+      CHECK_FALSE(std::get<6>(key));
+      CHECK_FALSE(std::get<7>(key));
+      CHECK(k.window_registers == r.registers);
+      CHECK(r.shared_bytes == kReservedSmemBytes);
+      CHECK(r.local_bytes == 0);
+      continue;
+    }
     if (std::get<7>(key)) {
       // An instance over a paged KV cache (docs/shapes.md, "Paged KV cache"): stacked rows, the
       // entry's paged_registers or (with splits) paged_split_registers, which the time model takes.
@@ -190,7 +208,7 @@ TEST_CASE("catalog: flash2 backward's row kernels have the registers and static 
   CHECK(row_kernels == fs::built_row_kernels().size());
   for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
     const std::string function = fs::to_string(k.kind) + "_kernel";
-    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false, false});
+    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false, false, false});
     INFO("row kernel " << function << " d=" << k.headdim << " " << fs::to_string(k.dtype));
     REQUIRE(it != compiled.end());
     INFO("catalog: registers " << k.registers << ", static shared " << k.static_smem_bytes << " B; cuobjdump: REG "
@@ -208,7 +226,7 @@ TEST_CASE("catalog: standard's softmax has the registers, stack and static share
   for (const auto& [key, r] : compiled) instances += std::get<0>(key) == "softmax_kernel";
   CHECK(instances == 2);
   for (const fs::DType dtype : {fs::DType::fp16, fs::DType::bf16}) {
-    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false, false});
+    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false, false, false});
     INFO("softmax_kernel<" << fs::to_string(dtype) << ">");
     REQUIRE(it != compiled.end());
     CHECK(it->second.registers == fs::kStandardSoftmaxRegisters);

@@ -39,6 +39,9 @@ std::string label(const fk::AttentionConfig& c, const char* what) {
   if (c.splits != 1) s << " splits " << c.splits;
   if (c.page_size != 0) s << " page " << c.page_size;
   if (!c.key_lengths.empty()) s << " lengths " << c.key_lengths.front() << ".." << c.key_lengths.back();
+  if (c.window_left >= 0 || c.window_right >= 0)
+    s << " window " << (c.window_left < 0 ? std::string("none") : std::to_string(c.window_left)) << ","
+      << (c.window_right < 0 ? std::string("none") : std::to_string(c.window_right));
   return s.str();
 }
 
@@ -479,6 +482,65 @@ TEST_CASE("enqueue launches exactly launch_sequence(), and a backward needs a fo
   CHECK(run2.enqueue(fk::Pass::fwdbwd) == fk::launch_sequence(c, fk::Pass::fwdbwd));
 }
 
+// Sliding windows (docs/shapes.md, "Causal and sliding windows"): (left, right), −1 none.
+fk::AttentionConfig make_window(fk::Algo algo, int64_t n, int64_t d, int64_t left, int64_t right,
+                                fk::DType dtype = fk::DType::fp16) {
+  fk::AttentionConfig c = make(algo, 2, 3, n, d, false, dtype);
+  c.window_left = left, c.window_right = right;
+  return c;
+}
+
+TEST_CASE("flash2 with a sliding window matches the reference masked by the window: (0, 0), (16, 16), (127, none), "
+          "(none, 0) at N = 97, 1025, 4096, d = 64 and 128, forward and backward; bf16 at N = 1025",
+          "[gpu][window]") {
+  for (const auto& [left, right] : {std::pair<int64_t, int64_t>{0, 0}, {16, 16}, {127, -1}, {-1, 0}})
+    for (int64_t n : {97, 1025, 4096})
+      for (int64_t d : {64, 128}) {
+        check_against_reference(make_window(fk::Algo::flash2, n, d, left, right), true);
+        if (n == 1025) check_against_reference(make_window(fk::Algo::flash2, n, d, left, right, fk::DType::bf16), true);
+      }
+}
+
+TEST_CASE("every registered flash2 tiling runs a window, forward and backward (window (33, 5) at N = 200), and "
+          "windows over grouped-query heads and Nq < Nk match the reference",
+          "[gpu][window]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.algo != fk::Algo::flash2) continue;
+    fk::AttentionConfig c = make_window(fk::Algo::flash2, 200, e.headdim, 33, 5, e.dtype);
+    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    check_against_reference(c, e.pass == fk::Pass::bwd);
+  }
+  for (int64_t d : {64, 128})
+    for (const auto& [left, right] : {std::pair<int64_t, int64_t>{64, 0}, {100, -1}, {7, 300}})
+      for (bool pack : {true, false}) {
+        fk::AttentionConfig c = make_shape({1, 8, 2, 97, 1000}, d, false, pack);
+        c.window_left = left, c.window_right = right;
+        check_against_reference(c, pack);
+      }
+}
+
+TEST_CASE("a window is refused by flash1's kernels and with causal's own right side, splits or a paged cache",
+          "[gpu][window]") {
+  auto refusal = [](const fk::AttentionConfig& c) {
+    try {
+      fk::AttentionRun run(c);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(refusal(make_window(fk::Algo::flash1, 128, 64, 16, 0)), Catch::Contains("flash1 kernels take no window"));
+  fk::AttentionConfig c = make_window(fk::Algo::flash2, 128, 64, 16, 0);
+  c.causal = true;
+  CHECK_THAT(refusal(c), Catch::Contains("causal is window_right = 0"));
+  c = make_window(fk::Algo::flash2, 128, 64, 16, -1);
+  c.splits = 2;
+  CHECK_THAT(refusal(c), Catch::Contains("not built with splits"));
+  c.splits = 1;
+  CHECK(refusal(c) == "accepted");
+}
+
 TEST_CASE("every kernel runs once on a small causal shape with every output written (sanitizer target)",
           "[gpu][sanitize]") {
   // Run under compute-sanitizer memcheck and racecheck: N = 97 gives edge tiles for every
@@ -534,6 +596,19 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
         INFO("flash2 key lengths d" << d << " page " << page << " splits " << splits);
         CHECK(nan == 0);
       }
+  // Windows: both sides, forward and backward (the window instances), d 64 and 128, and standard's.
+  for (int64_t d : {64, 128})
+    for (const auto& [left, right] : {std::pair<int64_t, int64_t>{16, 16}, {40, -1}}) {
+      const fk::HostOutputs out =
+          flashio::test::run_config(make_window(fk::Algo::flash2, 97, d, left, right), fk::Pass::fwdbwd, 11);
+      const int nan = nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv});
+      INFO("flash2 window d" << d << " " << left << "," << right);
+      CHECK(nan == 0);
+    }
+  {
+    const fk::HostOutputs out = flashio::test::run_config(make_window(fk::Algo::standard, 97, 64, 16, 16), fk::Pass::fwdbwd, 12);
+    CHECK(nan_count({&out.o, &out.dq, &out.dk, &out.dv}) == 0);
+  }
   fk::AttentionConfig c = make(fk::Algo::standard, 2, 2, 97, 64, true);
   c.mask = true;
   c.dropout = 0.1;
