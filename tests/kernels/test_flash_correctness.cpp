@@ -491,12 +491,12 @@ fk::AttentionConfig make_window(fk::Algo algo, int64_t n, int64_t d, int64_t lef
 }
 
 TEST_CASE("flash2 with a sliding window matches the reference masked by the window: (0, 0), (16, 16), (127, none), "
-          "(none, 0) at N = 97, 1025, 4096, d = 64 and 128, forward and backward; bf16 at N = 1025",
+          "(none, 0) at N = 97, 1025, 4096, d = 64 and 128, forward and backward (N = 4096: forward), bf16 at N = 1025",
           "[gpu][window]") {
   for (const auto& [left, right] : {std::pair<int64_t, int64_t>{0, 0}, {16, 16}, {127, -1}, {-1, 0}})
     for (int64_t n : {97, 1025, 4096})
       for (int64_t d : {64, 128}) {
-        check_against_reference(make_window(fk::Algo::flash2, n, d, left, right), true);
+        check_against_reference(make_window(fk::Algo::flash2, n, d, left, right), n <= 1025);
         if (n == 1025) check_against_reference(make_window(fk::Algo::flash2, n, d, left, right, fk::DType::bf16), true);
       }
 }

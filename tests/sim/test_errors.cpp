@@ -92,6 +92,11 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
       {"splits with flash1", Field::splits,
        [&] { config_with([](Config& c) { c.algo = Algo::flash1, c.splits = 2; }); }},
       {"explain with splits", Field::splits, [&] { explain_with([](Config& c) { c.splits = 2; }, 0); }},
+      {"window left side < 0", Field::window_left, [&] { problem_with([](Problem& p) { p.window_left = -4; }); }},
+      {"a window with splits", Field::window_left,
+       [&] { config_with([](Config& c) { c.problem.window_left = 8, c.splits = 2; }); }},
+      {"causal with a window right side", Field::window_right,
+       [&] { problem_with([](Problem& p) { p.causal = true, p.window_right = 3; }); }},
       {"page size not a multiple of 16", Field::page_size, [&] { config_with([](Config& c) { c.page_size = 40; }); }},
       {"key lengths of another count", Field::key_lengths, [&] {
          config_with([](Config& c) {

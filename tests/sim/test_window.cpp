@@ -127,7 +127,7 @@ TEST_CASE("window: --window-right 0 is causal (the same tiles and bytes), and a 
   CHECK(band.tiles() == 1 + 2 + 126 * 3);  // row tiles 0 and 1 start at key 0, every later one spans three
 }
 
-TEST_CASE("window: the FLOP convention counts the scores a window keeps, exactly; causal keeps the field's "
+TEST_CASE("window: the FLOP convention counts the scores a window keeps, exactly, and causal keeps the field's "
           "Nq·Nk − Nq²/2",
           "[window]") {
   for (const auto& [nq, nk] : {std::pair<int64_t, int64_t>{97, 97}, {61, 130}, {1, 500}, {300, 333}})

@@ -1,0 +1,57 @@
+#!/bin/bash
+# GPU calls for the masks users ask for (docs/shapes.md, "Causal and sliding windows"): the window
+# kernels checked against the reference and under compute-sanitizer, their speed beside dense
+# flash2 at N = 16384, and `flashio validate` rows of windows for h200_masks.csv.
+# Usage, from the repository root on the GPU machine, BIN holding flashio and test_kernels_gpu
+# (and lib/ with libgomp.so.1), OUT an existing folder:
+#   experiments/results/h200_masks/measure.sh BIN OUT PART
+# PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows).
+set -u
+if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
+  echo "usage: $0 BIN OUT tests|validate (BIN holding flashio, OUT an existing folder)" >&2
+  exit 2
+fi
+BIN=$1
+OUT=$2
+PART=$3
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/gpu.txt"
+date -u > "$OUT/started"
+step() { echo "$(date -u +%T) $*" >> "$OUT/steps.log"; }
+if [ "$PART" = tests ]; then
+  step tests
+  (timeout 240 stdbuf -oL "$BIN/test_kernels_gpu" "[window]" > "$OUT/tests_window.log" 2>&1; echo "rc=$?" >> "$OUT/tests_window.log")
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  step memcheck
+  (timeout 100 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
+  step racecheck
+  (timeout 100 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  # Speed: window (256, 0) and its one-sided parts against dense flash2, B 4, H 16, N 16384.
+  step bench
+  timeout 150 "$BIN/flashio" bench --algo flash2 --batch 4 --heads 16 --seqlen 16384 --headdim 64,128 --pass fwd,bwd \
+    --window-left 256,none --window-right 0,none --repeats 10 --format csv --out "$OUT/bench_window.csv" > "$OUT/bench.log" 2>&1
+  echo "rc=$?" >> "$OUT/bench.log"
+  timeout 60 "$BIN/flashio" simulate --algo flash2 --batch 4 --heads 16 --seqlen 16384 --headdim 64,128 --pass fwd,bwd \
+    --window-left 256,none --window-right 0,none --tiling kernel --format csv > "$OUT/simulate_window.csv" 2>> "$OUT/bench.log"
+  step done
+  exit 0
+fi
+if [ "$PART" = validate ]; then
+  # Windows (0, 0), (16, 16), (127, none), (none, 0), (256, 0), (100, 300) at N = 1000 and 4096,
+  # d 64 and 128: 48 kernel=total rows, forward and backward in one call each.
+  for pass in fwd bwd; do
+    step "validate $pass"
+    for w in "0 0" "16 16" "127 none" "none 0" "256 0" "100 300"; do
+      set -- $w
+      timeout 100 "$BIN/flashio" validate --algo flash2 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128 --pass $pass \
+        --window-left "$1" --window-right "$2" --format csv \
+        --measured-out "$OUT/validate_${pass}_$1_$2_measured.csv" --predicted-out "$OUT/validate_${pass}_$1_$2_predicted.csv" \
+        > "$OUT/validate_${pass}_$1_$2.csv" 2> "$OUT/validate_${pass}_$1_$2.err"
+      echo "rc=$?" >> "$OUT/validate_${pass}_$1_$2.err"
+    done
+  done
+  step done
+  exit 0
+fi
+echo "unknown PART '$PART'; allowed: tests, validate" >&2
+exit 2
