@@ -370,13 +370,6 @@ std::vector<Launch> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
   if (pass == Pass::bwd && !st.forward_done)
     throw std::logic_error("AttentionRun::enqueue(bwd): the backward needs a forward enqueued since fill_inputs");
   if (pass != Pass::fwd && st.config.algo != Algo::standard && !st.bwd) throw std::invalid_argument(st.bwd_missing);
-  // Known wrong (docs/kernels.md, "Sliding windows"): on the H200 the backward's window instance over
-  // stacked query heads gave dV errors of about 2 (d = 64, H 8, Hkv 2, Nq 97 onto Nk 1000, windows
-  // (100, none) and (7, 300)) while dQ and dK were right; refused until that is found.
-  if (pass != Pass::fwd && st.config.window_left >= 0 && kv_heads_of(st.config) != st.config.heads &&
-      st.config.algo == Algo::flash2)
-    throw std::invalid_argument("window: flash2's backward with a window's left side over grouped-query heads is "
-                                "refused (its dV was wrong on the H200); allowed: the forward, or kv_heads = heads");
   if (pass != Pass::fwd && st.config.page_size > 0)
     throw std::invalid_argument("page_size: a paged KV cache is read by the forward only; allowed with the backward: 0");
   if (pass != Pass::fwd && !st.config.key_lengths.empty())

@@ -231,6 +231,12 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     i = next;
   }
   tile::cp_async_wait<0>();
+  // A column tile no row tile sees (only a window's left side leaves keys unseen: without one the
+  // last query sees every key) ran no loop, so no barrier since K_j's and V_j's copies: wait for
+  // every thread's before their tiles take dK_j and dV_j, or a late copy overwrites them (H200:
+  // dV = V in such tiles). The window instances only, so that the others keep their registers.
+  if constexpr (kWindow)
+    if (i_first >= tr) __syncthreads();
   // dK_j, dV_j through the (now free) K, V tiles.
   acc.stage_dk_dv(sK, sV, p.scale, warp, lane);
   __syncthreads();

@@ -296,3 +296,18 @@ TEST_CASE("split-KV: --splits best is the count the time model predicts fastest,
   CHECK(flash1_totals == 1);  // splits 1 only; auto resolves to 1 for flash1
   CHECK(flash2_totals == 2);  // 1 and 2; auto resolves to 2 here
 }
+
+TEST_CASE("a sliding window: --window-left and --window-right reject negative and non-numeric sides, causal with a "
+          "right side, a window over a block mask or splits, naming the option, and rows carry the window") {
+  check_rejected({{"simulate", "--algo", "flash2", "--window-left", "-2"}, "--window-left"});
+  check_rejected({{"simulate", "--algo", "flash2", "--window-right", "x"}, "--window-right"});
+  check_rejected({{"simulate", "--algo", "flash2", "--causal", "--window-right", "4"}, "--window-right"});
+  check_rejected({{"simulate", "--algo", "flash2", "--window-left", "8", "--splits", "2"}, "--window-left"});
+  check_rejected({{"simulate", "--algo", "blocksparse", "--block-mask", "banded:1", "--window-left", "8"}, "--window-left"});
+  const CliResult r = run_in_process({"simulate", "--algo", "flash2", "--batch", "1", "--heads", "2", "--seqlen", "1000",
+                                      "--window-left", "16,none", "--window-right", "0", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find(",window_left,window_right,") != std::string::npos);
+  CHECK(r.out.find(",16,0,") != std::string::npos);
+  CHECK(r.out.find(",none,0,") != std::string::npos);
+}

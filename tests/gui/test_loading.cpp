@@ -32,6 +32,8 @@ WorkbenchParams params_for(const WorkbenchParams& base, const sim::Row& row) {
   p.gqa_pack = row.gqa_pack != 0;
   p.problem.dtype = row.dtype;
   p.problem.causal = row.causal != 0;
+  p.problem.window_left = row.window_left;
+  p.problem.window_right = row.window_right;
   p.problem.pass = row.pass;
   if (row.sram_bytes) p.sram_bytes = *row.sram_bytes;
   return p;
