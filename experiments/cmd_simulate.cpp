@@ -83,7 +83,7 @@ void print_tensor_breakdown(std::ostream& out, const sim::SimResult& r) {
   const sim::Config& c = r.config;
   out << "\n" << sim::to_string(c.algo) << " " << sim::to_string(c.problem.pass) << "  N="
       << c.problem.seqlen << " d=" << c.problem.headdim << " causal=" << c.problem.causal
-      << (c.problem.window_left != sim::kNoWindow || c.problem.window_right != sim::kNoWindow ? sim::band_label(c.problem) : "");
+      << (c.problem.windowed() ? sim::band_label(c.problem) : "");
   if (c.algo != sim::Algo::standard)
     out << "  Br×Bc=" << c.tiling.block_r << "×" << c.tiling.block_c;
   out << ": bytes per tensor\n";

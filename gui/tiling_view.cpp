@@ -107,24 +107,22 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
   // Scores the band hides inside visited tiles are masked, not computed (square: query i sees
   // keys i − L … i + R): right of the diagonal R + 1 over (causal: R = 0), left of it L + 1 under.
   const sim::KeyBand band = trace_->config.problem.band_of();
-  const QBrush masked_brush(QColor(120, 120, 120, 90), Qt::Dense6Pattern);
-  if (band.right != sim::kNoWindow && band.right + 1 < n) {
-    const double k = static_cast<double>(band.right + 1);
+  // A hatched triangle: from a on one edge, round the matrix corner, to b on the other.
+  auto hatch_triangle = [&](QPointF a, QPointF corner, QPointF b) {
     QPainterPath masked;
-    masked.moveTo(left + k * cell, top);
-    masked.lineTo(left + side, top);
-    masked.lineTo(left + side, top + side - k * cell);
+    masked.moveTo(a);
+    masked.lineTo(corner);
+    masked.lineTo(b);
     masked.closeSubpath();
-    p.fillPath(masked, masked_brush);
+    p.fillPath(masked, QBrush(QColor(120, 120, 120, 90), Qt::Dense6Pattern));
+  };
+  if (band.right != sim::kNoWindow && band.right + 1 < n) {  // above: keys > query + R
+    const double k = static_cast<double>(band.right + 1) * cell;
+    hatch_triangle({left + k, top}, {left + side, top}, {left + side, top + side - k});
   }
-  if (band.left != sim::kNoWindow && band.left + 1 < n) {
-    const double k = static_cast<double>(band.left + 1);
-    QPainterPath masked;
-    masked.moveTo(left, top + k * cell);
-    masked.lineTo(left, top + side);
-    masked.lineTo(left + side - k * cell, top + side);
-    masked.closeSubpath();
-    p.fillPath(masked, masked_brush);
+  if (band.left != sim::kNoWindow && band.left + 1 < n) {  // below: keys < query − L
+    const double k = static_cast<double>(band.left + 1) * cell;
+    hatch_triangle({left, top + k}, {left, top + side}, {left + side - k, top + side});
   }
   p.setPen(QPen(QColor(235, 235, 235), 0.5));
   if (cell >= 4)

@@ -16,7 +16,6 @@ namespace flashio::kernels {
 // the query), compiled without the wrap so that kernels of one head's rows keep their code.
 template <bool kStacked, bool kWindow = false>
 struct KeyLimits {
-  static constexpr bool kLeftSide = kWindow;
   int row0 = 0;    // the query of the tile's first row: its row, or (stacked) its row mod Nq
   int nq = 0;      // queries per head
   int nk = 0;      // keys per head

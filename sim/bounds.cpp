@@ -54,7 +54,7 @@ std::vector<Bound> bounds(const Config& c) {
 
   // A window (sim/key_band.h) keeps a band of the scores: its density plays Proposition 4's s,
   // and only the keys some query sees are needed (with Nq < Nk a left side hides the first ones).
-  if (p.window_left != kNoWindow || p.window_right != kNoWindow) {
+  if (p.windowed()) {
     const KeyBand band = p.band_of();
     const int64_t nkeys = p.keys();
     s = band.visible_scores(p.seqlen, nkeys) / (n * static_cast<double>(nkeys));

@@ -34,7 +34,7 @@ void validate(const Problem& p) {
   if (p.causal && p.window_right != kNoWindow)
     throw InvalidInput(Field::window_right, "causal is a window whose right side is 0, so give causal or window_right, "
                                             "not both (got causal with window_right = " + std::to_string(p.window_right) + ")");
-  const bool windowed = p.window_left != kNoWindow || p.window_right != kNoWindow;
+  const bool windowed = p.windowed();
   if (windowed && p.keys() < p.seqlen)
     throw InvalidInput(Field::seqlen_k, "a window is aligned bottom-right (the last query at the last key), so with Nk = " +
                                             std::to_string(p.keys()) + " < Nq = " + std::to_string(p.seqlen) +
@@ -62,7 +62,7 @@ void validate(const Problem& p) {
 }
 
 std::string band_label(const Problem& p) {
-  if (p.window_left == kNoWindow && p.window_right == kNoWindow) return p.causal ? ", causal" : "";
+  if (!p.windowed()) return p.causal ? ", causal" : "";
   auto side = [](int64_t v) { return v == kNoWindow ? std::string("none") : std::to_string(v); };
   return std::string(p.causal ? ", causal" : "") + ", window left " + side(p.window_left) + ", right " +
          side(p.causal ? 0 : p.window_right);
@@ -73,16 +73,17 @@ double convention_flops(const Problem& p) {
   double factor = 0.0;
   if (has_forward(p.pass)) factor += 1.0;
   if (has_backward(p.pass)) factor += 2.5;  // five N²d GEMMs, the recomputation of S included
-  const bool windowed = p.window_left != kNoWindow || p.window_right != kNoWindow;
-  const auto of_keys = [&](int64_t keys, double sequences) {
+  // Sequence b's scores (its own keys and band), times the sequences that share them.
+  const auto of_sequence = [&](int64_t b, double sequences) {
+    const int64_t keys = p.keys_of(b);
     const double nk = static_cast<double>(keys);
-    const double scores = windowed ? KeyBand{keys - p.seqlen, p.window_left, p.window_right}.visible_scores(p.seqlen, keys)
-                                   : nq * nk * (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
+    const double scores = p.windowed() ? p.band_of(b).visible_scores(p.seqlen, keys)
+                                       : nq * nk * (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
     return 4.0 * sequences * static_cast<double>(p.heads) * scores * static_cast<double>(p.headdim) * factor;
   };
-  if (p.key_lengths.empty()) return of_keys(p.keys(), static_cast<double>(p.batch));
+  if (p.key_lengths.empty()) return of_sequence(0, static_cast<double>(p.batch));
   double flops = 0;
-  for (const int64_t len : *p.key_lengths.values) flops += of_keys(len, 1.0);
+  for (int64_t b = 0; b < p.batch; ++b) flops += of_sequence(b, 1.0);
   return flops;
 }
 

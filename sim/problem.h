@@ -63,6 +63,8 @@ struct Problem {
   }
   // Some key is hidden by position (causal or a window side bounded).
   bool banded() const { return band_of().bounded(); }
+  // A window side is given (beyond causal's own right side).
+  bool windowed() const { return window_left != kNoWindow || window_right != kNoWindow; }
 };
 
 // ", causal", ", window left L, right R" (a side `none` when unbounded), or "" without a band: for

@@ -145,6 +145,15 @@ TEST_CASE("window: the FLOP convention counts the scores a window keeps, exactly
       CHECK(p.band_of().visible_scores(nq, nk) == kept);
       CHECK(convention_flops(p) == Approx(4.0 * 3 * 2 * 8 * kept));
     }
+  // Causal with a left side: the band (L, 0), counted exactly.
+  Problem causal_left;
+  causal_left.seqlen = 300;
+  causal_left.headdim = 8;
+  causal_left.batch = causal_left.heads = 1;
+  causal_left.causal = true;
+  causal_left.window_left = 20;
+  CHECK(convention_flops(causal_left) ==
+        Approx(4.0 * 8 * static_cast<double>(band_by_definition(300, 300, 20, 0).count())));
   Problem causal;
   causal.seqlen = 1000;
   causal.causal = true;
