@@ -22,9 +22,6 @@ int run_bench(Invocation& inv) {
   const int warmup = inv.options["warmup"].as<int>();
   if (repeats < 10) throw UsageError("--repeats must be at least 10 (got " + std::to_string(repeats) + ")");
   if (warmup < 0) throw UsageError("--warmup must be >= 0");
-  for (sim::Algo a : inv.sweep.algos)
-    if (a == sim::Algo::blocksparse)
-      throw UsageError("--algo blocksparse has no CUDA kernel; bench runs standard, flash1, flash2");
   if (!kernels::gpu_available())
     throw UsageError("no usable CUDA GPU found; flashio bench needs one (run it on the GPU machine)");
   const uint64_t seed = read_seed(inv.options);

@@ -68,7 +68,7 @@ void add_profile_options(po::options_description& o) {
       "seed", seed_value()->default_value(1), "seed of the random inputs");
 }
 
-profiler::ProfileOptions read_profile_options(const Invocation& inv, const std::string& who) {
+profiler::ProfileOptions read_profile_options(const Invocation& inv) {
   profiler::ProfileOptions options;
   options.repeats = inv.options["repeats"].as<int>();
   options.warmup = inv.options["warmup"].as<int>();
@@ -76,9 +76,6 @@ profiler::ProfileOptions read_profile_options(const Invocation& inv, const std::
   if (options.repeats != 0 && options.repeats < 10)
     throw UsageError("--repeats must be 0 (counters only) or at least 10 (got " + std::to_string(options.repeats) + ")");
   if (options.warmup < 0) throw UsageError("--warmup must be >= 0 (got " + std::to_string(options.warmup) + ")");
-  for (sim::Algo a : inv.sweep.algos)
-    if (a == sim::Algo::blocksparse)
-      throw UsageError("--algo blocksparse has no CUDA kernel; " + who + " runs standard, flash1, flash2");
   return options;
 }
 
@@ -103,7 +100,7 @@ std::vector<sim::Row> profile_rows(profiler::Profiler& p, const sim::Config& c, 
 namespace {
 
 int run_profile(Invocation& inv) {
-  const profiler::ProfileOptions options = read_profile_options(inv, "profile");
+  const profiler::ProfileOptions options = read_profile_options(inv);
   const std::string occupancy_out =
       inv.options.count("occupancy-out") ? inv.options["occupancy-out"].as<std::string>() : "";
   if (!occupancy_out.empty() && occupancy_out == inv.output.out_path)

@@ -32,7 +32,7 @@ std::string given(const po::variables_map& vm, const char* name) {
 }
 
 int run_validate(Invocation& inv) {
-  const profiler::ProfileOptions options = read_profile_options(inv, "validate");
+  const profiler::ProfileOptions options = read_profile_options(inv);
   if (inv.sweep.count == sim::CountMethod::execute)
     throw UsageError("--count execute is for tiny shapes on the CPU; validate predicts by formula, walk or cache");
   const std::string measured_out = given(inv.options, "measured-out");

@@ -14,9 +14,8 @@ namespace flashio::cli {
 
 // --repeats, --warmup, --seed.
 void add_profile_options(po::options_description& options);
-// Reads and checks them and the sweep's algorithms (blocksparse has no kernel); throws
-// UsageError naming the option. `who` is the subcommand, for the messages.
-profiler::ProfileOptions read_profile_options(const Invocation& inv, const std::string& who);
+// Reads and checks them; throws UsageError naming the option.
+profiler::ProfileOptions read_profile_options(const Invocation& inv);
 // The CUPTI session, set up before any output exists: no GPU, missing privileges or another
 // CUPTI client end the run with one line (UsageError) and no file.
 std::unique_ptr<profiler::Profiler> make_profiler();

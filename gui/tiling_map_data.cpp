@@ -17,7 +17,6 @@ namespace {
 
 // The built kernels a configuration runs: blocksparse runs flash2's (as sim/tiling_advisor.cpp
 // ranks them).
-sim::Algo built_algo(sim::Algo algo) { return algo == sim::Algo::blocksparse ? sim::Algo::flash2 : algo; }
 
 std::optional<sim::Row> total_row(const sim::SimResult& result) {
   for (auto& row : sim::rows_from_result(result))
@@ -108,7 +107,7 @@ TilingMap compute_tiling_map(const WorkbenchParams& params, sim::Algo algo, sim:
       cell.tiling = {br, bc};
       try {
         const sim::Config config = map_cell_config(params, algo, pass, cell.tiling);
-        cell.built = sim::find_built(built_algo(algo), pass, config.problem.headdim,
+        cell.built = sim::find_built(sim::built_algo(algo), pass, config.problem.headdim,
                                      config.problem.dtype, cell.tiling) != nullptr;
         // simulate validates (sim::validate: the tiles fit in M) and checks the model's limits
         // first; InvalidInput says which, and the cell stays empty with that reason.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/block_sparse_tiles.h"
+
 // Same declaration as in <driver_types.h>; repeating an identical typedef is legal C++.
 typedef struct CUstream_st* cudaStream_t;
 
@@ -28,6 +30,9 @@ enum class Launch {
   gemm_dv, gemm_dp, dropout_bwd, rowsum_do_o, softmax_bwd, gemm_dq, gemm_dk,  // standard, backward
   flash1_fwd, flash1_bwd,
   flash2_fwd, flash2_fwd_combine, flash2_bwd_preprocess, flash2_bwd, flash2_bwd_convert_dq,
+  // flash2 over a block mask (AttentionConfig::block_mask): the same kernels' block-sparse
+  // instances, the model's blocksparse_* kernels.
+  blocksparse_fwd, blocksparse_bwd_preprocess, blocksparse_bwd, blocksparse_bwd_convert_dq,
 };
 
 std::string to_string(DType dtype);
@@ -111,6 +116,11 @@ struct AttentionConfig {
   // q + o + window_right, o = Nk − Nq; −1: that side unbounded. flash2 (forward and backward)
   // and standard; not with causal's own right side, splits, pages or key lengths.
   int64_t window_left = -1, window_right = -1;
+  // Block-sparse FlashAttention (flash2, forward and backward; kernels/block_sparse_tiles.h): the
+  // mask on blocks of T × T tokens; each pass's blocks visit only the tiles of nonzero blocks.
+  // Needs Br and Bc dividing T, Hkv = H, Nk = Nq, and no splits, pages, key lengths or window.
+  // Empty: dense.
+  TokenBlockMask block_mask;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

@@ -97,6 +97,10 @@ struct AttentionRun::State {
   DeviceBuffer lse_accum;  // fp32, flash2 with splits > 1 (o_accum then holds the splits' O)
   DeviceBuffer k_pages, v_pages, block_table;  // a paged KV cache (config.page_size > 0)
   DeviceBuffer seqlens_k;                      // int32, per-sequence key lengths (config.key_lengths)
+  // Block-sparse (config.block_mask): each pass's visited tiles (kernels/block_sparse_tiles.h),
+  // int32 offsets then tiles in one allocation per pass.
+  DeviceBuffer fwd_tile_lists, bwd_tile_lists;
+  int64_t fwd_outer_tiles = 0, bwd_outer_tiles = 0;
   sim::PageTable pages;
   DeviceBuffer s, p, p_drop, dp;                                 // standard's N × N matrices
   DeviceBuffer cublas_workspace;  // given to cuBLAS so it allocates nothing while a pass runs
@@ -138,6 +142,14 @@ struct AttentionRun::State {
     if (!config.key_lengths.empty()) p.seqlens_k = static_cast<const int*>(seqlens_k.ptr);
     p.dout = dout.ptr, p.delta = delta.f32(), p.dq_accum = dq_accum.f32();
     p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
+    if (fwd_tile_lists.ptr) {
+      p.fwd_tile_offsets = static_cast<const int*>(fwd_tile_lists.ptr);
+      p.fwd_tiles = p.fwd_tile_offsets + fwd_outer_tiles + 1;
+    }
+    if (bwd_tile_lists.ptr) {
+      p.bwd_tile_offsets = static_cast<const int*>(bwd_tile_lists.ptr);
+      p.bwd_tiles = p.bwd_tile_offsets + bwd_outer_tiles + 1;
+    }
     return p;
   }
   StandardParams standard_params() const {
@@ -213,6 +225,12 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       if (c.splits > 1 || c.page_size > 0 || !c.key_lengths.empty())
         fail("window: not built with splits, a paged cache or key lengths");
     }
+    if (!c.block_mask.empty()) {
+      if (c.algo != Algo::flash2) fail("block_mask: only the flash2 kernels run block-sparse (got " + to_string(c.algo) + ")");
+      if (hkv != c.heads || nk != c.seqlen) fail("block_mask: the block-sparse kernels need kv_heads = heads and seqlen_k = seqlen");
+      if (windowed || c.splits > 1 || c.page_size > 0 || !c.key_lengths.empty())
+        fail("block_mask: not built with a window, splits, a paged cache or key lengths");
+    }
     if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
       fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
     if (c.algo == Algo::standard) {
@@ -242,6 +260,27 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
         if (own_bwd) throw;
         st.bwd_missing = e.what();
       }
+    }
+    if (!c.block_mask.empty()) {  // each pass's visited tiles at its tiling
+      auto upload = [&](const FlashImpl* impl, bool by_rows, DeviceBuffer& buffer, int64_t& outer) {
+        if (!impl) return;
+        const std::string problem = block_mask_tiling_problem(c.block_mask, c.seqlen, impl->entry.block_r, impl->entry.block_c);
+        if (!problem.empty() && by_rows) fail(problem);
+        if (!problem.empty()) {  // the forward may still run; the backward is refused when enqueued
+          st.bwd = nullptr;
+          st.bwd_missing = problem;
+          return;
+        }
+        const SparseTileLists lists = by_rows ? row_tile_lists(c.block_mask, c.seqlen, c.causal, impl->entry.block_r, impl->entry.block_c)
+                                              : col_tile_lists(c.block_mask, c.seqlen, c.causal, impl->entry.block_r, impl->entry.block_c);
+        std::vector<int32_t> packed(lists.offsets);
+        packed.insert(packed.end(), lists.tiles.begin(), lists.tiles.end());
+        outer = static_cast<int64_t>(lists.offsets.size()) - 1;
+        buffer.allocate(packed.size() * sizeof(int32_t));
+        FLASHIO_CUDA_CHECK(cudaMemcpy(buffer.ptr, packed.data(), packed.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+      };
+      upload(st.fwd, true, st.fwd_tile_lists, st.fwd_outer_tiles);
+      upload(st.bwd, false, st.bwd_tile_lists, st.bwd_outer_tiles);
     }
     st.stats_stride = round_up(static_cast<int>(c.seqlen), 32);
     st.elements = c.batch * c.heads * c.seqlen * c.headdim;

@@ -99,8 +99,10 @@ __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem) {
 
 // kStacked: more than one query head per K/V head (the rows wrap from head to head). kWindow: a
 // sliding window's left side (kernels/key_limits.cuh), an instance of its own with stacked rows
-// (exact for one head's rows too), so that the others keep their code.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kWindow = false>
+// (exact for one head's rows too), so that the others keep their code. kSparse: a block mask's
+// listed row tiles (FlashParams::bwd_tiles; docs/kernels.md, "Block-sparse kernels"), one head's
+// rows, likewise an instance of its own.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kWindow = false, bool kSparse = false>
 __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_bwd_kernel(const FlashParams p) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -136,6 +138,16 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // TileGrid::outside_band), and with a window's left side those whose first query sees no key
   // of it. With stacked rows (and windows) the visited tiles need not be contiguous; with one
   // head's rows and causal they are every tile from the one holding query k_row0 − offset on.
+  // kSparse: the column tile's listed row tiles, ascending; the loop's visit count v is the
+  // position in the list, so tile v + 1 follows visit v (tr past the last).
+  const int* row_tiles = nullptr;
+  int listed = 0;
+  if constexpr (kSparse) {
+    const int first = __ldg(p.bwd_tile_offsets + j);
+    row_tiles = p.bwd_tiles + first;
+    listed = __ldg(p.bwd_tile_offsets + j + 1) - first;
+  }
+  auto listed_tile = [&](int v) { return v < listed ? __ldg(row_tiles + v) : tr; };
   auto next_visited = [&](int i) {
     if constexpr (kWindow)
       while (i < tr && limits(i).outside(min(kBr, n - i * kBr), k_row0, kBc)) ++i;
@@ -144,7 +156,10 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
         while (i < tr && limits(i).above_diagonal(min(kBr, n - i * kBr), k_row0)) ++i;
     return i;
   };
-  const int i_first = kStacked ? next_visited(0) : p.causal ? max(0, k_row0 - p.causal_offset) / kBr : 0;
+  const int i_first = kSparse    ? listed_tile(0)
+                      : kStacked ? next_visited(0)
+                      : p.causal ? max(0, k_row0 - p.causal_offset) / kBr
+                                 : 0;
 
   const T* q = static_cast<const T*>(p.q) + bh_q0 * nq * kD;
   const T* dout = static_cast<const T*>(p.dout) + bh_q0 * nq * kD;
@@ -191,12 +206,12 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   acc.init();
   int visit = 0;  // visited row tiles so far: the stage parity
   for (int i = i_first; i < tr; ++visit) {
-    if constexpr (!kStacked) visit = i - i_first;  // the same count, in the form ptxas allocated better
+    if constexpr (!kStacked && !kSparse) visit = i - i_first;  // the same count, in the form ptxas allocated better
     // The thread index as each row tile takes it (tile::loop_thread_index, against register spills).
     const int tid_i = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid);
     const int warp_i = tid_i / 32, lane_i = tid_i % 32;
     const int stage = kStages == 2 ? visit & 1 : 0;
-    const int next = next_visited(i + 1);
+    const int next = kSparse ? listed_tile(visit + 1) : next_visited(i + 1);
     if constexpr (kStages == 2) {
       if (next < tr) load_row_tile(next, stage ^ 1, tid_i);
       tile::cp_async_commit();
@@ -215,7 +230,7 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     __syncthreads();
     const KeyLimits<kStacked, kWindow> lim = limits(i);
     // lim.partial; with one head's rows spelled on this kernel's values (ptxas allocated that better).
-    const bool masked = kStacked ? lim.partial(rows, k_row0, kBc)
+    const bool masked = kStacked || kSparse ? lim.partial(rows, k_row0, kBc)
                                  : (k_row0 + kBc > nk) || (p.causal && k_row0 + kBc - 1 > q_row0 + p.causal_offset);
     acc.step(sQ + stage * kBr * kD, sdO + stage * kBr * kD, sK, sV, sLse + stage * kBr, sDelta + stage * kBr, sdS,
              sDq, lim, k_row0, masked, scale_log2, warp_i, lane_i);
@@ -234,8 +249,9 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // A column tile no row tile sees (only a window's left side leaves keys unseen: without one the
   // last query sees every key) ran no loop, so no barrier since K_j's and V_j's copies: wait for
   // every thread's before their tiles take dK_j and dV_j, or a late copy overwrites them (H200:
-  // dV = V in such tiles). The window instances only, so that the others keep their registers.
-  if constexpr (kWindow)
+  // dV = V in such tiles). The window and block-sparse instances only (a zero column of blocks
+  // leaves keys unseen too), so that the others keep their registers.
+  if constexpr (kWindow || kSparse)
     if (i_first >= tr) __syncthreads();
   // dK_j, dV_j through the (now free) K, V tiles.
   acc.stage_dk_dv(sK, sV, p.scale, warp, lane);
@@ -249,14 +265,18 @@ void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   const bool stacked = p.heads != p.kv_heads;
   constexpr auto kWindowKernel = flash2_bwd_kernel<T, kD, kBr, kBc, true, true>;
-  if (p.window_left) opt_in_dynamic_smem<kWindowKernel>(K::kSmemBytes);
+  constexpr auto kSparseKernel = flash2_bwd_kernel<T, kD, kBr, kBc, false, false, true>;
+  const bool sparse = p.bwd_tiles != nullptr;  // block-sparse: one head's rows (Hkv = H)
+  if (sparse) opt_in_dynamic_smem<kSparseKernel>(K::kSmemBytes);
+  else if (p.window_left) opt_in_dynamic_smem<kWindowKernel>(K::kSmemBytes);
   else if (stacked) opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, true>>(K::kSmemBytes);
   else opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, false>>(K::kSmemBytes);
   const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
   flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
   const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
-  (p.window_left ? kWindowKernel
+  (sparse ? kSparseKernel
+   : p.window_left ? kWindowKernel
    : stacked     ? flash2_bwd_kernel<T, kD, kBr, kBc, true>
                  : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash2_bwd");

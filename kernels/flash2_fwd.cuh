@@ -50,8 +50,14 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
 // (KeyLimits::first_key_tile), and its keys count from that tile's first, key0, as a split's do:
 // K, V, nk and the limits' Nk, offset and lo move by key0, so the loop runs j = 0..j_last with
 // the code it runs without a window.
+// kSparse, the block-sparse instances (FlashParams::fwd_tiles; docs/kernels.md, "Block-sparse
+// kernels"): the block visits the row tile's listed key tiles in order, loop step j taking tile
+// key_tiles[j] (j itself in every other instance), so the loop runs j = 0..j_last with the code
+// it runs dense; one head's rows, no splits, contiguous. The kernels spell the choice
+// `kSparse ? __ldg(key_tiles + j) : j` in place: through a helper function, even one returning j,
+// ptxas allocated the dense mma.sync instances differently (2 registers either way).
 template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false, bool kPaged = false,
-          bool kWindow = false>
+          bool kWindow = false, bool kSparse = false>
 struct Flash2FwdRowTile {
   int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys (from key0 on)
   int64_t bh_q0;                    // b·H + the first query head of the rows
@@ -106,6 +112,8 @@ struct Flash2FwdRowTile {
       k += int64_t(key0) * kD;
       v += int64_t(key0) * kD;
     }
+    if constexpr (kSparse)  // the row tile's listed key tiles (key_tiles); −1: none (O = 0, lse = −inf)
+      j_last = __ldg(p.fwd_tile_offsets + blockIdx.x + 1) - __ldg(p.fwd_tile_offsets + blockIdx.x) - 1;
     if constexpr (kSplit) {
       const int tiles = (nk + kBc - 1) / kBc, chunk = (tiles + p.splits - 1) / p.splits;
       const int j_first = split(p) * chunk;
@@ -123,6 +131,11 @@ struct Flash2FwdRowTile {
         v += int64_t(key0) * kD;
       }
     }
+  }
+  // kSparse: the row tile's visited key tiles, ascending (null elsewhere), read once before the loop.
+  static __device__ __forceinline__ const int* key_tiles(const FlashParams& p) {
+    if constexpr (kSparse) return p.fwd_tiles + __ldg(p.fwd_tile_offsets + blockIdx.x);
+    return nullptr;
   }
   // kSplit: the block's split s, and s·B·H + bh_q0, the head of its rows in o_accum and
   // lse_accum ([S][B][H][Nq]); from blockIdx when needed, so nothing more is held through the loop.
@@ -262,8 +275,9 @@ __device__ __forceinline__ void flash2_fwd_split_epilogue(Tile& acc, const Flash
 // runs one split of the key tiles and writes partial results (split-KV; docs/kernels.md, "Split-KV");
 // its own instances, so that those without splits keep their registers. kPaged: K and V from a
 // paged cache (load_kv_tiles), in instances of their own for the same reason; kWindow: a window's
-// left side (Flash2FwdRowTile), likewise.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false>
+// left side (Flash2FwdRowTile), likewise; kSparse: a block mask's listed tiles (Flash2FwdRowTile).
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false,
+          bool kSparse = false>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
@@ -275,9 +289,10 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow, kSparse> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
+  const int* const key_tiles = t.key_tiles(p);
   const float scale_log2 = p.scale * tile::kLog2e;
   using KVLayout = tile::RowSwizzled<kD>;
 
@@ -286,14 +301,20 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   // writes: ℓ = 0, m = −inf, so o_accum 0 and lse_accum −inf (docs/kernels.md, "Split-KV"). A guard
   // rather than an early return: with the return, ptxas gave d = 128 64 × 128 stacked 32 bytes
   // of stack; with the guard it needs fewer registers than its instance without splits.
+  // A block-sparse row tile without a listed tile (kSparse, j_last < 0) reads Q_i alone, as the
+  // model's schedule has every block read it (sim/schedule_flash2.cpp, emit_row_tile).
   if (!kSplit || j_last >= 0) {
     tile::load_tile_async<kBr, kD, kThreads>(sQ, q, rows, tid);
-    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK, sV, k, v, 0, min(kBc, nk), tid, t, p);
+    if (!kSparse || j_last >= 0) {
+      const int k_row = (kSparse ? __ldg(key_tiles) : 0) * kBc;
+      load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK, sV, k, v, k_row, min(kBc, nk - k_row), tid, t, p);
+    }
     tile::cp_async_commit();
   }
   if (j_last >= 1) {  // K_1, V_1 into the second stage, nothing has read it yet
-    const int cols = min(kBc, nk - kBc);
-    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + kBc * kD, sV + kBc * kD, k, v, kBc, cols, tid, t, p);
+    const int k_row = (kSparse ? __ldg(key_tiles + 1) : 1) * kBc;
+    const int cols = min(kBc, nk - k_row);
+    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + kBc * kD, sV + kBc * kD, k, v, k_row, cols, tid, t, p);
     tile::cp_async_commit();
   }
 
@@ -310,13 +331,13 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     wait_for_kv_tile(j, j_last);
     __syncthreads();
     if (j >= 1 && j < j_last) {
-      const int k_row = (j + 1) * kBc;
+      const int k_row = (kSparse ? __ldg(key_tiles + j + 1) : j + 1) * kBc;
       const int cols = min(kBc, nk - k_row);
       load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + (stage ^ 1) * kBc * kD, sV + (stage ^ 1) * kBc * kD, k,
                                                              v, k_row, cols, tid_j, t, p);
       tile::cp_async_commit();
     }
-    const int k_row0 = j * kBc;
+    const int k_row0 = (kSparse ? __ldg(key_tiles + j) : j) * kBc;
     acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, t.lim, k_row0, t.lim.partial(rows, k_row0, kBc),
              scale_log2, warp_j, lane_j);
   }
@@ -341,15 +362,23 @@ inline bool fwd_rows_stacked(const FlashParams& p) { return p.group_rows && p.he
 // kPaged / kPagedSplit: the instances over a paged cache (FlashParams::block_table), without and
 // with splits; stacked-row instances, which take one head's rows too (KeyLimits<true> is exact
 // for them), so that paging adds two instances rather than four. kWindow: the window instance
-// (a left side; stacked rows, no splits, contiguous: sim's validate refuses the others).
+// (a left side; stacked rows, no splits, contiguous: sim's validate refuses the others). kSparse:
+// the block-sparse instance (FlashParams::fwd_tiles; one head's rows, no splits, contiguous).
 using Flash2FwdKernel = void (*)(FlashParams);
 template <typename K, int kBr, Flash2FwdKernel kOne, Flash2FwdKernel kStacked, Flash2FwdKernel kOneSplit,
           Flash2FwdKernel kStackedSplit, Flash2FwdKernel kPaged, Flash2FwdKernel kPagedSplit, Flash2FwdKernel kWindow,
-          LaunchFn kCombine>
+          Flash2FwdKernel kSparse, LaunchFn kCombine>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = fwd_rows_stacked(p);
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
   const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
+  if (p.fwd_tiles != nullptr) {  // block-sparse: one head's rows (Hkv = H), no splits, contiguous
+    opt_in_dynamic_smem<kSparse>(K::kSmemBytes);
+    const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
+    kSparse<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+    FLASHIO_LAUNCH_CHECK("blocksparse_fwd");
+    return;
+  }
   if (p.window_left) {
     opt_in_dynamic_smem<kWindow>(K::kSmemBytes);
     const dim3 grid((rows + kBr - 1) / kBr, grid_heads, p.batch);
@@ -394,6 +423,7 @@ FlashImpl flash2_fwd_impl(DType dtype) {
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, false, true>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, true, true>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, false, false, true>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, false, false, false, false, true>,
                                       launch_flash2_fwd_combine<T, kD>>};
 }
 

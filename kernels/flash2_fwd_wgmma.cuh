@@ -36,9 +36,10 @@ struct Flash2FwdWgmma {
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
 };
 
-// kStacked, kSplit, kPaged, kWindow: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
+// kStacked, kSplit, kPaged, kWindow, kSparse: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
 // partial results: docs/kernels.md, "Split-KV"; a paged KV cache), each an instance of its own.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false>
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false,
+          bool kSparse = false>
 __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_wgmma_kernel(const FlashParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -56,19 +57,24 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow> t(p);
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow, kSparse> t(p);
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
+  const int* const key_tiles = t.key_tiles(p);
   const float scale_log2 = p.scale * tile::kLog2e;
 
-  if (!kSplit || j_last >= 0) {  // an empty split copies nothing (flash2_fwd_kernel)
+  if (!kSplit || j_last >= 0) {  // an empty split copies nothing, an empty sparse row tile Q_i (flash2_fwd_kernel)
     tile::load_tile_async<kBr, kD, kThreads, T, QLayout>(sQ, q, rows, tid);
-    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK, sV, k, v, 0, min(kBc, nk), tid, t, p);
+    if (!kSparse || j_last >= 0) {
+      const int k_row = (kSparse ? __ldg(key_tiles) : 0) * kBc;
+      load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK, sV, k, v, k_row, min(kBc, nk - k_row), tid, t, p);
+    }
     tile::cp_async_commit();
   }
   if (j_last >= 1) {
-    const int cols = min(kBc, nk - kBc);
-    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + kBc * kD, sV + kBc * kD, k, v, kBc, cols, tid, t, p);
+    const int k_row = (kSparse ? __ldg(key_tiles + 1) : 1) * kBc;
+    const int cols = min(kBc, nk - k_row);
+    load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + kBc * kD, sV + kBc * kD, k, v, k_row, cols, tid, t, p);
     tile::cp_async_commit();
   }
 
@@ -89,7 +95,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     wg::fence_proxy_async();  // this thread's cp.async writes, before wgmma reads them
     __syncthreads();
     if (j >= 1 && j < j_last) {
-      const int k_row = (j + 1) * kBc;
+      const int k_row = (kSparse ? __ldg(key_tiles + j + 1) : j + 1) * kBc;
       const int cols = min(kBc, nk - k_row);
       load_kv_tiles<kBc, kD, kThreads, T, KVLayout, kPaged>(sK + (stage ^ 1) * kBc * kD, sV + (stage ^ 1) * kBc * kD, k,
                                                              v, k_row, cols, tid, t, p);
@@ -109,7 +115,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     wg::commit();
     wg::wait<0>();
 
-    const int k_row0 = j * kBc;
+    const int k_row0 = (kSparse ? __ldg(key_tiles + j) : j) * kBc;
     if (t.lim.partial(rows, k_row0, kBc)) Tile::mask_scores(s, t.lim, k_row0, warp, lane);
     float m_use[1][2];
     acc.update_max(s, scale_log2, m_use);
@@ -147,6 +153,7 @@ FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, false, true>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false, false, false, false, true>,
                                       launch_flash2_fwd_combine<T, kD>>};
 }
 

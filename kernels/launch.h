@@ -87,6 +87,14 @@ struct FlashParams {
   // (kernels/key_limits.cuh, kWindow): query q sees keys ≥ q + window_lo, window_lo = Nk − Nq − L.
   bool window_left = false;
   int window_lo = 0;
+  // Block-sparse (docs/kernels.md, "Block-sparse kernels"; kernels/block_sparse_tiles.h): the
+  // forward's row tile i visits column tiles fwd_tiles[fwd_tile_offsets[i] .. [i + 1]), the
+  // backward's column tile j the row tiles bwd_tiles[bwd_tile_offsets[j] .. [j + 1]), ascending,
+  // each tile whole (inside one nonzero mask block). null: dense.
+  const int* fwd_tile_offsets = nullptr;
+  const int* fwd_tiles = nullptr;
+  const int* bwd_tile_offsets = nullptr;
+  const int* bwd_tiles = nullptr;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

@@ -1,7 +1,7 @@
 // What AttentionRun::enqueue launches, per algorithm and pass (docs/schedules.md's order):
 // standard's separate passes (mask, dropout only when asked for), flash1's one kernel per pass,
 // flash2's forward (with split-KV, the split forward and its combine) and its three backward
-// kernels. Pure C++, no CUDA.
+// kernels, and over a block mask their block-sparse instances. Pure C++, no CUDA.
 #include "kernels/attention.h"
 #include "kernels/standard_layout.h"
 
@@ -32,6 +32,13 @@ std::vector<Launch> launch_sequence(const AttentionConfig& c, Pass pass) {
       if (bwd) out.push_back(Launch::flash1_bwd);
       return out;
     case Algo::flash2:
+      if (!c.block_mask.empty()) {  // the block-sparse instances (kernels/block_sparse_tiles.h)
+        if (fwd) out.push_back(Launch::blocksparse_fwd);
+        if (bwd)
+          out.insert(out.end(),
+                     {Launch::blocksparse_bwd_preprocess, Launch::blocksparse_bwd, Launch::blocksparse_bwd_convert_dq});
+        return out;
+      }
       if (fwd) out.push_back(Launch::flash2_fwd);
       // Split-KV: the blocks of every split write partial results, which the combine merges
       // (docs/kernels.md, "Split-KV"); one split is the single forward kernel.

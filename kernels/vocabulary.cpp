@@ -52,6 +52,10 @@ std::string to_string(Launch launch) {
     case Launch::flash2_bwd_preprocess: return "flash2_bwd_preprocess";
     case Launch::flash2_bwd: return "flash2_bwd";
     case Launch::flash2_bwd_convert_dq: return "flash2_bwd_convert_dq";
+    case Launch::blocksparse_fwd: return "blocksparse_fwd";
+    case Launch::blocksparse_bwd_preprocess: return "blocksparse_bwd_preprocess";
+    case Launch::blocksparse_bwd: return "blocksparse_bwd";
+    case Launch::blocksparse_bwd_convert_dq: return "blocksparse_bwd_convert_dq";
   }
   throw std::logic_error("kernels::Launch out of range");
 }

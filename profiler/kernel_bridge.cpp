@@ -1,6 +1,10 @@
 #include "profiler/kernel_bridge.h"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/block_mask.h"
 
 namespace flashio::profiler {
 
@@ -18,11 +22,10 @@ kernels::Algo to_kernels(sim::Algo algo) {
   switch (algo) {
     case sim::Algo::standard: return kernels::Algo::standard;
     case sim::Algo::flash1: return kernels::Algo::flash1;
-    case sim::Algo::flash2: return kernels::Algo::flash2;
-    case sim::Algo::blocksparse: break;
+    case sim::Algo::flash2:
+    case sim::Algo::blocksparse: return kernels::Algo::flash2;  // blocksparse: flash2 over a block mask
   }
-  throw std::invalid_argument("algo: '" + sim::to_string(algo) +
-                              "' has no CUDA kernels (allowed: standard, flash1, flash2)");
+  throw std::logic_error("sim::Algo out of range");
 }
 
 kernels::Pass to_kernels(sim::Pass pass) {
@@ -91,6 +94,10 @@ sim::KernelKind to_sim(kernels::Launch launch) {
     case L::flash2_bwd_preprocess: return K::flash2_bwd_preprocess;
     case L::flash2_bwd: return K::flash2_bwd;
     case L::flash2_bwd_convert_dq: return K::flash2_bwd_convert_dq;
+    case L::blocksparse_fwd: return K::blocksparse_fwd;
+    case L::blocksparse_bwd_preprocess: return K::blocksparse_bwd_preprocess;
+    case L::blocksparse_bwd: return K::blocksparse_bwd;
+    case L::blocksparse_bwd_convert_dq: return K::blocksparse_bwd_convert_dq;
   }
   throw std::logic_error("kernels::Launch out of range");
 }
@@ -99,24 +106,37 @@ namespace {
 
 // The catalog's default tiling of one pass (TilingSource::kernel).
 sim::Tiling default_tiling(const sim::Config& c, sim::Pass pass) {
-  const sim::BuiltKernel* k = sim::default_built(c.algo, pass, c.problem.headdim, c.problem.dtype);
+  const sim::Algo algo = sim::built_algo(c.algo);
+  const sim::BuiltKernel* k = sim::default_built(algo, pass, c.problem.headdim, c.problem.dtype);
   if (!k)
     throw std::invalid_argument("tiling: no " + sim::to_string(c.algo) + " " + sim::to_string(pass) +
                                 " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +
                                 sim::to_string(c.problem.dtype) + " (built: " +
-                                sim::built_tilings_text(c.algo, pass) + ")");
+                                sim::built_tilings_text(algo, pass) + ")");
   return k->tiling;
 }
 
 }  // namespace
 
+kernels::TokenBlockMask token_block_mask(const sim::Config& c) {
+  const sim::BlockMask mask(c.block_mask, c.problem);
+  kernels::TokenBlockMask out;
+  out.block_tokens = mask.block_tokens();
+  out.blocks = mask.blocks();
+  out.bits.reserve(static_cast<size_t>(out.blocks * out.blocks));
+  for (int64_t bi = 0; bi < out.blocks; ++bi)
+    for (int64_t bj = 0; bj < out.blocks; ++bj) out.bits.push_back(mask.nonzero(bi, bj) ? 1 : 0);
+  return out;
+}
+
 kernels::AttentionConfig kernel_config(const sim::Config& c) {
   // Grouped-query attention and Nq ≠ Nk have flash2 kernels only (docs/shapes.md); running the
   // square kernels of another algorithm would measure another problem.
-  if (c.algo != sim::Algo::flash2 && c.problem.kv_heads_count() != c.problem.heads)
+  const bool flash2 = sim::built_algo(c.algo) == sim::Algo::flash2;
+  if (!flash2 && c.problem.kv_heads_count() != c.problem.heads)
     throw std::invalid_argument("--kv-heads: only the flash2 kernels take fewer K/V heads than query heads (got algo " +
                                 sim::to_string(c.algo) + "); allowed on the GPU: --algo flash2, or --kv-heads = --heads");
-  if (c.algo != sim::Algo::flash2 && c.problem.keys() != c.problem.seqlen)
+  if (!flash2 && c.problem.keys() != c.problem.seqlen)
     throw std::invalid_argument("--seqlen-k: only the flash2 kernels take a key count other than --seqlen (got algo " +
                                 sim::to_string(c.algo) + "); allowed on the GPU: --algo flash2, or --seqlen-k = --seqlen");
   kernels::AttentionConfig k;
@@ -137,6 +157,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.dropout = c.problem.dropout;
   k.dtype = to_kernels(c.problem.dtype);
   k.algo = to_kernels(c.algo);
+  if (c.algo == sim::Algo::blocksparse) k.block_mask = token_block_mask(c);
   if (c.algo == sim::Algo::standard) return k;
   // A backward runs after a forward (untimed for pass bwd): both tilings are chosen.
   sim::Tiling fwd = c.tiling, bwd = c.bwd_tiling.value_or(c.tiling);
@@ -157,6 +178,16 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   if (!(bwd == fwd)) {
     k.bwd_block_r = static_cast<int>(bwd.block_r);
     k.bwd_block_c = static_cast<int>(bwd.block_c);
+  }
+  // The block-sparse kernels visit whole tiles inside one mask block (kernels/block_sparse_tiles.h):
+  // refused here, before any GPU work, as AttentionRun would.
+  if (!k.block_mask.empty()) {
+    std::vector<sim::Tiling> run{fwd};  // every pass runs the forward first
+    if (sim::has_backward(c.problem.pass)) run.push_back(bwd);
+    for (const sim::Tiling& t : run)
+      if (std::string problem = kernels::block_mask_tiling_problem(k.block_mask, k.seqlen, t.block_r, t.block_c);
+          !problem.empty())
+        throw std::invalid_argument("--" + problem.replace(0, 10, "block-mask"));
   }
   return k;
 }

@@ -14,7 +14,8 @@
 namespace flashio::profiler {
 
 // sim → kernels. Throw std::invalid_argument (one line naming the field and what the kernels
-// have) for what the kernels do not build: fp32, blocksparse.
+// have) for what the kernels do not build: fp32. blocksparse is flash2 over a block mask
+// (kernel_config sets AttentionConfig::block_mask).
 kernels::DType to_kernels(sim::DType dtype);
 kernels::Algo to_kernels(sim::Algo algo);
 kernels::Pass to_kernels(sim::Pass pass);
@@ -32,6 +33,10 @@ sim::KernelKind to_sim(kernels::Launch launch);
 // backward's differs. Throws std::invalid_argument for an algorithm or element type the kernels
 // do not have.
 kernels::AttentionConfig kernel_config(const sim::Config& config);
+// blocksparse's mask (sim/block_mask.h, config.block_mask at config.problem's N) as the kernels
+// take it: the bits of its T × T blocks (kernels/block_sparse_tiles.h). Throws sim::InvalidInput
+// for a malformed mask.
+kernels::TokenBlockMask token_block_mask(const sim::Config& config);
 
 // A source=measured row with the configuration's key columns and the tiling the kernels ran for
 // the pass: `entry` is the backward's for bwd, the forward's otherwise (standard: none).

@@ -200,7 +200,8 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
 }
 
 int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& i) {
-  const int64_t registers = i.window  ? kernel.window_registers
+  const int64_t registers = i.sparse  ? kernel.sparse_registers
+                            : i.window ? kernel.window_registers
                             : i.paged ? (i.split ? kernel.paged_split_registers : kernel.paged_registers)
                             : i.split ? (i.stacked_rows ? kernel.stacked_split_registers : kernel.split_registers)
                                       : (i.stacked_rows ? kernel.stacked_registers : 0);

@@ -31,26 +31,28 @@ std::optional<TilingSource> parse_tiling_source(std::string_view text) {
 namespace {
 
 // The built kernels' default tiling for one pass of the configuration.
+// blocksparse runs flash2's (built_algo).
 Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
-  if (algo != Algo::flash1 && algo != Algo::flash2)
-    throw InvalidInput(Field::tiling_source, "kernel: no CUDA kernel is built for " + to_string(algo) +
-                                                 " (kernels exist for flash1 and flash2)");
-  if (const BuiltKernel* k = default_built(algo, pass, p.headdim, p.dtype)) return k->tiling;
+  if (algo == Algo::standard)
+    throw InvalidInput(Field::tiling_source, "kernel: no tiled CUDA kernel is built for standard "
+                                             "(kernels exist for flash1, flash2 and blocksparse)");
+  if (const BuiltKernel* k = default_built(built_algo(algo), pass, p.headdim, p.dtype)) return k->tiling;
   throw InvalidInput(Field::tiling_source, "kernel: no " + to_string(algo) + " " + to_string(pass) +
                                                " kernel is built for d=" + std::to_string(p.headdim) + " " +
-                                               to_string(p.dtype) + " (built: " + built_tilings_text(algo, pass) + ")");
+                                               to_string(p.dtype) + " (built: " +
+                                               built_tilings_text(built_algo(algo), pass) + ")");
 }
 
 // The built tiling the time model predicts fastest for one pass of `c` (its tiling the rule's).
 Tiling best_tiling(const Config& c, Pass pass) {
-  if (c.algo != Algo::flash1 && c.algo != Algo::flash2)
-    throw InvalidInput(Field::tiling_source, "best: no CUDA kernel is built for " + to_string(c.algo) +
-                                                 " (kernels exist for flash1 and flash2)");
+  if (c.algo == Algo::standard)
+    throw InvalidInput(Field::tiling_source, "best: no tiled CUDA kernel is built for standard "
+                                             "(kernels exist for flash1, flash2 and blocksparse)");
   if (const std::optional<Tiling> t = best_built_tiling(pass_config(c, pass))) return *t;
   throw InvalidInput(Field::tiling_source, "best: no " + to_string(c.algo) + " " + to_string(pass) +
                                                " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +
                                                to_string(c.problem.dtype) + " that fits M (built: " +
-                                               built_tilings_text(c.algo, pass) + ")");
+                                               built_tilings_text(built_algo(c.algo), pass) + ")");
 }
 
 }  // namespace
@@ -155,7 +157,7 @@ void validate(const Config& c) {
   }
   // A window runs in the kernels of dense tiles (kernels/key_limits.cuh): not over a block mask,
   // split keys or a KV cache, whose instances are not built with one.
-  if (c.problem.window_left != kNoWindow || c.problem.window_right != kNoWindow) {
+  if (c.problem.windowed()) {
     const Field field = c.problem.window_left != kNoWindow ? Field::window_left : Field::window_right;
     if (c.algo == Algo::blocksparse)
       throw InvalidInput(field, "a window and a block mask together are not supported; allowed with blocksparse: no window "

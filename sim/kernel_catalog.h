@@ -61,6 +61,9 @@ struct BuiltKernel {
   // flash2, forward and backward: the same for its window instance (a sliding window's left side;
   // kernels/key_limits.cuh, kWindow; stacked rows, no splits). 0 elsewhere.
   int64_t window_registers = 0;
+  // flash2, forward and backward: the same for its block-sparse instance (blocksparse: the
+  // listed tiles of a block mask; kernels/block_sparse_tiles.h, kSparse; one head's rows). 0 elsewhere.
+  int64_t sparse_registers = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel
@@ -145,6 +148,10 @@ struct RowKernelLaunch {
 RowKernelLaunch standard_row_kernel_launch(KernelKind kind, int64_t seqlen);
 // The row kernel `kind` of flash2's backward at (d, dtype), or nullptr when not built.
 const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dtype);
+
+// The algorithm whose entries run `algo`'s kernels: blocksparse runs flash2's (their block-sparse
+// instances, BuiltKernel::sparse_registers); every other algorithm its own.
+inline Algo built_algo(Algo algo) { return algo == Algo::blocksparse ? Algo::flash2 : algo; }
 
 // The entry for exactly this kernel, or nullptr when it is not built.
 const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling);

@@ -15,9 +15,6 @@ std::span<const int64_t> default_candidate_blocks() {
 
 namespace {
 
-// The built kernels' entries for the configuration's algorithm (blocksparse runs flash2's).
-Algo built_algo(Algo algo) { return algo == Algo::blocksparse ? Algo::flash2 : algo; }
-
 std::vector<RankedTiling> rank(const Config& config, CountMethod method, const std::set<std::pair<int64_t, int64_t>>& tilings) {
   if (config.algo == Algo::standard)
     throw InvalidInput(Field::algo, "standard attention has no tiles to choose (its GEMMs are cuBLAS's); "

@@ -75,7 +75,8 @@ bool is_library_gemm(KernelKind kind) {
   return false;
 }
 
-// The catalog entry behind a tiled kernel kind (flash1 and flash2's main kernels), if built.
+// The catalog entry behind a tiled kernel kind (flash1 and flash2's main kernels; blocksparse's
+// run flash2's block-sparse instances), if built.
 const BuiltKernel* built_entry(const Config& config, KernelKind kind) {
   Algo algo = algo_of(kind);
   switch (kind) {
@@ -83,7 +84,9 @@ const BuiltKernel* built_entry(const Config& config, KernelKind kind) {
     case KernelKind::flash1_bwd:
     case KernelKind::flash2_fwd:
     case KernelKind::flash2_bwd: break;
-    default: return nullptr;  // blocksparse, the row kernels and the GEMMs have no entry
+    case KernelKind::blocksparse_fwd:
+    case KernelKind::blocksparse_bwd: algo = Algo::flash2; break;
+    default: return nullptr;  // the row kernels and the GEMMs have no entry
   }
   const Pass pass = pass_of(kind);
   const Config c = pass_config(config, pass);
@@ -117,13 +120,15 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // With grouped-query attention flash2's forward (packed) and backward run the instance for
     // a group's stacked rows (kernels/key_limits.cuh).
     // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
-    // paged instance (kPaged), a window's left side its window instance (kWindow).
+    // paged instance (kPaged), a window's left side its window instance (kWindow), blocksparse
+    // its block-sparse instance (kSparse).
     KernelInstance instance;
     instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
     instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
     instance.paged = config.page_size > 0 && pass_of(k.kind) == Pass::fwd;
     instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
-    f.blocks_per_sm = built_blocks_per_sm(*b, k.kind, config.hw, instance);
+    instance.sparse = algo_of(k.kind) == Algo::blocksparse;     // a block mask its block-sparse instances (kSparse)
+    f.blocks_per_sm = built_blocks_per_sm(*b, main_kernel_kind(*b), config.hw, instance);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed
     // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync, with the schedule's

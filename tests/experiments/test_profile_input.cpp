@@ -14,9 +14,9 @@ TEST_CASE("profile refuses bad input before it touches the GPU: exit 2, one line
   CliResult res = run_in_process({"profile", "--repeats", "5"});
   CHECK(res.status == 2);
   CHECK(res.err.find("--repeats") != std::string::npos);
-  res = run_in_process({"profile", "--algo", "blocksparse", "--block-mask", "banded:1"});
+  res = run_in_process({"profile", "--algo", "blocksparse", "--block-mask", "stripes:3"});
   CHECK(res.status == 2);
-  CHECK(res.err.find("blocksparse") != std::string::npos);
+  CHECK(res.err.find("--block-mask") != std::string::npos);
   CHECK(std::count(res.err.begin(), res.err.end(), '\n') == 1);
 }
 
@@ -24,7 +24,7 @@ TEST_CASE("validate refuses bad input before it touches the GPU: exit 2, one lin
           "[validate]") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"validate", "--repeats", "3"},
-        std::vector<std::string>{"validate", "--algo", "blocksparse"},
+        std::vector<std::string>{"validate", "--algo", "blocksparse", "--block-mask", "stripes:3"},
         std::vector<std::string>{"validate", "--count", "execute"},
         std::vector<std::string>{"validate", "--tiling", "fastest"},
         std::vector<std::string>{"validate", "--measured-out", "same.csv", "--predicted-out", "same.csv"}}) {

@@ -75,7 +75,15 @@ std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConf
   const int64_t hkv = kernels::kv_heads_of(c), group = c.heads / hkv;
   const sim::Config model = model_config(c);
   const bool all_kept = !c.causal && !(c.mask && c.algo == kernels::Algo::standard) && c.key_lengths.empty() &&
-                        c.window_left < 0 && c.window_right < 0;
+                        c.window_left < 0 && c.window_right < 0 && c.block_mask.empty();
+  // A block mask (kernels/block_sparse_tiles.h): query i keeps key j only where the block
+  // (⌊i/T⌋, ⌊j/T⌋) is nonzero (sim/block_mask.h, BlockMask::keeps), whatever the kernels' tiles.
+  auto apply_block_mask = [&](sim::ScoreMask& keep) {
+    if (c.block_mask.empty()) return;
+    const int64_t t = c.block_mask.block_tokens;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < nk; ++j) keep(i, j) = keep(i, j) && c.block_mask.nonzero(i / t, j / t);
+  };
   // Query head bh reads K/V head (b, h / g); dK and dV of a K/V head are its group's sums.
   for (int64_t bkv = 0; bkv < c.batch * hkv; ++bkv) {
     const sim::Matrix k = head(in.k, bkv, nk, d), v = head(in.v, bkv, nk, d);
@@ -84,7 +92,8 @@ std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConf
       const int64_t bh = (bkv / hkv) * c.heads + (bkv % hkv) * group + member;
       const sim::Matrix q = head(in.q, bh, n, d);
       const sim::Matrix dout = backward ? head(in.dout, bh, n, d) : sim::Matrix();
-      const sim::ScoreMask keep = all_kept ? sim::ScoreMask() : sim::kept_scores(model, bh);
+      sim::ScoreMask keep = all_kept ? sim::ScoreMask() : sim::kept_scores(model, bh);
+      if (!all_kept) apply_block_mask(keep);
       const sim::HeadTensors ref =
           sim::dense_reference(q, k, v, backward ? &dout : nullptr, all_kept ? nullptr : &keep, nullptr);
       for (size_t x = 0; x < outs.size(); ++x) {

@@ -11,6 +11,8 @@
 #include "kernel_check.h"
 #include "kernels/attention.h"
 #include "compare.h"
+#include "profiler/kernel_bridge.h"
+#include "sim/hardware.h"
 
 namespace fk = flashio::kernels;
 using flashio::test::AttentionErrors;
@@ -39,6 +41,7 @@ std::string label(const fk::AttentionConfig& c, const char* what) {
   if (c.splits != 1) s << " splits " << c.splits;
   if (c.page_size != 0) s << " page " << c.page_size;
   if (!c.key_lengths.empty()) s << " lengths " << c.key_lengths.front() << ".." << c.key_lengths.back();
+  if (!c.block_mask.empty()) s << " block mask " << c.block_mask.blocks << "^2 of " << c.block_mask.block_tokens;
   if (c.window_left >= 0 || c.window_right >= 0)
     s << " window " << (c.window_left < 0 ? std::string("none") : std::to_string(c.window_left)) << ","
       << (c.window_right < 0 ? std::string("none") : std::to_string(c.window_right));
@@ -59,8 +62,9 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   standard.splits = 1;  // only flash2 splits its forward
   standard.page_size = 0;  // and reads a paged cache
   standard.key_lengths.clear();  // and per-sequence lengths (then not square: the reference alone)
-  const bool square =
-      fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen && config.key_lengths.empty();
+  // standard takes no block mask: block-sparse runs against the reference alone, as GQA does.
+  const bool square = fk::kv_heads_of(config) == config.heads && fk::keys_of(config) == config.seqlen &&
+                      config.key_lengths.empty() && config.block_mask.empty();
   const fk::HostOutputs base = square ? flashio::test::run_config(standard, pass, seed) : fk::HostOutputs{};
   const double group = static_cast<double>(config.heads / fk::kv_heads_of(config));
   const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base});
@@ -542,6 +546,93 @@ TEST_CASE("a window is refused by flash1's kernels and with causal's own right s
   CHECK(refusal(c) == "accepted");
 }
 
+// Block-sparse (docs/kernels.md, "Block-sparse kernels"): the bits of a block-mask spec
+// (sim/block_mask.h) at N, as `flashio bench --algo blocksparse` gives them to the kernels
+// (profiler::token_block_mask, which kernel_config calls).
+fk::TokenBlockMask mask_bits(const std::string& spec, int64_t n, bool causal) {
+  flashio::sim::Problem p;
+  p.seqlen = n, p.causal = causal;
+  flashio::sim::Config c = flashio::sim::make_config(flashio::sim::Algo::blocksparse, p,
+                                                     flashio::sim::hardware_preset("h200"));
+  c.block_mask = flashio::sim::BlockMaskSpec{spec};
+  return flashio::profiler::token_block_mask(c);
+}
+
+fk::AttentionConfig make_sparse(const std::string& spec, int64_t n, int64_t d, bool causal,
+                                fk::DType dtype = fk::DType::fp16) {
+  fk::AttentionConfig c = make(fk::Algo::flash2, 2, 3, n, d, causal, dtype);
+  c.block_mask = mask_bits(spec, n, causal);
+  return c;
+}
+
+// A mask file of 3 × 3 blocks (N 257..384 at T = 128) whose last key block no query keeps: the
+// backward's blocks of those keys visit no row tile (dK = dV = 0 there).
+std::string mask_file() {
+  const std::string path = "flashio_test_block_mask.txt";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("110\n010\n110\n", f);
+  std::fclose(f);
+  return path;
+}
+
+TEST_CASE("flash2 block-sparse matches the reference masked by the blocks: banded, random (density 0.1, 0.5) and "
+          "from a file, N = 97, 300, 1025, 4096, d = 64 and 128, causal and not, forward and backward (N = 4096: "
+          "forward at d = 64), bf16 at N = 1025",
+          "[gpu][blocksparse]") {
+  for (const std::string spec : {"banded:1", "random:0.1:5", "random:0.5:9"})
+    for (int64_t n : {97, 1025, 4096})
+      for (int64_t d : {64, 128})
+        for (bool causal : {false, true}) {
+          if (n == 4096 && (causal || d == 128)) continue;  // N = 4096 once per mask: the reference is the cost
+          check_against_reference(make_sparse(spec, n, d, causal), n <= 1025);
+          if (n == 1025 && !causal) check_against_reference(make_sparse(spec, n, d, causal, fk::DType::bf16), true);
+        }
+  const std::string file = mask_file();
+  for (int64_t d : {64, 128})
+    for (bool causal : {false, true}) check_against_reference(make_sparse(file, 300, d, causal), true);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("every registered flash2 tiling runs block-sparse, forward and backward (random:0.5 at N = 300)",
+          "[gpu][blocksparse]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.algo != fk::Algo::flash2) continue;
+    fk::AttentionConfig c = make_sparse("random:0.5:4", 300, e.headdim, false, e.dtype);
+    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    check_against_reference(c, e.pass == fk::Pass::bwd);
+  }
+}
+
+TEST_CASE("a block mask is refused naming block_mask: blocks the tiling does not divide, another algorithm, GQA, a "
+          "window or splits",
+          "[gpu][blocksparse]") {
+  auto refusal = [](const fk::AttentionConfig& c) {
+    try {
+      fk::AttentionRun run(c);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  fk::AttentionConfig c = make_sparse("banded:1@16", 300, 64, false);
+  CHECK_THAT(refusal(c), Catch::StartsWith("block_mask") && Catch::Contains("T = 16"));
+  c = make_sparse("banded:1", 300, 64, false);
+  CHECK(refusal(c) == "accepted");
+  c.algo = fk::Algo::flash1;
+  CHECK_THAT(refusal(c), Catch::StartsWith("block_mask") && Catch::Contains("only the flash2 kernels"));
+  c.algo = fk::Algo::flash2;
+  c.kv_heads = 1;
+  CHECK_THAT(refusal(c), Catch::StartsWith("block_mask") && Catch::Contains("kv_heads = heads"));
+  c.kv_heads = 0;
+  c.window_left = 16;
+  CHECK_THAT(refusal(c), Catch::StartsWith("block_mask") && Catch::Contains("window"));
+  c.window_left = -1;
+  c.splits = 2;
+  CHECK_THAT(refusal(c), Catch::StartsWith("block_mask"));
+}
+
 TEST_CASE("every kernel runs once on a small causal shape with every output written (sanitizer target)",
           "[gpu][sanitize]") {
   // Run under compute-sanitizer memcheck and racecheck: N = 97 gives edge tiles for every
@@ -614,6 +705,18 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwdbwd, 13);
     INFO("flash2 GQA window d" << d);
     CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
+  }
+  // Block-sparse (the sparse instances), d 64 and 128, causal and not, with a key block no query
+  // keeps (its backward blocks run no loop).
+  {
+    const std::string file = mask_file();
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) {
+        const fk::HostOutputs out = flashio::test::run_config(make_sparse(file, 300, d, causal), fk::Pass::fwdbwd, 14);
+        INFO("flash2 block-sparse d" << d << " causal " << causal);
+        CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
+      }
+    std::remove(file.c_str());
   }
   {
     const fk::HostOutputs out = flashio::test::run_config(make_window(fk::Algo::standard, 97, 64, 16, 16), fk::Pass::fwdbwd, 12);

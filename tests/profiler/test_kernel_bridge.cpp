@@ -31,24 +31,28 @@ std::vector<fs::KernelKind> launched_kinds(const fs::Config& c) {
 
 TEST_CASE("bridge: the kernels' launches are the model's kernels, in order, for every algorithm, pass and variant") {
   int checked = 0;
-  for (fs::Algo algo : {fs::Algo::standard, fs::Algo::flash1, fs::Algo::flash2})
+  for (fs::Algo algo : {fs::Algo::standard, fs::Algo::flash1, fs::Algo::flash2, fs::Algo::blocksparse})
     for (fs::Pass pass : {fs::Pass::fwd, fs::Pass::bwd, fs::Pass::fwdbwd})
       for (fs::DType dtype : {fs::DType::fp16, fs::DType::bf16})
         for (bool causal : {false, true})
           for (int variant = 0; variant < (algo == fs::Algo::standard ? 4 : 1); ++variant)
             for (fs::TilingSource source : {fs::TilingSource::rule, fs::TilingSource::kernel}) {
+              // blocksparse's kernels take tilings dividing its mask's blocks: the built ones (the
+              // rule's 227x128 at d = 128 is refused, test_block_sparse_tiles.cpp).
+              if (algo == fs::Algo::blocksparse && source == fs::TilingSource::rule) continue;
               fs::Problem p;
               p.batch = 2, p.heads = 3, p.seqlen = 97, p.headdim = 128;
               p.pass = pass, p.dtype = dtype, p.causal = causal;
               p.mask = (variant & 1) != 0;          // standard's separate mask pass
               p.dropout = (variant & 2) ? 0.1 : 0;  // and dropout pass
-              const fs::Config c = fs::make_config(algo, p, fs::hardware_preset("h200"), std::nullopt, {source});
+              fs::Config c = fs::make_config(algo, p, fs::hardware_preset("h200"), std::nullopt, {source});
+              if (algo == fs::Algo::blocksparse) c.block_mask = fs::BlockMaskSpec{"banded:1"};
               INFO(fs::to_string(algo) << " " << fs::to_string(pass) << " " << fs::to_string(dtype) << " causal="
                                        << causal << " variant=" << variant << " tiling " << fs::to_string(source));
               CHECK(launched_kinds(c) == model_kinds(c));
               ++checked;
             }
-  CHECK(checked == 2 * 3 * 2 * 2 * 4 + 2 * 2 * 3 * 2 * 2);
+  CHECK(checked == 2 * 3 * 2 * 2 * 4 + 2 * 2 * 3 * 2 * 2 + 3 * 2 * 2);
 }
 
 TEST_CASE("bridge: --tiling kernel runs the catalog's default tiling of each pass, a rule or given tiling runs in both") {
@@ -102,7 +106,8 @@ TEST_CASE("bridge: --tiling best runs the time model's best built tiling of each
 TEST_CASE("bridge: what the kernels do not build is refused with one line naming the field") {
   CHECK_THROWS_WITH(fp::to_kernels(fs::DType::fp32), Catch::Matchers::StartsWith("dtype") &&
                                                          Catch::Matchers::Contains("fp16, bf16"));
-  CHECK_THROWS_WITH(fp::to_kernels(fs::Algo::blocksparse), Catch::Matchers::StartsWith("algo"));
+  // blocksparse is flash2 over a block mask: its kernels' configuration carries the mask's bits.
+  CHECK(fp::to_kernels(fs::Algo::blocksparse) == fk::Algo::flash2);
   fs::Problem p;
   p.headdim = 96;
   CHECK_THROWS_WITH(fs::make_config(fs::Algo::flash2, p, fs::hardware_preset("h200"), std::nullopt,
@@ -149,4 +154,17 @@ TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorith
         CHECK(fs::pass_of(fp::to_sim(l)) == fp::to_sim(pass));
       }
     }
+  // flash2 over a block mask launches the block-sparse instances, the model's blocksparse kernels.
+  for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd}) {
+    fk::AttentionConfig c;
+    c.block_mask = fk::TokenBlockMask{128, 1, {1}};
+    const std::vector<fk::Launch> launches = fk::launch_sequence(c, pass);
+    CHECK(launches.size() == (pass == fk::Pass::fwd ? 1u : 3u));
+    for (fk::Launch l : launches) {
+      INFO(fk::to_string(l));
+      CHECK(fs::to_string(fp::to_sim(l)) == fk::to_string(l));
+      CHECK(fs::algo_of(fp::to_sim(l)) == fs::Algo::blocksparse);
+      CHECK(fs::pass_of(fp::to_sim(l)) == fp::to_sim(pass));
+    }
+  }
 }

@@ -150,8 +150,12 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
          p.headdim = 96;
          make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
        }},
-      {"no kernel for blocksparse", Field::tiling_source,
-       [] { make_config(Algo::blocksparse, Problem{}, hardware_preset("h200"), std::nullopt, {TilingSource::kernel}); }},
+      {"no blocksparse kernel built for d", Field::tiling_source,
+       [] {
+         Problem p;
+         p.headdim = 96;
+         make_config(Algo::blocksparse, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
+       }},
       {"unknown preset", Field::hardware, [] { hardware_preset("tpu"); }},
       {"no hardware file", Field::hardware, [] { load_hardware_file("no/such/hw.txt"); }},
       {"hardware file line", Field::hardware,

@@ -5,10 +5,11 @@
 # Usage, from the repository root on the GPU machine, BIN holding flashio and test_kernels_gpu
 # (and lib/ with libgomp.so.1), OUT an existing folder:
 #   experiments/results/h200_masks/measure.sh BIN OUT PART
-# PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows).
+# PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows) for
+# windows; blocksparse and validate-blocksparse the same for block-sparse masks.
 set -u
 if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
-  echo "usage: $0 BIN OUT tests|validate (BIN holding flashio, OUT an existing folder)" >&2
+  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse (BIN holding flashio, OUT an existing folder)" >&2
   exit 2
 fi
 BIN=$1
@@ -53,5 +54,42 @@ if [ "$PART" = validate ]; then
   step done
   exit 0
 fi
-echo "unknown PART '$PART'; allowed: tests, validate" >&2
+if [ "$PART" = blocksparse ]; then
+  # Block-sparse kernels (docs/kernels.md, "Block-sparse kernels"): the GPU tests, compute-sanitizer
+  # of [sanitize] (which runs the block-sparse instances too), the speed at density 0.25 beside
+  # dense flash2 (B 16, H 16, N 8192, d 64 and 128), and the model's predictions of those rows.
+  step tests
+  (timeout 200 stdbuf -oL "$BIN/test_kernels_gpu" "[blocksparse]" > "$OUT/tests_blocksparse.log" 2>&1; echo "rc=$?" >> "$OUT/tests_blocksparse.log")
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  step memcheck
+  (timeout 100 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
+  step racecheck
+  (timeout 100 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  step bench
+  timeout 150 "$BIN/flashio" bench --algo flash2,blocksparse --block-mask random:0.25:1 --batch 16 --heads 16 --seqlen 8192 \
+    --headdim 64,128 --pass fwd,bwd --repeats 10 --format csv --out "$OUT/bench_blocksparse.csv" > "$OUT/bench.log" 2>&1
+  echo "rc=$?" >> "$OUT/bench.log"
+  timeout 100 "$BIN/flashio" simulate --algo flash2,blocksparse --block-mask random:0.25:1 --batch 16 --heads 16 --seqlen 8192 \
+    --headdim 64,128 --pass fwd,bwd --tiling kernel --format csv > "$OUT/simulate_blocksparse.csv" 2>> "$OUT/bench.log"
+  step done
+  exit 0
+fi
+if [ "$PART" = validate-blocksparse ]; then
+  # Block masks banded:1, random 0.25, 0.1 and 0.5 at N = 1000 and 4096, d 64 and 128: 32 kernel=total
+  # rows, forward and backward in one call each.
+  for pass in fwd bwd; do
+    for m in banded:1 random:0.25:1 random:0.1:3 random:0.5:2; do
+      step "validate $pass $m"
+      name=${m//:/_}
+      timeout 100 "$BIN/flashio" validate --algo blocksparse --block-mask "$m" --batch 2 --heads 16 --seqlen 1000,4096 \
+        --headdim 64,128 --pass $pass --format csv \
+        --measured-out "$OUT/validate_${pass}_${name}_measured.csv" --predicted-out "$OUT/validate_${pass}_${name}_predicted.csv" \
+        > "$OUT/validate_${pass}_${name}.csv" 2> "$OUT/validate_${pass}_${name}.err"
+      echo "rc=$?" >> "$OUT/validate_${pass}_${name}.err"
+    done
+  done
+  step done
+  exit 0
+fi
+echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse" >&2
 exit 2

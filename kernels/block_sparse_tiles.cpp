@@ -1,0 +1,65 @@
+#include "kernels/block_sparse_tiles.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace flashio::kernels {
+
+std::string block_mask_tiling_problem(const TokenBlockMask& m, int64_t seqlen, int64_t br, int64_t bc) {
+  if (m.block_tokens < 1 || m.blocks != (seqlen + m.block_tokens - 1) / m.block_tokens ||
+      static_cast<int64_t>(m.bits.size()) != m.blocks * m.blocks)
+    return "block_mask: " + std::to_string(m.blocks) + " x " + std::to_string(m.blocks) + " blocks of " +
+           std::to_string(m.block_tokens) + " tokens do not cover N = " + std::to_string(seqlen) +
+           " (allowed: ceil(N / T) blocks per side)";
+  if (br < 1 || bc < 1 || m.block_tokens % br != 0 || m.block_tokens % bc != 0)
+    return "block_mask: the kernels visit whole tiles inside one mask block, so its T = " +
+           std::to_string(m.block_tokens) + " tokens must be a multiple of the tiling's Br and Bc (" +
+           std::to_string(br) + "x" + std::to_string(bc) + "); allowed: T = 128 (the default) or another " +
+           "multiple of both, or a tiling that divides T";
+  return {};
+}
+
+namespace {
+
+// Tile (i, j) is visited: its block is nonzero (the tile lies inside one, T being a multiple of
+// Br and Bc), and causal, its first key is at most its last query (the model's
+// TileGrid::outside_band with right = 0 and Nk = Nq).
+bool visits(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc, int64_t i, int64_t j) {
+  if (causal && j * bc > std::min(n, (i + 1) * br) - 1) return false;
+  return m.nonzero(i * br / m.block_tokens, j * bc / m.block_tokens);
+}
+
+void check(const TokenBlockMask& m, int64_t n, int64_t br, int64_t bc) {
+  const std::string problem = block_mask_tiling_problem(m, n, br, bc);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+}
+
+}  // namespace
+
+SparseTileLists row_tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc) {
+  check(m, n, br, bc);
+  const int64_t tr = (n + br - 1) / br, tc = (n + bc - 1) / bc;
+  SparseTileLists out;
+  out.offsets.push_back(0);
+  for (int64_t i = 0; i < tr; ++i) {
+    for (int64_t j = 0; j < tc; ++j)
+      if (visits(m, n, causal, br, bc, i, j)) out.tiles.push_back(static_cast<int32_t>(j));
+    out.offsets.push_back(static_cast<int32_t>(out.tiles.size()));
+  }
+  return out;
+}
+
+SparseTileLists col_tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc) {
+  check(m, n, br, bc);
+  const int64_t tr = (n + br - 1) / br, tc = (n + bc - 1) / bc;
+  SparseTileLists out;
+  out.offsets.push_back(0);
+  for (int64_t j = 0; j < tc; ++j) {
+    for (int64_t i = 0; i < tr; ++i)
+      if (visits(m, n, causal, br, bc, i, j)) out.tiles.push_back(static_cast<int32_t>(i));
+    out.offsets.push_back(static_cast<int32_t>(out.tiles.size()));
+  }
+  return out;
+}
+
+}  // namespace flashio::kernels
