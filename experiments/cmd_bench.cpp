@@ -31,7 +31,7 @@ int run_bench(Invocation& inv) {
   notes.lines = {
       "time: median of --repeats CUDA-event timings after --warmup runs, each run after an L2 "
       "flush (a read of 4x the L2: cold L2, no dirty lines); bwd times the backward alone.",
-      "FLOPs: the field's convention 4·B·H·Nq·Nk·d forward, 2.5x backward; causal keeps Nq·Nk − Nq²/2 of the scores (half at Nq = Nk); "
+      "FLOPs: the field's convention 4·B·H·Nq·Nk·d forward, 2.5x backward; causal keeps Nq·Nk − Nq²/2 of the scores (half at Nq = Nk), a window or a block mask the scores it keeps; "
       "TFLOP/s = FLOPs / time."};
   auto writer = make_row_writer(inv.output, target->stream(), inv.context(), notes);
   profiler::L2Flush flush;
@@ -48,7 +48,7 @@ int run_bench(Invocation& inv) {
           opt.repeats = repeats;
           const profiler::Timing t = profiler::time_pass(run, pass, flush, opt);
           sim::Row r = profiler::measured_row(c, pass == kernels::Pass::bwd ? run.backward_entry() : run.forward_entry());
-          r.flops = sim::convention_flops(c.problem);
+          r.flops = sim::convention_flops(c);
           r.time_ms = t.time_ms;
           r.tflops = *r.flops / (t.time_ms * 1e-3) / 1e12;
           writer->write(r);

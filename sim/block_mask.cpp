@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "sim/checked.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 #include "sim/trim.h"
@@ -199,6 +200,17 @@ int64_t BlockMask::kept_keys() const {
   for (int64_t j = 0; j < blocks_; ++j)
     if (count(0, blocks_, j, j + 1) > 0) tokens += tokens_in(j);
   return tokens;
+}
+
+int64_t BlockMask::kept_scores() const {
+  int64_t scores = 0;
+  for (int64_t i = 0; i < blocks_; ++i)
+    for (int64_t j = 0; j < blocks_; ++j) {
+      if (!nonzero(i, j) || (causal_ && j > i)) continue;
+      const int64_t ti = tokens_in(i), tj = tokens_in(j);
+      scores = checked_add(scores, causal_ && i == j ? ti * (ti + 1) / 2 : checked_mul(ti, tj));
+    }
+  return scores;
 }
 
 }  // namespace flashio::sim

@@ -48,6 +48,9 @@ class BlockMask {
   // Q (of K and V) at least once.
   int64_t kept_queries() const;
   int64_t kept_keys() const;
+  // Scores the mask keeps: the nonzero blocks' tokens, query × key (causal: a diagonal block's
+  // lower triangle, its diagonal included). The FLOP convention's count (convention_flops).
+  int64_t kept_scores() const;
 
  private:
   int64_t count(int64_t b0, int64_t b1, int64_t c0, int64_t c1) const;  // nonzero blocks in [b0,b1)×[c0,c1)

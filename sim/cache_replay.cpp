@@ -352,7 +352,7 @@ std::vector<Row> cache_rows(const CacheResult& cache) {
   }
   sim.total = cache.total_counts;
   sim.extra_memory_bytes = extra_memory_bytes(cache.config);
-  sim.convention_flops = convention_flops(cache.config.problem);
+  sim.convention_flops = convention_flops(cache.config);
   std::vector<Row> rows = rows_from_result(sim, RowSource::cache);
   // rows_from_result writes one row per kernel in order, then the total row.
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -3,6 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/block_mask.h"
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
 #include "sim/paged_kv.h"
@@ -170,6 +171,14 @@ void validate(const Config& c) {
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
     throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");
+}
+
+double convention_flops(const Config& c) {
+  if (c.algo != Algo::blocksparse) return convention_flops(c.problem);
+  Problem dense = c.problem;  // blocksparse: Nq = Nk, no window (validate), one key count
+  dense.causal = false;
+  const double scores = static_cast<double>(dense.seqlen) * static_cast<double>(dense.seqlen);
+  return convention_flops(dense) * static_cast<double>(BlockMask(c.block_mask, c.problem).kept_scores()) / scores;
 }
 
 }  // namespace flashio::sim

@@ -94,4 +94,9 @@ Config pass_config(const Config& config, Pass pass);
 // Throws InvalidInput for a problem, M or tiling that cannot exist.
 void validate(const Config& config);
 
+// The FLOP convention of the configuration (sim/problem.h, convention_flops): the problem's, and
+// for blocksparse the scores its block mask keeps (BlockMask::kept_scores) in place of Nq·Nk, so
+// that TFLOP/s counts the work the mask asks for.
+double convention_flops(const Config& config);
+
 }  // namespace flashio::sim

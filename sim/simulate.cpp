@@ -109,7 +109,7 @@ SimResult simulate(const Config& config, CountMethod method, std::optional<TimeM
     }
   }
   r.extra_memory_bytes = extra_memory_bytes(config, r.total);
-  r.convention_flops = convention_flops(config.problem);
+  r.convention_flops = convention_flops(config);
   return r;
 }
 

@@ -123,3 +123,21 @@ TEST_CASE("blocksparse's bounds come from its mask: the compulsory traffic count
           CHECK(static_cast<double>(r.total.io_write_bytes()) >= comp.write_bytes);
         }
 }
+
+TEST_CASE("blocksparse's FLOP convention counts the scores its mask keeps: banded:0 at N = 300 keeps the three "
+          "diagonal blocks (128, 128, 44 tokens), causal their lower triangles; a dense mask is flash2's") {
+  Problem p;
+  p.batch = 3, p.heads = 5, p.seqlen = 300, p.headdim = 64, p.pass = Pass::fwdbwd;
+  Config c = make_config(Algo::blocksparse, p, hardware_preset("h200"));
+  c.block_mask = BlockMaskSpec{"banded:0"};
+  const double per_score = 4.0 * 3 * 5 * 64 * 3.5;  // fwd + 2.5 bwd
+  CHECK(convention_flops(c) == Approx(per_score * (128.0 * 128 + 128.0 * 128 + 44.0 * 44)));
+  c.problem.causal = true;
+  CHECK(convention_flops(c) == Approx(per_score * (128.0 * 129 / 2 * 2 + 44.0 * 45 / 2)));
+  c.block_mask = BlockMaskSpec{""};
+  c.problem.causal = false;
+  CHECK(convention_flops(c) == Approx(convention_flops(make_config(Algo::flash2, p, hardware_preset("h200")))));
+  // And the rows say so: simulate's total row carries it.
+  c.block_mask = BlockMaskSpec{"banded:0"};
+  CHECK(simulate(c, CountMethod::formula).convention_flops == Approx(per_score * (128.0 * 128 + 128.0 * 128 + 44.0 * 44)));
+}

@@ -6,7 +6,8 @@
 # (and lib/ with libgomp.so.1), OUT an existing folder:
 #   experiments/results/h200_masks/measure.sh BIN OUT PART
 # PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows) for
-# windows; blocksparse and validate-blocksparse the same for block-sparse masks.
+# windows; blocksparse and validate-blocksparse the same for block-sparse masks (PASSES=fwd or bwd
+# in the environment: validate one pass).
 set -u
 if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
   echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse (BIN holding flashio, OUT an existing folder)" >&2
@@ -76,8 +77,8 @@ if [ "$PART" = blocksparse ]; then
 fi
 if [ "$PART" = validate-blocksparse ]; then
   # Block masks banded:1, random 0.25, 0.1 and 0.5 at N = 1000 and 4096, d 64 and 128: 32 kernel=total
-  # rows, forward and backward in one call each.
-  for pass in fwd bwd; do
+  # rows; the passes PASSES (default "fwd bwd"; one per call keeps a call short).
+  for pass in ${PASSES:-fwd bwd}; do
     for m in banded:1 random:0.25:1 random:0.1:3 random:0.5:2; do
       step "validate $pass $m"
       name=${m//:/_}
