@@ -323,6 +323,32 @@ int64_t measured_blocks_per_sm(const Config& c, KernelKind kind) {
   return 0;
 }
 
+namespace {
+
+// blocksparse runs flash2's kernels (sim/kernel_catalog.h, built_algo): its row kernels are
+// flash2's own, so their measured figures; its main kernels are flash2's block-sparse instances,
+// not in the measured table, so the catalog's occupancy of the instance (threads, shared memory,
+// sparse_registers: the rule tests/sim/test_occupancy.cpp checks against the driver's figures).
+// Without them the schedule's own figures allowed more resident blocks than the kernels have, and
+// the replay over-counted DRAM (a dense mask, causal bwd at d = 128: +10 % against flash2's −1 %).
+int64_t blocksparse_blocks_per_sm(const Config& c, KernelKind kind) {
+  switch (kind) {
+    case KernelKind::blocksparse_bwd_preprocess: return measured_blocks_per_sm(c, KernelKind::flash2_bwd_preprocess);
+    case KernelKind::blocksparse_bwd_convert_dq: return measured_blocks_per_sm(c, KernelKind::flash2_bwd_convert_dq);
+    case KernelKind::blocksparse_fwd:
+    case KernelKind::blocksparse_bwd: {
+      const BuiltKernel* b = find_built(Algo::flash2, pass_of(kind), c.problem.headdim, c.problem.dtype, c.tiling);
+      if (!b) return 0;
+      KernelInstance sparse;
+      sparse.sparse = true;
+      return built_blocks_per_sm(*b, main_kernel_kind(*b), c.hw, sparse);
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
 CacheResult replay_cache(const Config& config, const CacheOptions& given) {
   validate(config);
   check_limits(config, CountMethod::cache);
@@ -333,7 +359,10 @@ CacheResult replay_cache(const Config& config, const CacheOptions& given) {
     for (const auto& k : kernels)
       if (!options.blocks_per_sm.count(k.kind))
         // Each pass's kernels with that pass's tiling (Config::bwd_tiling).
-        if (const int64_t b = measured_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind); b > 0)
+        if (const int64_t b = algo_of(k.kind) == Algo::blocksparse
+                                  ? blocksparse_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind)
+                                  : measured_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind);
+            b > 0)
           options.blocks_per_sm[k.kind] = b;
   CacheResult result = replay_kernels(kernels, config.problem, config.hw, options);
   result.config = config;

@@ -97,3 +97,26 @@ TEST_CASE("catalog: registers within the 255 a thread may have, shared memory in
     CHECK(find_row_kernel(r.kind, r.headdim, r.dtype) == &r);
   }
 }
+
+TEST_CASE("occupancy: blocksparse replays as the flash2 kernels it runs, their block-sparse instances' occupancy "
+          "from the catalog: with a dense mask its L2 model's DRAM bytes are flash2's, causal and not") {
+  for (int64_t d : {64, 128})
+    for (bool causal : {false, true})
+      for (Pass pass : {Pass::fwd, Pass::bwd}) {
+        Problem p;
+        p.batch = 2, p.heads = 16, p.seqlen = 4096, p.headdim = d, p.causal = causal, p.pass = pass;
+        const Config flash2 = make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
+        const Config sparse =
+            make_config(Algo::blocksparse, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
+        INFO("d " << d << " causal " << causal << " " << to_string(pass));
+        const CacheResult a = replay_cache(flash2), b = replay_cache(sparse);
+        CHECK(b.total_l2.dram_read_bytes == a.total_l2.dram_read_bytes);
+        CHECK(b.total_l2.dram_write_bytes == a.total_l2.dram_write_bytes);
+        // The main kernel's instance: the catalog's rule on its sparse_registers.
+        const BuiltKernel* k = find_built(Algo::flash2, pass, d, DType::fp16, sparse.tiling);
+        REQUIRE(k != nullptr);
+        KernelInstance instance;
+        instance.sparse = true;
+        CHECK(built_blocks_per_sm(*k, main_kernel_kind(*k), hardware_preset("h200"), instance) >= 1);
+      }
+}
