@@ -76,14 +76,14 @@ if [ "$PART" = blocksparse ]; then
   exit 0
 fi
 if [ "$PART" = validate-blocksparse ]; then
-  # Block masks banded:1, random 0.25, 0.1 and 0.5 at N = 1000 and 4096, d 64 and 128: 32 kernel=total
-  # rows; the passes PASSES (default "fwd bwd"; one per call keeps a call short).
+  # Block masks banded:1, random 0.25, 0.1 and 0.5 at N = 1000 and 4096, d 64 and 128, causal and
+  # not: 64 kernel=total rows; the passes PASSES (default "fwd bwd").
   for pass in ${PASSES:-fwd bwd}; do
     for m in banded:1 random:0.25:1 random:0.1:3 random:0.5:2; do
       step "validate $pass $m"
       name=${m//:/_}
       timeout 100 "$BIN/flashio" validate --algo blocksparse --block-mask "$m" --batch 2 --heads 16 --seqlen 1000,4096 \
-        --headdim 64,128 --pass $pass --format csv \
+        --headdim 64,128 --causal 0,1 --pass $pass --format csv \
         --measured-out "$OUT/validate_${pass}_${name}_measured.csv" --predicted-out "$OUT/validate_${pass}_${name}_predicted.csv" \
         > "$OUT/validate_${pass}_${name}.csv" 2> "$OUT/validate_${pass}_${name}.err"
       echo "rc=$?" >> "$OUT/validate_${pass}_${name}.err"
