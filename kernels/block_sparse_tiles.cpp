@@ -34,32 +34,29 @@ void check(const TokenBlockMask& m, int64_t n, int64_t br, int64_t bc) {
   if (!problem.empty()) throw std::invalid_argument(problem);
 }
 
-}  // namespace
-
-SparseTileLists row_tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc) {
+// by_rows: per row tile its column tiles (the forward's lists); else per column tile its row tiles.
+SparseTileLists tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc, bool by_rows) {
   check(m, n, br, bc);
   const int64_t tr = (n + br - 1) / br, tc = (n + bc - 1) / bc;
+  const int64_t outer = by_rows ? tr : tc, inner = by_rows ? tc : tr;
   SparseTileLists out;
   out.offsets.push_back(0);
-  for (int64_t i = 0; i < tr; ++i) {
-    for (int64_t j = 0; j < tc; ++j)
-      if (visits(m, n, causal, br, bc, i, j)) out.tiles.push_back(static_cast<int32_t>(j));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t x = 0; x < inner; ++x)
+      if (visits(m, n, causal, br, bc, by_rows ? o : x, by_rows ? x : o)) out.tiles.push_back(static_cast<int32_t>(x));
     out.offsets.push_back(static_cast<int32_t>(out.tiles.size()));
   }
   return out;
 }
 
+}  // namespace
+
+SparseTileLists row_tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc) {
+  return tile_lists(m, n, causal, br, bc, true);
+}
+
 SparseTileLists col_tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc) {
-  check(m, n, br, bc);
-  const int64_t tr = (n + br - 1) / br, tc = (n + bc - 1) / bc;
-  SparseTileLists out;
-  out.offsets.push_back(0);
-  for (int64_t j = 0; j < tc; ++j) {
-    for (int64_t i = 0; i < tr; ++i)
-      if (visits(m, n, causal, br, bc, i, j)) out.tiles.push_back(static_cast<int32_t>(i));
-    out.offsets.push_back(static_cast<int32_t>(out.tiles.size()));
-  }
-  return out;
+  return tile_lists(m, n, causal, br, bc, false);
 }
 
 }  // namespace flashio::kernels

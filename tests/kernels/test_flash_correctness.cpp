@@ -486,6 +486,16 @@ TEST_CASE("enqueue launches exactly launch_sequence(), and a backward needs a fo
   CHECK(run2.enqueue(fk::Pass::fwdbwd) == fk::launch_sequence(c, fk::Pass::fwdbwd));
 }
 
+// What AttentionRun says to a configuration: its refusal's message, or "accepted".
+std::string refusal(const fk::AttentionConfig& c) {
+  try {
+    fk::AttentionRun run(c);
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
+  return std::string("accepted");
+}
+
 // Sliding windows (docs/shapes.md, "Causal and sliding windows"): (left, right), −1 none.
 fk::AttentionConfig make_window(fk::Algo algo, int64_t n, int64_t d, int64_t left, int64_t right,
                                 fk::DType dtype = fk::DType::fp16) {
@@ -527,14 +537,6 @@ TEST_CASE("every registered flash2 tiling runs a window, forward and backward (w
 
 TEST_CASE("a window is refused by flash1's kernels and with causal's own right side, splits or a paged cache",
           "[gpu][window]") {
-  auto refusal = [](const fk::AttentionConfig& c) {
-    try {
-      fk::AttentionRun run(c);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   CHECK_THAT(refusal(make_window(fk::Algo::flash1, 128, 64, 16, 0)), Catch::Contains("flash1 kernels take no window"));
   fk::AttentionConfig c = make_window(fk::Algo::flash2, 128, 64, 16, 0);
   c.causal = true;
@@ -608,14 +610,6 @@ TEST_CASE("every registered flash2 tiling runs block-sparse, forward and backwar
 TEST_CASE("a block mask is refused naming block_mask: blocks the tiling does not divide, another algorithm, GQA, a "
           "window or splits",
           "[gpu][blocksparse]") {
-  auto refusal = [](const fk::AttentionConfig& c) {
-    try {
-      fk::AttentionRun run(c);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   fk::AttentionConfig c = make_sparse("banded:1@16", 300, 64, false);
   CHECK_THAT(refusal(c), Catch::StartsWith("block_mask") && Catch::Contains("T = 16"));
   c = make_sparse("banded:1", 300, 64, false);

@@ -125,7 +125,7 @@ TEST_CASE("blocksparse's bounds come from its mask: the compulsory traffic count
 }
 
 TEST_CASE("blocksparse's FLOP convention counts the scores its mask keeps: banded:0 at N = 300 keeps the three "
-          "diagonal blocks (128, 128, 44 tokens), causal their lower triangles; a dense mask is flash2's") {
+          "diagonal blocks (128, 128, 44 tokens), causal their lower triangles, and a dense mask is flash2's") {
   Problem p;
   p.batch = 3, p.heads = 5, p.seqlen = 300, p.headdim = 64, p.pass = Pass::fwdbwd;
   Config c = make_config(Algo::blocksparse, p, hardware_preset("h200"));

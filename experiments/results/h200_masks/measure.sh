@@ -20,14 +20,19 @@ export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/gpu.txt"
 date -u > "$OUT/started"
 step() { echo "$(date -u +%T) $*" >> "$OUT/steps.log"; }
+# compute-sanitizer memcheck and racecheck of [sanitize] (every kernel once on a small shape).
+sanitize() {
+  local san tool
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck; do
+    step "$tool"
+    (timeout 100 "$san" --tool $tool --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/$tool.log" 2>&1; echo "rc=$?" >> "$OUT/$tool.log")
+  done
+}
 if [ "$PART" = tests ]; then
   step tests
   (timeout 240 stdbuf -oL "$BIN/test_kernels_gpu" "[window]" > "$OUT/tests_window.log" 2>&1; echo "rc=$?" >> "$OUT/tests_window.log")
-  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  step memcheck
-  (timeout 100 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
-  step racecheck
-  (timeout 100 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  sanitize
   # Speed: window (256, 0) and its one-sided parts against dense flash2, B 4, H 16, N 16384.
   step bench
   timeout 150 "$BIN/flashio" bench --algo flash2 --batch 4 --heads 16 --seqlen 16384 --headdim 64,128 --pass fwd,bwd \
@@ -61,11 +66,7 @@ if [ "$PART" = blocksparse ]; then
   # dense flash2 (B 16, H 16, N 8192, d 64 and 128), and the model's predictions of those rows.
   step tests
   (timeout 200 stdbuf -oL "$BIN/test_kernels_gpu" "[blocksparse]" > "$OUT/tests_blocksparse.log" 2>&1; echo "rc=$?" >> "$OUT/tests_blocksparse.log")
-  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  step memcheck
-  (timeout 100 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1; echo "rc=$?" >> "$OUT/memcheck.log")
-  step racecheck
-  (timeout 100 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1; echo "rc=$?" >> "$OUT/racecheck.log")
+  sanitize
   step bench
   timeout 150 "$BIN/flashio" bench --algo flash2,blocksparse --block-mask random:0.25:1 --batch 16 --heads 16 --seqlen 8192 \
     --headdim 64,128 --pass fwd,bwd --repeats 10 --format csv --out "$OUT/bench_blocksparse.csv" > "$OUT/bench.log" 2>&1
