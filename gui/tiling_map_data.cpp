@@ -15,9 +15,6 @@
 namespace flashio::gui {
 namespace {
 
-// The built kernels a configuration runs: blocksparse runs flash2's (as sim/tiling_advisor.cpp
-// ranks them).
-
 std::optional<sim::Row> total_row(const sim::SimResult& result) {
   for (auto& row : sim::rows_from_result(result))
     if (row.is_total()) return row;

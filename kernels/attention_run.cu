@@ -265,7 +265,8 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       auto upload = [&](const FlashImpl* impl, bool by_rows, DeviceBuffer& buffer, int64_t& outer) {
         if (!impl) return;
         const std::string problem = block_mask_tiling_problem(c.block_mask, c.seqlen, impl->entry.block_r, impl->entry.block_c);
-        if (!problem.empty() && by_rows) fail(problem);
+        const bool own_bwd = c.bwd_block_r != 0 || c.bwd_block_c != 0;  // an explicit backward tiling must run
+        if (!problem.empty() && (by_rows || own_bwd)) fail(problem);
         if (!problem.empty()) {  // the forward may still run; the backward is refused when enqueued
           st.bwd = nullptr;
           st.bwd_missing = problem;

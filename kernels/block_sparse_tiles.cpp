@@ -1,6 +1,7 @@
 #include "kernels/block_sparse_tiles.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace flashio::kernels {
@@ -34,16 +35,29 @@ void check(const TokenBlockMask& m, int64_t n, int64_t br, int64_t bc) {
   if (!problem.empty()) throw std::invalid_argument(problem);
 }
 
-// by_rows: per row tile its column tiles (the forward's lists); else per column tile its row tiles.
+// by_rows: per row tile its column tiles (the forward's lists); else per column tile its row
+// tiles. A tile lies in one mask block, so an outer tile's candidates are the inner tiles of its
+// block row's (column's) nonzero blocks: O(outer tiles · blocks + visits), not O(Tr · Tc).
 SparseTileLists tile_lists(const TokenBlockMask& m, int64_t n, bool causal, int64_t br, int64_t bc, bool by_rows) {
   check(m, n, br, bc);
   const int64_t tr = (n + br - 1) / br, tc = (n + bc - 1) / bc;
   const int64_t outer = by_rows ? tr : tc, inner = by_rows ? tc : tr;
+  const int64_t outer_size = by_rows ? br : bc, inner_size = by_rows ? bc : br;
+  const int64_t per_block = m.block_tokens / inner_size;  // inner tiles per mask block
   SparseTileLists out;
   out.offsets.push_back(0);
   for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t x = 0; x < inner; ++x)
-      if (visits(m, n, causal, br, bc, by_rows ? o : x, by_rows ? x : o)) out.tiles.push_back(static_cast<int32_t>(x));
+    const int64_t block = o * outer_size / m.block_tokens;
+    for (int64_t other = 0; other < m.blocks; ++other) {
+      if (!(by_rows ? m.nonzero(block, other) : m.nonzero(other, block))) continue;
+      for (int64_t x = other * per_block; x < std::min(inner, (other + 1) * per_block); ++x)
+        if (visits(m, n, causal, br, bc, by_rows ? o : x, by_rows ? x : o)) out.tiles.push_back(static_cast<int32_t>(x));
+    }
+    // The kernels index the lists with int32 offsets.
+    if (out.tiles.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+      throw std::invalid_argument("block_mask: more than 2^31 - 1 visited tiles in one pass (N = " + std::to_string(n) +
+                                  " at " + std::to_string(br) + "x" + std::to_string(bc) +
+                                  "); allowed: a sparser mask, larger tiles or a shorter N");
     out.offsets.push_back(static_cast<int32_t>(out.tiles.size()));
   }
   return out;

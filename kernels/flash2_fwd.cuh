@@ -341,6 +341,10 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
     acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, t.lim, k_row0, t.lim.partial(rows, k_row0, kBc),
              scale_log2, warp_j, lane_j);
   }
+  // A block-sparse row tile with no listed tile ran no loop, so nothing waited for its Q_i copy:
+  // wait before the epilogue stages O over Q, or a late copy overwrites O = 0 with Q's values.
+  if constexpr (kSparse)
+    if (j_last < 0) tile::cp_async_wait<0>();
   if constexpr (kSplit) {
     flash2_fwd_split_epilogue<kD>(acc, p, t, warp, lane);
   } else {

@@ -133,6 +133,8 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     acc.add_sums(sum);
     wg::wait<0>();  // O complete before the next rescale, and V's stage free for the prefetch
   }
+  if constexpr (kSparse)  // an empty block-sparse row tile: its Q_i copy before O is staged over it
+    if (j_last < 0) tile::cp_async_wait<0>();
   if constexpr (kSplit) {
     flash2_fwd_split_epilogue<kD>(acc, p, t, warp, lane);
   } else {

@@ -7,7 +7,6 @@
 #include <random>
 #include <sstream>
 
-#include "sim/checked.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 #include "sim/trim.h"
@@ -202,13 +201,13 @@ int64_t BlockMask::kept_keys() const {
   return tokens;
 }
 
-int64_t BlockMask::kept_scores() const {
-  int64_t scores = 0;
+double BlockMask::convention_scores() const {
+  double scores = 0;
   for (int64_t i = 0; i < blocks_; ++i)
     for (int64_t j = 0; j < blocks_; ++j) {
       if (!nonzero(i, j) || (causal_ && j > i)) continue;
-      const int64_t ti = tokens_in(i), tj = tokens_in(j);
-      scores = checked_add(scores, causal_ && i == j ? ti * (ti + 1) / 2 : checked_mul(ti, tj));
+      const double ti = static_cast<double>(tokens_in(i)), tj = static_cast<double>(tokens_in(j));
+      scores += causal_ && i == j ? ti * ti / 2 : ti * tj;
     }
   return scores;
 }

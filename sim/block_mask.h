@@ -48,9 +48,10 @@ class BlockMask {
   // Q (of K and V) at least once.
   int64_t kept_queries() const;
   int64_t kept_keys() const;
-  // Scores the mask keeps: the nonzero blocks' tokens, query × key (causal: a diagonal block's
-  // lower triangle, its diagonal included). The FLOP convention's count (convention_flops).
-  int64_t kept_scores() const;
+  // The scores the mask keeps as the FLOP convention counts them (convention_flops): the nonzero
+  // blocks' tokens, query × key; causal, a diagonal block's t²/2, causal's convention (Nq·Nk −
+  // Nq²/2), so that a dense causal mask counts what flash2 does.
+  double convention_scores() const;
 
  private:
   int64_t count(int64_t b0, int64_t b1, int64_t c0, int64_t c1) const;  // nonzero blocks in [b0,b1)×[c0,c1)

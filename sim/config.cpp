@@ -178,7 +178,7 @@ double convention_flops(const Config& c) {
   Problem dense = c.problem;  // blocksparse: Nq = Nk, no window (validate), one key count
   dense.causal = false;
   const double scores = static_cast<double>(dense.seqlen) * static_cast<double>(dense.seqlen);
-  return convention_flops(dense) * static_cast<double>(BlockMask(c.block_mask, c.problem).kept_scores()) / scores;
+  return convention_flops(dense) * BlockMask(c.block_mask, c.problem).convention_scores() / scores;
 }
 
 }  // namespace flashio::sim

@@ -95,7 +95,7 @@ Config pass_config(const Config& config, Pass pass);
 void validate(const Config& config);
 
 // The FLOP convention of the configuration (sim/problem.h, convention_flops): the problem's, and
-// for blocksparse the scores its block mask keeps (BlockMask::kept_scores) in place of Nq·Nk, so
+// for blocksparse the scores its block mask keeps (BlockMask::convention_scores) in place of Nq·Nk, so
 // that TFLOP/s counts the work the mask asks for.
 double convention_flops(const Config& config);
 

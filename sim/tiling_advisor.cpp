@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/block_mask.h"
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
 
@@ -50,11 +51,15 @@ std::vector<RankedTiling> rank(const Config& config, CountMethod method, const s
   return ranked;
 }
 
+// The built tilings that can run the configuration: blocksparse's kernels take tiles inside one
+// mask block, so Br and Bc dividing its T (kernels/block_sparse_tiles.h).
 std::set<std::pair<int64_t, int64_t>> built_tilings(const Config& config) {
+  const int64_t mask_tokens = config.algo == Algo::blocksparse ? block_mask_tokens(config.block_mask) : 0;
   std::set<std::pair<int64_t, int64_t>> out;
   for (const BuiltKernel& k : built_kernels())
     if (k.algo == built_algo(config.algo) && k.pass == config.problem.pass && k.headdim == config.problem.headdim &&
-        k.dtype == config.problem.dtype)
+        k.dtype == config.problem.dtype &&
+        (mask_tokens == 0 || (mask_tokens % k.tiling.block_r == 0 && mask_tokens % k.tiling.block_c == 0)))
       out.insert({k.tiling.block_r, k.tiling.block_c});
   return out;
 }

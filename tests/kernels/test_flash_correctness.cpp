@@ -567,16 +567,19 @@ fk::AttentionConfig make_sparse(const std::string& spec, int64_t n, int64_t d, b
   return c;
 }
 
-// A mask file of 3 × 3 blocks (N 257..384 at T = 128) whose last key block no query keeps: the
-// backward's blocks of those keys visit no row tile (dK = dV = 0 there).
-std::string mask_file() {
+// A mask file of 3 × 3 blocks (N 257..384 at T = 128). "110 010 110": the last key block no query
+// keeps, so the backward's blocks of those keys visit no row tile (dK = dV = 0 there). "100 000
+// 001": also the middle query block keeps no key, so its forward row tiles visit no tile (O = 0,
+// lse = −inf, dQ = 0).
+std::string mask_file(const char* rows = "110\n010\n110\n") {
   const std::string path = "flashio_test_block_mask.txt";
   std::FILE* f = std::fopen(path.c_str(), "w");
   REQUIRE(f != nullptr);
-  std::fputs("110\n010\n110\n", f);
+  std::fputs(rows, f);
   std::fclose(f);
   return path;
 }
+constexpr const char* kZeroRowMask = "100\n000\n001\n";
 
 TEST_CASE("flash2 block-sparse matches the reference masked by the blocks: banded, random (density 0.1, 0.5) and "
           "from a file, N = 97, 300, 1025, 4096, d = 64 and 128, causal and not, forward and backward (N = 4096: "
@@ -590,10 +593,12 @@ TEST_CASE("flash2 block-sparse matches the reference masked by the blocks: bande
           check_against_reference(make_sparse(spec, n, d, causal), n <= 1025);
           if (n == 1025 && !causal) check_against_reference(make_sparse(spec, n, d, causal, fk::DType::bf16), true);
         }
-  const std::string file = mask_file();
-  for (int64_t d : {64, 128})
-    for (bool causal : {false, true}) check_against_reference(make_sparse(file, 300, d, causal), true);
-  std::remove(file.c_str());
+  for (const char* rows : {"110\n010\n110\n", kZeroRowMask}) {
+    const std::string file = mask_file(rows);
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true}) check_against_reference(make_sparse(file, 300, d, causal), true);
+    std::remove(file.c_str());
+  }
 }
 
 TEST_CASE("every registered flash2 tiling runs block-sparse, forward and backward (random:0.5 at N = 300)",
@@ -701,14 +706,23 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
   }
   // Block-sparse (the sparse instances), d 64 and 128, causal and not, with a key block no query
-  // keeps (its backward blocks run no loop).
+  // keeps (its backward blocks run no loop) and a query block that keeps no key (its forward row
+  // tiles run no loop: O = 0 exactly, lse = −inf).
   {
-    const std::string file = mask_file();
+    const std::string file = mask_file(kZeroRowMask);
     for (int64_t d : {64, 128})
       for (bool causal : {false, true}) {
         const fk::HostOutputs out = flashio::test::run_config(make_sparse(file, 300, d, causal), fk::Pass::fwdbwd, 14);
         INFO("flash2 block-sparse d" << d << " causal " << causal);
         CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
+        int unwritten = 0;  // rows 128..255 of every head: O = 0, dQ = 0, lse = −inf
+        for (int64_t bh = 0; bh < 2 * 3; ++bh)
+          for (int64_t r = 128; r < 256; ++r) {
+            unwritten += !(std::isinf(out.lse[bh * 300 + r]) && out.lse[bh * 300 + r] < 0);
+            for (int64_t x = 0; x < d; ++x)
+              unwritten += out.o[(bh * 300 + r) * d + x] != 0.f || out.dq[(bh * 300 + r) * d + x] != 0.f;
+          }
+        CHECK(unwritten == 0);
       }
     std::remove(file.c_str());
   }

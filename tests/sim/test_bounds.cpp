@@ -125,7 +125,7 @@ TEST_CASE("blocksparse's bounds come from its mask: the compulsory traffic count
 }
 
 TEST_CASE("blocksparse's FLOP convention counts the scores its mask keeps: banded:0 at N = 300 keeps the three "
-          "diagonal blocks (128, 128, 44 tokens), causal their lower triangles, and a dense mask is flash2's") {
+          "diagonal blocks (128, 128, 44 tokens), causal half of each (causal's convention), and a dense mask is flash2's, causal and not") {
   Problem p;
   p.batch = 3, p.heads = 5, p.seqlen = 300, p.headdim = 64, p.pass = Pass::fwdbwd;
   Config c = make_config(Algo::blocksparse, p, hardware_preset("h200"));
@@ -133,10 +133,15 @@ TEST_CASE("blocksparse's FLOP convention counts the scores its mask keeps: bande
   const double per_score = 4.0 * 3 * 5 * 64 * 3.5;  // fwd + 2.5 bwd
   CHECK(convention_flops(c) == Approx(per_score * (128.0 * 128 + 128.0 * 128 + 44.0 * 44)));
   c.problem.causal = true;
-  CHECK(convention_flops(c) == Approx(per_score * (128.0 * 129 / 2 * 2 + 44.0 * 45 / 2)));
+  CHECK(convention_flops(c) == Approx(per_score * (128.0 * 128 / 2 * 2 + 44.0 * 44 / 2)));
   c.block_mask = BlockMaskSpec{""};
+  for (bool causal : {false, true}) {
+    c.problem.causal = causal;
+    Problem q = p;
+    q.causal = causal;
+    CHECK(convention_flops(c) == Approx(convention_flops(make_config(Algo::flash2, q, hardware_preset("h200")))));
+  }
   c.problem.causal = false;
-  CHECK(convention_flops(c) == Approx(convention_flops(make_config(Algo::flash2, p, hardware_preset("h200")))));
   // And the rows say so: simulate's total row carries it.
   c.block_mask = BlockMaskSpec{"banded:0"};
   CHECK(simulate(c, CountMethod::formula).convention_flops == Approx(per_score * (128.0 * 128 + 128.0 * 128 + 44.0 * 44)));
