@@ -104,8 +104,7 @@ TilingMap compute_tiling_map(const WorkbenchParams& params, sim::Algo algo, sim:
       cell.tiling = {br, bc};
       try {
         const sim::Config config = map_cell_config(params, algo, pass, cell.tiling);
-        cell.built = sim::find_built(sim::built_algo(algo), pass, config.problem.headdim,
-                                     config.problem.dtype, cell.tiling) != nullptr;
+        cell.built = sim::runs_built(config, pass, cell.tiling);
         // simulate validates (sim::validate: the tiles fit in M) and checks the model's limits
         // first; InvalidInput says which, and the cell stays empty with that reason.
         cell.model = total_row(sim::simulate(config, sim::CountMethod::formula));

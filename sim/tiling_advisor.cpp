@@ -9,6 +9,13 @@
 
 namespace flashio::sim {
 
+bool runs_built(const Config& config, Pass pass, const Tiling& tiling) {
+  if (!find_built(built_algo(config.algo), pass, config.problem.headdim, config.problem.dtype, tiling)) return false;
+  if (config.algo != Algo::blocksparse) return true;
+  const int64_t t = block_mask_tokens(config.block_mask);  // tiles inside one mask block
+  return t % tiling.block_r == 0 && t % tiling.block_c == 0;
+}
+
 std::span<const int64_t> default_candidate_blocks() {
   static constexpr int64_t kBlocks[] = {16, 32, 64, 128, 256};
   return kBlocks;
@@ -37,7 +44,7 @@ std::vector<RankedTiling> rank(const Config& config, CountMethod method, const s
       for (size_t k = 0; k < r.kernel_time_ms.size(); ++k)
         if (r.kernel_time_ms[k] > r.kernel_time_ms[longest]) longest = k;
       if (longest < r.kernel_bound_by.size()) t.bound_by = r.kernel_bound_by[longest];
-      t.built = find_built(built_algo(c.algo), c.problem.pass, c.problem.headdim, c.problem.dtype, c.tiling) != nullptr;
+      t.built = runs_built(c, c.problem.pass, c.tiling);
       ranked.push_back(t);
     } catch (const InvalidInput&) {
       // Does not fit M, or passes a limit of the model: not a candidate.
@@ -51,15 +58,11 @@ std::vector<RankedTiling> rank(const Config& config, CountMethod method, const s
   return ranked;
 }
 
-// The built tilings that can run the configuration: blocksparse's kernels take tiles inside one
-// mask block, so Br and Bc dividing its T (kernels/block_sparse_tiles.h).
+// The built tilings that run the configuration's pass (runs_built).
 std::set<std::pair<int64_t, int64_t>> built_tilings(const Config& config) {
-  const int64_t mask_tokens = config.algo == Algo::blocksparse ? block_mask_tokens(config.block_mask) : 0;
   std::set<std::pair<int64_t, int64_t>> out;
   for (const BuiltKernel& k : built_kernels())
-    if (k.algo == built_algo(config.algo) && k.pass == config.problem.pass && k.headdim == config.problem.headdim &&
-        k.dtype == config.problem.dtype &&
-        (mask_tokens == 0 || (mask_tokens % k.tiling.block_r == 0 && mask_tokens % k.tiling.block_c == 0)))
+    if (k.algo == built_algo(config.algo) && k.pass == config.problem.pass && runs_built(config, k.pass, k.tiling))
       out.insert({k.tiling.block_r, k.tiling.block_c});
   return out;
 }

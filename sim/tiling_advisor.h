@@ -17,8 +17,14 @@ struct RankedTiling {
   Tiling tiling;
   double time_ms = 0;
   Pipe bound_by = Pipe::launch;  // of the pass's longest kernel
-  bool built = false;            // a CUDA kernel of this tiling exists for (algo, pass, d, dtype)
+  bool built = false;            // a CUDA kernel runs this tiling for (algo, pass, d, dtype) (runs_built)
 };
+
+// Whether a built CUDA kernel runs `config`'s pass `pass` at `tiling`: its entry is built
+// (blocksparse: flash2's, sim/kernel_catalog.h built_algo), and for blocksparse the tiles divide
+// the mask's T, as its kernels need (kernels/block_sparse_tiles.h). RankedTiling::built, the
+// GUI's tiling map and --tiling best all ask this.
+bool runs_built(const Config& config, Pass pass, const Tiling& tiling);
 
 // Block sizes tried when none are given: powers of two from 16 to 256 rows (the kernels' tiles
 // are multiples of 16, the mma's row count).

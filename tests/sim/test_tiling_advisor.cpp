@@ -72,3 +72,26 @@ TEST_CASE("the best tiling (--tiling best): each pass runs the fastest built til
   CHECK_THROWS_WITH(make_config(Algo::flash2, p, hardware_preset("h100-sxm"), std::nullopt, {TilingSource::best}),
                     Catch::Contains("a figure the time model needs"));
 }
+
+TEST_CASE("blocksparse's built tilings are those whose tiles divide its mask's T: a 64-token mask runs 64x64, not "
+          "128x64, in the ranking's built column and in --tiling best") {
+  Problem p;
+  p.batch = 2, p.heads = 4, p.seqlen = 1000, p.headdim = 64, p.pass = Pass::fwd;
+  Config c = make_config(Algo::blocksparse, p, hardware_preset("h200"));
+  c.block_mask = BlockMaskSpec{"banded:1@64"};
+  CHECK(runs_built(c, Pass::fwd, Tiling{64, 64}));
+  CHECK_FALSE(runs_built(c, Pass::fwd, Tiling{128, 64}));  // built for flash2, but 64 tokens hold no 128 rows
+  CHECK_FALSE(runs_built(c, Pass::fwd, Tiling{48, 64}));   // not built
+  c.block_mask = BlockMaskSpec{"banded:1"};
+  CHECK(runs_built(c, Pass::fwd, Tiling{128, 64}));
+  c.block_mask = BlockMaskSpec{"banded:1@64"};
+  for (const RankedTiling& t : rank_tilings(c, CountMethod::formula)) {
+    INFO(t.tiling.block_r << "x" << t.tiling.block_c);
+    CHECK(t.built == runs_built(c, Pass::fwd, t.tiling));
+    if (t.built) CHECK((64 % t.tiling.block_r == 0 && 64 % t.tiling.block_c == 0));
+  }
+  const std::optional<Tiling> best = best_built_tiling(c);
+  REQUIRE(best);
+  CHECK(64 % best->block_r == 0);
+  CHECK(64 % best->block_c == 0);
+}
