@@ -6,14 +6,15 @@
 
 namespace flashio::kernels {
 
-std::string block_mask_tiling_problem(const TokenBlockMask& m, int64_t seqlen, int64_t br, int64_t bc) {
+std::string block_mask_tiling_problem(const TokenBlockMask& m, int64_t seqlen, int64_t br, int64_t bc,
+                                      const std::string& field) {
   if (m.block_tokens < 1 || m.blocks != (seqlen + m.block_tokens - 1) / m.block_tokens ||
       static_cast<int64_t>(m.bits.size()) != m.blocks * m.blocks)
-    return "block_mask: " + std::to_string(m.blocks) + " x " + std::to_string(m.blocks) + " blocks of " +
+    return field + ": " + std::to_string(m.blocks) + " x " + std::to_string(m.blocks) + " blocks of " +
            std::to_string(m.block_tokens) + " tokens do not cover N = " + std::to_string(seqlen) +
            " (allowed: ceil(N / T) blocks per side)";
   if (br < 1 || bc < 1 || m.block_tokens % br != 0 || m.block_tokens % bc != 0)
-    return "block_mask: the kernels visit whole tiles inside one mask block, so its T = " +
+    return field + ": the kernels visit whole tiles inside one mask block, so its T = " +
            std::to_string(m.block_tokens) + " tokens must be a multiple of the tiling's Br and Bc (" +
            std::to_string(br) + "x" + std::to_string(bc) + "); allowed: T = 128 (the default) or another " +
            "multiple of both, or a tiling that divides T";

@@ -33,8 +33,10 @@ struct SparseTileLists {
 };
 
 // Why `mask` cannot run at tiling Br × Bc over N tokens (its shape does not match N, or T is
-// not a multiple of Br and of Bc), or empty when it can. One line, naming what is allowed.
-std::string block_mask_tiling_problem(const TokenBlockMask& mask, int64_t seqlen, int64_t block_r, int64_t block_c);
+// not a multiple of Br and of Bc), or empty when it can. One line, naming what is allowed, headed
+// by `field` (the kernels' "block_mask", the command line's "--block-mask").
+std::string block_mask_tiling_problem(const TokenBlockMask& mask, int64_t seqlen, int64_t block_r, int64_t block_c,
+                                      const std::string& field = "block_mask");
 
 // The forward's lists: per row tile i (of ⌈N / Br⌉), the column tiles j it visits. The
 // backward's: per column tile j (of ⌈N / Bc⌉), the row tiles i that visit it. Both need

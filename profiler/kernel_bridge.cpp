@@ -185,9 +185,10 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
     std::vector<sim::Tiling> run{fwd};  // every pass runs the forward first
     if (sim::has_backward(c.problem.pass)) run.push_back(bwd);
     for (const sim::Tiling& t : run)
-      if (std::string problem = kernels::block_mask_tiling_problem(k.block_mask, k.seqlen, t.block_r, t.block_c);
+      if (const std::string problem =
+              kernels::block_mask_tiling_problem(k.block_mask, k.seqlen, t.block_r, t.block_c, "--block-mask");
           !problem.empty())
-        throw std::invalid_argument("--" + problem.replace(0, 10, "block-mask"));
+        throw std::invalid_argument(problem);
   }
   return k;
 }

@@ -32,11 +32,8 @@ std::optional<TilingSource> parse_tiling_source(std::string_view text) {
 namespace {
 
 // The built kernels' default tiling for one pass of the configuration.
-// blocksparse runs flash2's (built_algo).
+// blocksparse runs flash2's (built_algo); standard, which has no tiles, never asks.
 Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
-  if (algo == Algo::standard)
-    throw InvalidInput(Field::tiling_source, "kernel: no tiled CUDA kernel is built for standard "
-                                             "(kernels exist for flash1, flash2 and blocksparse)");
   if (const BuiltKernel* k = default_built(built_algo(algo), pass, p.headdim, p.dtype)) return k->tiling;
   throw InvalidInput(Field::tiling_source, "kernel: no " + to_string(algo) + " " + to_string(pass) +
                                                " kernel is built for d=" + std::to_string(p.headdim) + " " +
@@ -46,9 +43,6 @@ Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
 
 // The built tiling the time model predicts fastest for one pass of `c` (its tiling the rule's).
 Tiling best_tiling(const Config& c, Pass pass) {
-  if (c.algo == Algo::standard)
-    throw InvalidInput(Field::tiling_source, "best: no tiled CUDA kernel is built for standard "
-                                             "(kernels exist for flash1, flash2 and blocksparse)");
   if (const std::optional<Tiling> t = best_built_tiling(pass_config(c, pass))) return *t;
   throw InvalidInput(Field::tiling_source, "best: no " + to_string(c.algo) + " " + to_string(pass) +
                                                " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +
