@@ -90,9 +90,14 @@ struct AttentionConfig {
   DType dtype = DType::fp16;
   Algo algo = Algo::flash2;
   bool causal = false;
-  // standard only (as in sim::Problem): a key-padding mask pass (--mask) with per-batch key
-  // lengths len_b = N − ⌊b·N / (2B)⌋ (no mask tensor), and a dropout pass with probability p.
+  // The key-padding mask (--mask, as in sim::Problem) with per-batch key lengths
+  // len_b = Nk − ⌊b·Nk / (2B)⌋ (no mask tensor): standard runs it as a separate pass over S;
+  // flash1 and flash2 as those key_lengths (below; not with causal or key_lengths of its own).
   bool mask = false;
+  // Dropout with probability p on P (kernels/dropout_keep.h's rule, p rounded to a multiple of
+  // 2^-16): standard's separate passes; flash1 and flash2 fuse it into their tiles, forward and
+  // backward (docs/kernels.md, "Fused dropout and key padding"; not with a window, block mask,
+  // splits or pages).
   double dropout = 0.0;
   // Tiling of the forward kernel; 0 × 0 = default_entry(). The backward uses the same tiling
   // unless bwd_block_r/bwd_block_c are set (the model assumes one tiling for both passes).
@@ -108,9 +113,10 @@ struct AttentionConfig {
   // sim/paged_kv.h defines, and the forward reads those. 0: contiguous. The inputs and
   // copy_inputs() stay (B, Hkv, Nk, d); the pages hold the same values.
   int64_t page_size = 0;
-  // Per-sequence key lengths (flash2's forward only; docs/kernels.md, "KV-cache instances"): one
-  // per sequence, each 1 … Nk (causal: ≥ Nq); sequence b attends to its first key_lengths[b] keys.
-  // Empty: every sequence has Nk.
+  // Per-sequence key lengths (flash2's forward and backward, flash1's; docs/kernels.md,
+  // "KV-cache instances" and "Fused dropout and key padding"): one per sequence, each 1 … Nk
+  // (causal: ≥ Nq); sequence b attends to its first key_lengths[b] keys, and the backward's dK, dV
+  // of its later keys are zero. Empty: every sequence has Nk.
   std::vector<int64_t> key_lengths;
   // A sliding window (as sim::Problem's, sim/key_band.h): query q sees keys q + o − window_left …
   // q + o + window_right, o = Nk − Nq; −1: that side unbounded. flash2 (forward and backward)
@@ -166,6 +172,9 @@ class AttentionRun {
 
   HostOutputs copy_outputs() const;  // synchronous
   HostInputs copy_inputs() const;    // synchronous
+  // The seed of dropout's keep decisions (kernels/dropout_keep.h), derived from fill_inputs'
+  // seed: a reference regenerates the kernels' decisions with it.
+  uint64_t dropout_seed() const;
 
   struct State;  // defined in the .cu files
 

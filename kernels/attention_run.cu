@@ -11,6 +11,7 @@
 
 #include "kernels/attention.h"
 #include "kernels/cublas_library.h"
+#include "kernels/dropout_keep.h"
 #include "kernels/launch.h"
 #include "kernels/mma_tile.cuh"
 #include "kernels/random.cuh"
@@ -150,8 +151,15 @@ struct AttentionRun::State {
       p.bwd_tile_offsets = static_cast<const int*>(bwd_tile_lists.ptr);
       p.bwd_tiles = p.bwd_tile_offsets + bwd_outer_tiles + 1;
     }
+    if (config.dropout > 0.0) {  // fused dropout (kernels/dropout_keep.h)
+      p.dropout_threshold = dropout::threshold_of(config.dropout);
+      p.dropout_seed = dropout_seed();
+      p.dropout_scale = static_cast<float>(dropout::keep_scale(config.dropout));
+    }
     return p;
   }
+  // The seed of dropout's decisions (AttentionRun::dropout_seed), from fill_inputs' seed.
+  uint64_t dropout_seed() const { return random::mix64(seed ^ 0xd509u); }
   StandardParams standard_params() const {
     StandardParams p;
     p.batch = static_cast<int>(config.batch);
@@ -163,8 +171,8 @@ struct AttentionRun::State {
     p.window_left = static_cast<int>(config.window_left);
     p.window_right = static_cast<int>(config.window_right);
     p.mask = config.mask;
-    p.dropout = static_cast<float>(config.dropout);
-    p.dropout_seed = random::mix64(seed ^ 0xd509u);
+    p.dropout = config.dropout;
+    p.dropout_seed = dropout_seed();
     p.scale = 1.f / std::sqrt(static_cast<float>(config.headdim));
     p.stats_stride = stats_stride;
     p.q = q.ptr, p.k = k.ptr, p.v = v.ptr, p.dout = dout.ptr, p.o = o.ptr;
@@ -180,7 +188,18 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
   try {
     State& st = *state_;
     st.config = config;
-    const AttentionConfig& c = config;
+    // flash1's and flash2's key-padding mask (--mask) is per-sequence key lengths, the built-in
+    // len_b = Nk − ⌊b·Nk / (2B)⌋ standard's mask pass uses (docs/kernels.md, "Fused dropout and
+    // key padding"), which their kernels skip and mask as any key lengths.
+    if (config.mask && config.algo != Algo::standard) {
+      if (!config.key_lengths.empty()) fail("mask: the built-in padding lengths or key_lengths, not both");
+      if (config.causal)
+        fail("mask: causal aligns each sequence's last query with its last key, so flash1 and flash2 take the built-in "
+             "padding lengths (below N) without causal");
+      const int64_t keys = keys_of(config);
+      for (int64_t b = 0; b < config.batch; ++b) st.config.key_lengths.push_back(keys - b * keys / (2 * config.batch));
+    }
+    const AttentionConfig& c = st.config;
     if (c.batch < 1 || c.batch > 65535) fail("batch: must be 1..65535 (got " + std::to_string(c.batch) + ")");
     if (c.heads < 1 || c.heads > 65535) fail("heads: must be 1..65535 (got " + std::to_string(c.heads) + ")");
     if (c.seqlen < 1 || c.seqlen > (1 << 24))
@@ -206,7 +225,9 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     if (c.page_size > 0 && c.batch * sim::pages_per_sequence(nk, c.page_size) > (int64_t(1) << 31) - 1)
       fail("page_size: B · ceil(Nk / P) pages must fit the block table's int32 entries");
     if (!c.key_lengths.empty()) {
-      if (c.algo != Algo::flash2) fail("key_lengths: only flash2's forward reads per-sequence key lengths (got " + to_string(c.algo) + ")");
+      if (c.algo == Algo::standard)
+        fail("key_lengths: per-sequence key lengths run in flash1 and flash2 (got standard; its --mask takes the "
+             "built-in lengths)");
       if (static_cast<int64_t>(c.key_lengths.size()) != c.batch)
         fail("key_lengths: one per sequence, B = " + std::to_string(c.batch) + " (got " + std::to_string(c.key_lengths.size()) + ")");
       for (const int64_t len : c.key_lengths)
@@ -231,8 +252,9 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       if (windowed || c.splits > 1 || c.page_size > 0 || !c.key_lengths.empty())
         fail("block_mask: not built with a window, splits, a paged cache or key lengths");
     }
-    if (c.algo != Algo::standard && (c.mask || c.dropout > 0.0))
-      fail("mask/dropout: only algo standard has separate mask and dropout passes (got " + to_string(c.algo) + ")");
+    if (c.algo != Algo::standard && c.dropout > 0.0 &&
+        (windowed || !c.block_mask.empty() || c.splits > 1 || c.page_size > 0))
+      fail("dropout: the fused-dropout kernels are built without a window, a block mask, splits or a paged cache");
     if (c.algo == Algo::standard) {
       if (c.headdim < 8 || c.headdim % 8 != 0 || c.headdim > 1024)
         fail("headdim: standard needs a multiple of 8 in 8..1024 (got " + std::to_string(c.headdim) + ")");
@@ -348,6 +370,7 @@ AttentionRun::~AttentionRun() {
 }
 
 const AttentionConfig& AttentionRun::config() const { return state_->config; }
+uint64_t AttentionRun::dropout_seed() const { return state_->dropout_seed(); }
 const KernelEntry* AttentionRun::forward_entry() const { return state_->fwd ? &state_->fwd->entry : nullptr; }
 const KernelEntry* AttentionRun::backward_entry() const { return state_->bwd ? &state_->bwd->entry : nullptr; }
 
@@ -412,9 +435,6 @@ std::vector<Launch> AttentionRun::enqueue(Pass pass, cudaStream_t stream) {
   if (pass != Pass::fwd && st.config.algo != Algo::standard && !st.bwd) throw std::invalid_argument(st.bwd_missing);
   if (pass != Pass::fwd && st.config.page_size > 0)
     throw std::invalid_argument("page_size: a paged KV cache is read by the forward only; allowed with the backward: 0");
-  if (pass != Pass::fwd && !st.config.key_lengths.empty())
-    throw std::invalid_argument("key_lengths: per-sequence key lengths are read by the forward only; allowed with the "
-                                "backward: none");
   const std::vector<Launch> expected = launch_sequence(st.config, pass);
   std::vector<Launch> launched;
   if (st.config.algo == Algo::standard) {

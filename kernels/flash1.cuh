@@ -34,7 +34,11 @@ struct Flash1Fwd {
   static constexpr MmaKind kMma = MmaKind::mma_sync;
 };
 
-template <typename T, int kD, int kBr, int kBc>
+// kDropout: fused dropout (FwdTile::Dropout; FlashParams::dropout_threshold), an instance of its
+// own so that the other keeps its registers; the row keys of a step's rows are computed per step
+// (the rows change with i), and 1 / (1 − p) applied when O_i is written (the o_accum between steps
+// stays unscaled, as ℓ sums every probability).
+template <typename T, int kD, int kBr, int kBc, bool kDropout = false>
 __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_fwd_kernel(const FlashParams p) {
   using K = Flash1Fwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -47,7 +51,12 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
 
   const int n = p.seqlen;
   const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc;
+  // kDropout (fused dropout and key padding): the sequence's keys are its first Nk_b
+  // (FlashParams::seqlens_k; causal needs Nk_b = N), so its key tiles are ⌈Nk_b / Bc⌉.
+  int keys = n;
+  if constexpr (kDropout)
+    if (p.seqlens_k != nullptr) keys = __ldg(p.seqlens_k + blockIdx.z);
+  const int tr = (n + kBr - 1) / kBr, tc = (keys + kBc - 1) / kBc;
   const float scale_log2 = p.scale * tile::kLog2e;
   const T* q = static_cast<const T*>(p.q) + bh * n * kD;
   const T* k = static_cast<const T*>(p.k) + bh * n * kD;
@@ -61,7 +70,7 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
     // The thread index as each step and tile take it (tile::loop_thread_index, against register spills).
     const int tid_j = tile::loop_thread_index<Tile::kAccumulatorRegisters>(int(threadIdx.x));
     const int k_row0 = j * kBc;
-    const int cols = min(kBc, n - k_row0);
+    const int cols = min(kBc, keys - k_row0);
     tile::load_tile_async<kBc, kD, kThreads>(sK, k + int64_t(k_row0) * kD, cols, tid_j);
     tile::load_tile_async<kBc, kD, kThreads>(sV, v + int64_t(k_row0) * kD, cols, tid_j);
     const int i_first = p.causal ? k_row0 / kBr : 0;
@@ -128,9 +137,15 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
       }
       // One head's rows, Nk = Nq: lim.partial's test with row0 the first query, spelled on this
       // kernel's values (read from the struct, ptxas allocated the kernel worse).
-      const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-      const KeyLimits<false> lim{q_row0, n, n, 0, p.causal};
-      acc.step(sQ + buf * kBr * kD, sK, sV, lim, k_row0, masked, scale_log2, warp, lane);
+      const bool masked = (k_row0 + kBc > keys) || (p.causal && k_row0 + kBc - 1 > q_row0);
+      const KeyLimits<false> lim{q_row0, n, keys, 0, p.causal};
+      typename Tile::Dropout drop{};
+      if constexpr (kDropout)
+        drop = Tile::dropout_rows(
+            p.dropout_seed, p.dropout_threshold, warp, lane, [&](int r) { return q_row0 + r; },
+            [&](int) { return bh; });
+      acc.template step<false, false, kDropout>(sQ + buf * kBr * kD, sK, sV, lim, k_row0, masked, scale_log2, warp, lane,
+                                                drop);
       acc.reduce_row_sums();
       // Lines 12–13: write O_i (fp32 o_accum, or the final O in the element type), ℓ_i, m_i.
 #pragma unroll
@@ -153,6 +168,7 @@ __global__ void __launch_bounds__(Flash1Fwd<T, kD, kBr, kBc>::kThreads) flash1_f
           }
         }
       if (last) {
+        if constexpr (kDropout) acc.scale_output(p.dropout_scale);
         acc.stage_normalised(sO, warp, lane);
         __syncthreads();
         tile::store_tile<kBr, kD, kThreads>(o + int64_t(q_row0) * kD, sO, rows, tid);
@@ -175,7 +191,9 @@ struct Flash1Bwd {
   static constexpr MmaKind kMma = MmaKind::mma_sync;
 };
 
-template <typename T, int kD, int kBr, int kBc>
+// kDropout: fused dropout (BwdTile::Dropout), an instance of its own; the row keys go with the
+// step's lse into shared memory (BwdTile::row_key_at, slot 0).
+template <typename T, int kD, int kBr, int kBc, bool kDropout = false>
 __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_bwd_kernel(const FlashParams p) {
   using K = Flash1Bwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -193,7 +211,13 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
 
   const int n = p.seqlen;
   const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc;
+  // kDropout (fused dropout and key padding): the sequence's keys are its first Nk_b
+  // (FlashParams::seqlens_k; causal needs Nk_b = N): ⌈Nk_b / Bc⌉ key tiles are seen (tc_seen),
+  // and every key tile writes its dK_j, dV_j, zero past Nk_b (a tile wholly past it runs no step).
+  int keys = n;
+  if constexpr (kDropout)
+    if (p.seqlens_k != nullptr) keys = __ldg(p.seqlens_k + blockIdx.z);
+  const int tr = (n + kBr - 1) / kBr, tc = (n + kBc - 1) / kBc, tc_seen = (keys + kBc - 1) / kBc;
   const float scale_log2 = p.scale * tile::kLog2e;
   const T* q = static_cast<const T*>(p.q) + bh * n * kD;
   const T* o = static_cast<const T*>(p.o) + bh * n * kD;
@@ -207,12 +231,12 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
     // The thread index as each step and tile take it (tile::loop_thread_index, against register spills).
     const int tid_j = tile::loop_thread_index<Tile::kAccumulatorRegisters>(int(threadIdx.x));
     const int k_row0 = j * kBc;
-    const int cols = min(kBc, n - k_row0);
-    tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, cols, tid_j);
-    tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, cols, tid_j);
+    const int cols = min(kBc, n - k_row0), seen_cols = min(kBc, keys - k_row0);
+    tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bh * n + k_row0) * kD, seen_cols, tid_j);
+    tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bh * n + k_row0) * kD, seen_cols, tid_j);
     Tile acc;
     acc.init();
-    const int i_first = p.causal ? k_row0 / kBr : 0;
+    const int i_first = kDropout && j >= tc_seen ? tr : p.causal ? k_row0 / kBr : 0;
     for (int i = i_first; i < tr; ++i) {  // line 9
       const int tid = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid_j);
       const int warp = tid / 32, lane = tid % 32;
@@ -222,9 +246,11 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
       tile::load_tile_async<kBr, kD, kThreads>(sdO, dout + int64_t(q_row0) * kD, rows, tid);
       tile::load_tile_async<kBr, kD, kThreads>(sO, o + int64_t(q_row0) * kD, rows, tid);
       tile::cp_async_commit();
-      for (int r = tid; r < kBr; r += kThreads)  // lse = m + log ℓ, in base 2
+      for (int r = tid; r < kBr; r += kThreads) {  // lse = m + log ℓ, in base 2
         sLse[r] = r < rows ? (__ldcg(row_max + q_row0 + r) + logf(__ldcg(row_sum + q_row0 + r))) * tile::kLog2e
                            : INFINITY;
+        if constexpr (kDropout) *Tile::row_key_at(sDq, r, 0) = dropout::row_key(p.dropout_seed, bh, q_row0 + r);
+      }
       tile::cp_async_wait<0>();
       __syncthreads();
       // Line 19: D_i = rowsum(dO_i ∘ O_i), recomputed here (flash2 precomputes it).
@@ -239,13 +265,14 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
       }
       __syncthreads();
       // As in the forward: lim.partial's test on this kernel's values.
-      const bool masked = (k_row0 + kBc > n) || (p.causal && k_row0 + kBc - 1 > q_row0);
-      const KeyLimits<false> lim{q_row0, n, n, 0, p.causal};
-      acc.step(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, lim, k_row0, masked, scale_log2, warp, lane);
+      const bool masked = (k_row0 + kBc > keys) || (p.causal && k_row0 + kBc - 1 > q_row0);
+      const KeyLimits<false> lim{q_row0, n, keys, 0, p.causal};
+      acc.template step<false, false, kDropout>(sQ, sdO, sK, sV, sLse, sDelta, sdS, sDq, lim, k_row0, masked,
+                                                scale_log2, warp, lane, {p.dropout_threshold, p.dropout_scale, 0});
       // Line 21: dQ_i += dS K_j, read-modify-write of the fp32 accumulator (this block owns
       // head bh, so no atomics); the last visited step writes dQ_i in the element type.
       const bool first = j == 0;
-      const bool last = j == last_visited_key_tile(q_row0, rows, tc, kBc, p.causal);
+      const bool last = j == last_visited_key_tile(q_row0, rows, tc_seen, kBc, p.causal);
       float* acc_tile = dq_accum + int64_t(q_row0) * kD;
       // One float4 per thread and step, consecutive lanes on consecutive 16 bytes: every 32-byte
       // sector of dq_accum is read by one instruction (__ldcg goes past L1, so two half-sector
@@ -270,7 +297,9 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
       }
       __syncthreads();
     }
-    acc.stage_dk_dv(sK, sV, p.scale, tid_j / 32, tid_j % 32);  // line 24: write dK_j, dV_j
+    if constexpr (kDropout)  // a tile past the sequence's keys ran no step: nothing since its (zero) K, V stores
+      if (i_first >= tr) __syncthreads();
+    acc.stage_dk_dv(sK, sV, p.scale, tid_j / 32, tid_j % 32, kDropout ? p.dropout_scale : 1.f);  // line 24: dK_j, dV_j
     __syncthreads();
     tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bh * n + k_row0) * kD, sK, cols, tid_j);
     tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bh * n + k_row0) * kD, sV, cols, tid_j);
@@ -278,11 +307,15 @@ __global__ void __launch_bounds__(Flash1Bwd<T, kD, kBr, kBc>::kThreads) flash1_b
   }
 }
 
-// Launches a flash1 kernel (K: its traits) with one block per head, grid (1, H, B).
-template <typename K, void (*kKernel)(FlashParams)>
+// Launches a flash1 kernel (K: its traits; kDropoutKernel: its instance for fused dropout and
+// key padding) with one
+// block per head, grid (1, H, B).
+template <typename K, void (*kKernel)(FlashParams), void (*kDropoutKernel)(FlashParams)>
 void launch_flash1(const FlashParams& p, cudaStream_t stream) {
-  opt_in_dynamic_smem<kKernel>(K::kSmemBytes);
-  kKernel<<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
+  const bool dropout = p.dropout_threshold > 0 || p.seqlens_k != nullptr;  // and key padding
+  if (dropout) opt_in_dynamic_smem<kDropoutKernel>(K::kSmemBytes);
+  else opt_in_dynamic_smem<kKernel>(K::kSmemBytes);
+  (dropout ? kDropoutKernel : kKernel)<<<dim3(1, p.heads, p.batch), K::kThreads, K::kSmemBytes, stream>>>(p);
   FLASHIO_LAUNCH_CHECK("flash1 kernel");
 }
 
@@ -290,13 +323,13 @@ template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash1_fwd_impl(DType dtype) {
   using K = Flash1Fwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash1, Pass::fwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
-                   &launch_flash1<K, flash1_fwd_kernel<T, kD, kBr, kBc>>};
+                   &launch_flash1<K, flash1_fwd_kernel<T, kD, kBr, kBc>, flash1_fwd_kernel<T, kD, kBr, kBc, true>>};
 }
 template <typename T, int kD, int kBr, int kBc>
 FlashImpl flash1_bwd_impl(DType dtype) {
   using K = Flash1Bwd<T, kD, kBr, kBc>;
   return FlashImpl{KernelEntry{Algo::flash1, Pass::bwd, kD, dtype, kBr, kBc, K::kThreads, K::kSmemBytes, K::kStages, K::kMma},
-                   &launch_flash1<K, flash1_bwd_kernel<T, kD, kBr, kBc>>};
+                   &launch_flash1<K, flash1_bwd_kernel<T, kD, kBr, kBc>, flash1_bwd_kernel<T, kD, kBr, kBc, true>>};
 }
 
 }  // namespace flashio::kernels

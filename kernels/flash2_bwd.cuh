@@ -101,8 +101,10 @@ __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem) {
 // sliding window's left side (kernels/key_limits.cuh), an instance of its own with stacked rows
 // (exact for one head's rows too), so that the others keep their code. kSparse: a block mask's
 // listed row tiles (FlashParams::bwd_tiles; docs/kernels.md, "Block-sparse kernels"), one head's
-// rows, likewise an instance of its own.
-template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kWindow = false, bool kSparse = false>
+// rows, likewise an instance of its own. kDropout: fused dropout (BwdTile::Dropout;
+// FlashParams::dropout_threshold), stacked rows, likewise.
+template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kWindow = false, bool kSparse = false,
+          bool kDropout = false>
 __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_bwd_kernel(const FlashParams p) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
   using Tile = typename K::Tile;
@@ -128,11 +130,23 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   const int64_t bh_q0 = static_cast<int64_t>(blockIdx.z) * p.heads + int64_t(blockIdx.y) * g;
   const int64_t bkv = static_cast<int64_t>(blockIdx.z) * p.kv_heads + blockIdx.y;
   const int k_row0 = j * kBc;
-  const int cols = min(kBc, nk - k_row0);
+  const int cols = min(kBc, nk - k_row0);  // the tile's rows of K, V, dK, dV
   const int tr = (n + kBr - 1) / kBr;
   const float scale_log2 = p.scale * tile::kLog2e;
+  // kDropout (fused dropout and key padding): per-sequence key lengths (FlashParams::seqlens_k) —
+  // sequence b's keys are its first Nk_b, aligned bottom-right in them with causal; the tile reads
+  // its keys below Nk_b (seen_cols) and still writes all its rows of dK and dV, zero past Nk_b
+  // (their K, V rows are the copy's zeros and every score of them is hidden). A tile wholly past
+  // Nk_b visits no row tile. Elsewhere every sequence has Nk.
+  int keys = nk, causal_offset = p.causal_offset;
+  if constexpr (kDropout)
+    if (p.seqlens_k != nullptr) {
+      keys = __ldg(p.seqlens_k + blockIdx.z);
+      causal_offset = keys - nq;
+    }
+  const int seen_cols = kDropout ? min(kBc, keys - k_row0) : cols;
   auto limits = [&](int i) {
-    return KeyLimits<kStacked, kWindow>::of_row(i * kBr, nq, nk, p.causal_offset, p.causal, p.window_lo);
+    return KeyLimits<kStacked, kWindow>::of_row(i * kBr, nq, keys, causal_offset, p.causal, p.window_lo);
   };
   // Causal: row tiles whose last query sees no key of this tile are skipped (the model's
   // TileGrid::outside_band), and with a window's left side those whose first query sees no key
@@ -156,10 +170,11 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
         while (i < tr && limits(i).above_diagonal(min(kBr, n - i * kBr), k_row0)) ++i;
     return i;
   };
-  const int i_first = kSparse    ? listed_tile(0)
-                      : kStacked ? next_visited(0)
-                      : p.causal ? max(0, k_row0 - p.causal_offset) / kBr
-                                 : 0;
+  const int i_first = kSparse                       ? listed_tile(0)
+                      : kDropout && k_row0 >= keys ? tr
+                      : kStacked                    ? next_visited(0)
+                      : p.causal                    ? max(0, k_row0 - p.causal_offset) / kBr
+                                                    : 0;
 
   const T* q = static_cast<const T*>(p.q) + bh_q0 * nq * kD;
   const T* dout = static_cast<const T*>(p.dout) + bh_q0 * nq * kD;
@@ -190,6 +205,7 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
         const int64_t at = head * int64_t(p.stats_stride) + query;
         cp_async_4(sLse + stage * kBr + r, lse + at);
         cp_async_4(sDelta + stage * kBr + r, delta + at);
+        if constexpr (kDropout) *Tile::row_key_at(sDq, r, stage) = dropout::row_key(p.dropout_seed, bh_q0 + head, query);
       } else {
         sLse[stage * kBr + r] = INFINITY;
         sDelta[stage * kBr + r] = 0.f;
@@ -197,8 +213,8 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     }
   };
 
-  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bkv * nk + k_row0) * kD, cols, tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bkv * nk + k_row0) * kD, cols, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bkv * nk + k_row0) * kD, seen_cols, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bkv * nk + k_row0) * kD, seen_cols, tid);
   if (i_first < tr) load_row_tile(i_first, 0, tid);
   tile::cp_async_commit();
 
@@ -232,8 +248,10 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     // lim.partial; with one head's rows spelled on this kernel's values (ptxas allocated that better).
     const bool masked = kStacked || kSparse ? lim.partial(rows, k_row0, kBc)
                                  : (k_row0 + kBc > nk) || (p.causal && k_row0 + kBc - 1 > q_row0 + p.causal_offset);
-    acc.step(sQ + stage * kBr * kD, sdO + stage * kBr * kD, sK, sV, sLse + stage * kBr, sDelta + stage * kBr, sdS,
-             sDq, lim, k_row0, masked, scale_log2, warp_i, lane_i);
+    acc.template step<kStacked, kWindow, kDropout>(sQ + stage * kBr * kD, sdO + stage * kBr * kD, sK, sV,
+                                                   sLse + stage * kBr, sDelta + stage * kBr, sdS, sDq, lim, k_row0,
+                                                   masked, scale_log2, warp_i, lane_i,
+                                                   {p.dropout_threshold, p.dropout_scale, stage});
     // dq_accum_i += dS K_j: 16-byte fp32 atomics (RED.ADD.F32x4), a warp covering 512
     // contiguous bytes, so every sector is reduced whole.
     float* dq_tile = dq_accum + int64_t(q_row0) * kD;
@@ -251,10 +269,10 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // every thread's before their tiles take dK_j and dV_j, or a late copy overwrites them (H200:
   // dV = V in such tiles). The window and block-sparse instances only (a zero column of blocks
   // leaves keys unseen too), so that the others keep their registers.
-  if constexpr (kWindow || kSparse)
+  if constexpr (kWindow || kSparse || kDropout)  // kDropout: a tile past its sequence's keys
     if (i_first >= tr) __syncthreads();
   // dK_j, dV_j through the (now free) K, V tiles.
-  acc.stage_dk_dv(sK, sV, p.scale, warp, lane);
+  acc.stage_dk_dv(sK, sV, p.scale, warp, lane, kDropout ? p.dropout_scale : 1.f);
   __syncthreads();
   tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bkv * nk + k_row0) * kD, sK, cols, tid);
   tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bkv * nk + k_row0) * kD, sV, cols, tid);
@@ -266,8 +284,12 @@ void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = p.heads != p.kv_heads;
   constexpr auto kWindowKernel = flash2_bwd_kernel<T, kD, kBr, kBc, true, true>;
   constexpr auto kSparseKernel = flash2_bwd_kernel<T, kD, kBr, kBc, false, false, true>;
+  constexpr auto kDropoutKernel = flash2_bwd_kernel<T, kD, kBr, kBc, true, false, false, true>;
   const bool sparse = p.bwd_tiles != nullptr;  // block-sparse: one head's rows (Hkv = H)
-  if (sparse) opt_in_dynamic_smem<kSparseKernel>(K::kSmemBytes);
+  // Fused dropout and key padding (per-sequence key lengths): stacked rows (exact for one head's).
+  const bool dropout = p.dropout_threshold > 0 || p.seqlens_k != nullptr;
+  if (dropout) opt_in_dynamic_smem<kDropoutKernel>(K::kSmemBytes);
+  else if (sparse) opt_in_dynamic_smem<kSparseKernel>(K::kSmemBytes);
   else if (p.window_left) opt_in_dynamic_smem<kWindowKernel>(K::kSmemBytes);
   else if (stacked) opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, true>>(K::kSmemBytes);
   else opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, false>>(K::kSmemBytes);
@@ -275,7 +297,8 @@ void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
   const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
-  (sparse ? kSparseKernel
+  (dropout ? kDropoutKernel
+   : sparse ? kSparseKernel
    : p.window_left ? kWindowKernel
    : stacked     ? flash2_bwd_kernel<T, kD, kBr, kBc, true>
                  : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);

@@ -270,14 +270,31 @@ __device__ __forceinline__ void flash2_fwd_split_epilogue(Tile& acc, const Flash
     }
 }
 
+// Fused dropout's row keys of this thread's rows (FwdTile::dropout_rows): row r of the block's
+// rows is query lim.query(r) of head bh_q0 + (q_row0 + r) / Nq (stacked rows cross heads; one
+// head's rows stay in it). Nothing without kDropout.
+template <bool kDropout, typename Tile, typename RowTile>
+__device__ __forceinline__ typename Tile::Dropout flash2_fwd_dropout(const FlashParams& p, const RowTile& t, int warp,
+                                                                     int lane) {
+  if constexpr (kDropout) {
+    return Tile::dropout_rows(
+        p.dropout_seed, p.dropout_threshold, warp, lane, [&](int r) { return t.lim.query(r); },
+        [&](int r) { return t.bh_q0 + (t.q_row0 + r) / p.seqlen; });
+  } else {
+    return {};
+  }
+}
+
 // kStacked: the block's rows are a group's stacked query heads (Flash2FwdRowTile); false for one
 // head's rows, which is also every problem without grouped-query attention. kSplit: the block
 // runs one split of the key tiles and writes partial results (split-KV; docs/kernels.md, "Split-KV");
 // its own instances, so that those without splits keep their registers. kPaged: K and V from a
 // paged cache (load_kv_tiles), in instances of their own for the same reason; kWindow: a window's
-// left side (Flash2FwdRowTile), likewise; kSparse: a block mask's listed tiles (Flash2FwdRowTile).
+// left side (Flash2FwdRowTile), likewise; kSparse: a block mask's listed tiles (Flash2FwdRowTile);
+// kDropout: fused dropout (FwdTile::Dropout; FlashParams::dropout_threshold), likewise; its
+// instance is a KV-cache one (kPaged, contiguous), so that it takes key lengths (padding) too.
 template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false,
-          bool kSparse = false>
+          bool kSparse = false, bool kDropout = false>
 __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fwd<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_kernel(const FlashParams p) {
   using K = Flash2Fwd<T, kD, kBr, kBc>;
@@ -320,6 +337,7 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
 
   Tile acc;
   acc.init();
+  const typename Tile::Dropout drop = flash2_fwd_dropout<kDropout, Tile>(p, t, warp, lane);
   for (int j = 0; j <= j_last; ++j) {
     // The thread index as each key tile takes it (tile::loop_thread_index, against register spills).
     const int tid_j = tile::loop_thread_index<Tile::kAccumulatorRegisters>(tid);
@@ -338,9 +356,10 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
       tile::cp_async_commit();
     }
     const int k_row0 = (kSparse ? __ldg(key_tiles + j) : j) * kBc;
-    acc.step(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, t.lim, k_row0, t.lim.partial(rows, k_row0, kBc),
-             scale_log2, warp_j, lane_j);
+    acc.template step<kStacked, kWindow, kDropout>(sQ, sK + stage * kBc * kD, sV + stage * kBc * kD, t.lim, k_row0,
+                                                   t.lim.partial(rows, k_row0, kBc), scale_log2, warp_j, lane_j, drop);
   }
+  if constexpr (kDropout) acc.scale_output(p.dropout_scale);
   // A block-sparse row tile with no listed tile ran no loop, so nothing waited for its Q_i copy:
   // wait before the epilogue stages O over Q, or a late copy overwrites O = 0 with Q's values.
   if constexpr (kSparse)
@@ -371,11 +390,20 @@ inline bool fwd_rows_stacked(const FlashParams& p) { return p.group_rows && p.he
 using Flash2FwdKernel = void (*)(FlashParams);
 template <typename K, int kBr, Flash2FwdKernel kOne, Flash2FwdKernel kStacked, Flash2FwdKernel kOneSplit,
           Flash2FwdKernel kStackedSplit, Flash2FwdKernel kPaged, Flash2FwdKernel kPagedSplit, Flash2FwdKernel kWindow,
-          Flash2FwdKernel kSparse, LaunchFn kCombine>
+          Flash2FwdKernel kSparse, Flash2FwdKernel kDropout, LaunchFn kCombine>
 void launch_flash2_fwd(const FlashParams& p, cudaStream_t stream) {
   const bool stacked = fwd_rows_stacked(p);
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
   const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
+  // Fused dropout, with or without per-sequence key lengths (FlashParams::seqlens_k): a KV-cache
+  // instance (kPaged, contiguous) with stacked rows (exact for one head's), no splits.
+  if (p.dropout_threshold > 0) {
+    opt_in_dynamic_smem<kDropout>(K::kSmemBytes);
+    const dim3 grid((rows + kBr - 1) / kBr, grid_heads, p.batch);
+    kDropout<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+    FLASHIO_LAUNCH_CHECK("flash2_fwd");
+    return;
+  }
   if (p.fwd_tiles != nullptr) {  // block-sparse: one head's rows (Hkv = H), no splits, contiguous
     opt_in_dynamic_smem<kSparse>(K::kSmemBytes);
     const dim3 grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
@@ -428,6 +456,7 @@ FlashImpl flash2_fwd_impl(DType dtype) {
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, true, true>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, true, false, false, true>,
                                       flash2_fwd_kernel<T, kD, kBr, kBc, false, false, false, false, true>,
+                                      flash2_fwd_kernel<T, kD, kBr, kBc, true, false, true, false, false, true>,
                                       launch_flash2_fwd_combine<T, kD>>};
 }
 

@@ -36,10 +36,10 @@ struct Flash2FwdWgmma {
   static constexpr int kMinBlocks = kD == 64 && kBc == 64 ? 2 : 1;
 };
 
-// kStacked, kSplit, kPaged, kWindow, kSparse: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
+// kStacked, kSplit, kPaged, kWindow, kSparse, kDropout: as flash2_fwd_kernel's (stacked rows; one split of the key tiles, writing
 // partial results: docs/kernels.md, "Split-KV"; a paged KV cache), each an instance of its own.
 template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit, bool kPaged = false, bool kWindow = false,
-          bool kSparse = false>
+          bool kSparse = false, bool kDropout = false>
 __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Flash2FwdWgmma<T, kD, kBr, kBc>::kMinBlocks)
     flash2_fwd_wgmma_kernel(const FlashParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -86,6 +86,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   Tile acc;
   acc.init();
+  const typename Tile::Dropout drop = flash2_fwd_dropout<kDropout, Tile>(p, t, warp, lane);
   float s[1][Tile::kNT][4];
   float(&s_flat)[kBc / 2] = reinterpret_cast<float(&)[kBc / 2]>(s);
   float(&o_flat)[kD / 2] = reinterpret_cast<float(&)[kD / 2]>(acc.o);
@@ -121,11 +122,12 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     acc.update_max(s, scale_log2, m_use);
 
     float sum[1][2][2] = {{{0.f, 0.f}, {0.f, 0.f}}};
+    const uint32_t pair_step = Tile::pair_step_of(k_row0, lane);
     // One fragment array per key slice: an issued wgmma reads its A registers until the wait.
     uint32_t a[kBc / 16][4];
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
-      Tile::exp_to_a(s, 0, kk, m_use, scale_log2, sum, a[kk]);
+      Tile::template exp_to_a<kDropout>(s, 0, kk, m_use, scale_log2, sum, a[kk], drop, pair_step);
       wg::fence();  // a[kk] (and, at kk = 0, the rescaled O) written since the last wgmma
       wg::wgmma_rs_tn<T, kD>(o_flat, a[kk], wg::sw128_desc(sVs + kk * 16 * 64, kBc * 128, kAtomBytes));
     }
@@ -135,6 +137,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
   }
   if constexpr (kSparse)  // an empty block-sparse row tile: its Q_i copy before O is staged over it
     if (j_last < 0) tile::cp_async_wait<0>();
+  if constexpr (kDropout) acc.scale_output(p.dropout_scale);
   if constexpr (kSplit) {
     flash2_fwd_split_epilogue<kD>(acc, p, t, warp, lane);
   } else {
@@ -156,6 +159,7 @@ FlashImpl flash2_fwd_wgmma_impl(DType dtype) {
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, true, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, false, true>,
                                       flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, false, false, false, false, true>,
+                                      flash2_fwd_wgmma_kernel<T, kD, kBr, kBc, true, false, true, false, false, true>,
                                       launch_flash2_fwd_combine<T, kD>>};
 }
 

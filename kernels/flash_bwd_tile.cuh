@@ -8,6 +8,7 @@
 #pragma once
 #include <cmath>
 
+#include "kernels/dropout_keep.h"
 #include "kernels/key_limits.cuh"
 #include "kernels/mma_tile.cuh"
 
@@ -56,6 +57,26 @@ struct BwdTile {
   static constexpr int kSmemDsBytes = kBc * kDsCols * 2;
   static constexpr int kSmemDqBytes = kBr * kDqStride * 4;
 
+  // Fused dropout (docs/kernels.md, "Fused dropout"; the rule: kernels/dropout_keep.h), the
+  // kDropout instances: the threshold, 1 / (1 − p), and where the row keys of the step's row tile
+  // are: the caller computes one per query row when it loads the row tile and stores it in the
+  // dQ staging tile's padding, column kD + slot of the row (kDqStride leaves 8 floats a row that
+  // nothing else touches), so that the dropout instances need no shared memory more. The step
+  // regenerates the forward's decisions (Algorithm 4, lines 14, 16 and 20): dV += (P ∘ Z)ᵀ dO
+  // and dS = P ∘ (Z ∘ dP / (1 − p) − D), Z's 1 / (1 − p) of dV applied once, when it is written.
+  // A thread holds keys 16 apart, so each score takes a draw of its own (the forward's threads
+  // hold adjacent keys and share one between two).
+  struct Dropout {
+    uint32_t threshold = 0;
+    float scale = 1.f;
+    int slot = 0;
+  };
+  static_assert(kDqStride - kD >= 2, "two row-key slots in the dQ staging rows' padding");
+  // The row key of tile row r, in `slot`, in the dQ staging tile sDq.
+  static __device__ __forceinline__ uint32_t* row_key_at(float* sDq, int r, int slot) {
+    return reinterpret_cast<uint32_t*>(sDq + r * kDqStride + kD + slot);
+  }
+
   float dk[kDT][4];
   float dv[kDT][4];
 
@@ -68,11 +89,12 @@ struct BwdTile {
 
   // sLse holds lse·log2 e per query row (+inf for rows ≥ N, so their P is 0); sDelta holds
   // rowsum(dO ∘ O) (0 for rows ≥ N). Ends with a __syncthreads(); sDq then holds dS K_j.
-  template <bool kStacked, bool kWindow>
+  // kDropout: drop's decisions (Dropout).
+  template <bool kStacked, bool kWindow, bool kDropout = false>
   __device__ __forceinline__ void step(const T* sQ, const T* sdO, const T* sK, const T* sV, const float* sLse,
                                        const float* sDelta, T* sdS, float* sDq, const KeyLimits<kStacked, kWindow> lim,
                                        int k_row0,
-                                       bool masked, float scale_log2, int warp, int lane) {
+                                       bool masked, float scale_log2, int warp, int lane, const Dropout& drop = {}) {
     const int g = lane >> 2, t = lane & 3;
     const int row0 = lim.row0, nq = lim.nq, nk = lim.nk, offset = lim.offset;  // KeyLimits::hidden
     const bool causal = lim.causal;
@@ -93,16 +115,45 @@ struct BwdTile {
         }
         p[nt][e] = v;
       }
-    // dV_j += Pᵀ dO_i (line 16).
-    tile::warp_mma_acc_b<kD>(dv, p, sdO, lane);
-    // dPᵀ = V_j dO_iᵀ (line 17), then dSᵀ = Pᵀ ∘ (dPᵀ − D) (line 20), kept in p.
+    // kDropout: Z regenerated for key k_row0 + warp·16 + g + (e >> 1)·8 of query column
+    // nt·8 + t·2 + (e & 1); the thread's two keys have g's parity, so one half of every draw
+    // decides (dropout::keeps). A dropped P is kept as −P (P ≥ 0): dV's A operand is then
+    // max(±P, 0) and dS reads both P (its magnitude) and Z (its sign) from the one register.
+    if constexpr (kDropout) {
+      if (drop.threshold != 0) {  // 0: key padding without dropout, every P kept
+        const int key = k_row0 + warp * 16 + g;
+        const uint32_t pair0 = uint32_t(key >> 1) * dropout::kPairStep;
+        const uint32_t pair1 = uint32_t((key + 8) >> 1) * dropout::kPairStep;
+#pragma unroll
+        for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const uint32_t rk = *row_key_at(sDq, nt * 8 + t * 2 + c, drop.slot);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const uint32_t draw = dropout::lowbias32(rk + (h ? pair1 : pair0));
+              if (!dropout::keeps(draw, key, drop.threshold)) p[nt][h * 2 + c] = -p[nt][h * 2 + c];
+            }
+          }
+      }
+    }
+    // dV_j += Pᵀ dO_i (line 16); with dropout (P ∘ Z)ᵀ dO_i, Z's 1 / (1 − p) applied when dV is written.
+    tile::warp_mma_acc_b<kD, kQT, T, kDropout>(dv, p, sdO, lane);
+    // dPᵀ = V_j dO_iᵀ (line 17), then dSᵀ = Pᵀ ∘ (dPᵀ − D) (line 20), kept in p; with dropout
+    // the gradient of P ∘ Z / (1 − p) passed back through Z: Pᵀ ∘ (Z ∘ dPᵀ / (1 − p) − D).
     {
       float dp_acc[kQT][4];
       tile::warp_mma_abt<kD>(dp_acc, sV, warp * 16, sdO, lane);
 #pragma unroll
       for (int nt = 0; nt < kQT; ++nt)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) p[nt][e] *= dp_acc[nt][e] - sDelta[nt * 8 + t * 2 + (e & 1)];
+        for (int e = 0; e < 4; ++e) {
+          const float delta = sDelta[nt * 8 + t * 2 + (e & 1)];
+          if constexpr (kDropout)
+            p[nt][e] = fmaxf(p[nt][e], 0.f) * (dp_acc[nt][e] * drop.scale) - fabsf(p[nt][e]) * delta;
+          else
+            p[nt][e] *= dp_acc[nt][e] - delta;
+        }
     }
     // dK_j += dSᵀ Q_i (line 22; the scale is applied once, when dK is written).
     tile::warp_mma_acc_b<kD>(dk, p, sQ, lane);
@@ -156,8 +207,10 @@ struct BwdTile {
     __syncthreads();
   }
 
-  // scale·dK and dV as 16-bit into swizzled [Bc][d] staging tiles.
-  __device__ __forceinline__ void stage_dk_dv(T* sdK, T* sdV, float scale, int warp, int lane) const {
+  // scale·dK and dv_scale·dV (fused dropout's 1 / (1 − p); else 1) as 16-bit into swizzled [Bc][d]
+  // staging tiles.
+  __device__ __forceinline__ void stage_dk_dv(T* sdK, T* sdV, float scale, int warp, int lane,
+                                              float dv_scale = 1.f) const {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int dt = 0; dt < kDT; ++dt)
@@ -168,7 +221,7 @@ struct BwdTile {
         *reinterpret_cast<uint32_t*>(sdK + tile::swz<kD>(row, col)) =
             tile::Elem<T>::pack(dk[dt][2 * h] * scale, dk[dt][2 * h + 1] * scale);
         *reinterpret_cast<uint32_t*>(sdV + tile::swz<kD>(row, col)) =
-            tile::Elem<T>::pack(dv[dt][2 * h], dv[dt][2 * h + 1]);
+            tile::Elem<T>::pack(dv[dt][2 * h] * dv_scale, dv[dt][2 * h + 1] * dv_scale);
       }
   }
 };

@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 
+#include "kernels/dropout_keep.h"
 #include "kernels/key_limits.cuh"
 #include "kernels/mma_tile.cuh"
 
@@ -27,6 +28,16 @@ struct FwdTile {
   static constexpr int kAccumulatorRegisters = kMT * (kDT + kNT) * 4;  // o and step's s, per thread
   static_assert(kMT >= 1 && kBr % (16 * kWarps) == 0, "Br must split into 16-row warp slices");
   static_assert(kBc % 16 == 0 && kD % 16 == 0, "Bc and d must be multiples of 16");
+
+  // Fused dropout (docs/kernels.md, "Fused dropout"; the rule: kernels/dropout_keep.h), the
+  // kDropout instances: the row keys of the rows this thread holds, set once per block
+  // (dropout_rows), and the threshold. The step zeroes the dropped probabilities of P̃ before
+  // O += P̃ V while ℓ sums them all (paper Algorithm 2, lines 10–13); the 1 / (1 − p) of the kept
+  // ones is applied once, to O, before the epilogue (scale_output).
+  struct Dropout {
+    uint32_t row_key[kMT][2];
+    uint32_t threshold;
+  };
 
   float o[kMT][kDT][4];
   float m[kMT][2];  // running max of scale·S·log2 e (base-2 units)
@@ -54,10 +65,11 @@ struct FwdTile {
 
   // One visited tile. lim: the keys the tile's rows see; k_row0: the tile's first key; masked:
   // the tile crosses Nk or the causal diagonal (lim.partial), so scores are checked one by one.
-  template <bool kStacked, bool kWindow>
+  // kDropout: drop's decisions zero P̃'s dropped elements in O's update (Dropout).
+  template <bool kStacked, bool kWindow, bool kDropout = false>
   __device__ __forceinline__ void step(const T* sQ, const T* sK, const T* sV, const KeyLimits<kStacked, kWindow> lim,
                                        int k_row0,
-                                       bool masked, float scale_log2, int warp, int lane) {
+                                       bool masked, float scale_log2, int warp, int lane, const Dropout& drop = {}) {
     float s[kMT][kNT][4];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
@@ -95,11 +107,12 @@ struct FwdTile {
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) sum[mt][h][0] = sum[mt][h][1] = 0.f;
+    const uint32_t pair_step = pair_step_of(k_row0, lane);
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
       uint32_t a[kMT][4];
 #pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) exp_to_a(s, mt, kk, m_use, scale_log2, sum, a[mt]);
+      for (int mt = 0; mt < kMT; ++mt) exp_to_a<kDropout>(s, mt, kk, m_use, scale_log2, sum, a[mt], drop, pair_step);
 #pragma unroll
       for (int dp = 0; dp < kD / 16; ++dp) {
         uint32_t b[4];
@@ -181,9 +194,14 @@ struct FwdTile {
   // Second part, for key slice kk of row slice mt: P = 2^(scale·S·log2 e − m) as the A
   // fragment of P V (the C layout of two S tiles is the A layout of one k-slice), its row sums
   // in two partial sums per row (shorter FADD chains).
+  // kDropout: then the dropped elements of P̃ zeroed (after the sum: ℓ counts them), one draw per
+  // pair of adjacent keys of a row (e = 0, 1 and e = 2, 3 of an 8-column tile), pair_step being
+  // pair_step_of(the tile's first key, lane).
+  template <bool kDropout = false>
   static __device__ __forceinline__ void exp_to_a(float (&s)[kMT][kNT][4], int mt, int kk,
                                                   const float (&m_use)[kMT][2], float scale_log2,
-                                                  float (&sum)[kMT][2][2], uint32_t (&a)[4]) {
+                                                  float (&sum)[kMT][2][2], uint32_t (&a)[4], const Dropout& drop = {},
+                                                  uint32_t pair_step = 0) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int nt = 2 * kk + half;
@@ -193,8 +211,51 @@ struct FwdTile {
         s[mt][nt][e] = p;
         sum[mt][e >> 1][half] += p;
       }
+      if constexpr (kDropout) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          // The pair of keys (k_row0 + nt·8 + (lane & 3)·2, + 1): pair index + nt·4.
+          const uint32_t draw =
+              dropout::lowbias32(drop.row_key[mt][h] + pair_step + uint32_t(nt * 4) * dropout::kPairStep);
+          if (!dropout::keeps_even(draw, drop.threshold)) s[mt][nt][2 * h] = 0.f;
+          if (!dropout::keeps_odd(draw, drop.threshold)) s[mt][nt][2 * h + 1] = 0.f;
+        }
+      }
     }
     tile::acc_to_a<T>(a, s[mt][2 * kk], s[mt][2 * kk + 1]);
+  }
+
+  // The pair draws' offset of this lane's first pair in the key tile starting at k_row0 (even):
+  // pair index (k_row0 + (lane & 3)·2) / 2, times the rule's step (dropout::pair_draw).
+  static __device__ __forceinline__ uint32_t pair_step_of(int k_row0, int lane) {
+    return uint32_t((k_row0 >> 1) + (lane & 3)) * dropout::kPairStep;
+  }
+
+  // kDropout: the row keys of this thread's rows. query_of(r) and head_of(r) give tile row r's
+  // query and its head's b·H + h.
+  template <typename QueryOf, typename HeadOf>
+  static __device__ __forceinline__ Dropout dropout_rows(uint64_t seed, uint32_t threshold, int warp, int lane,
+                                                         QueryOf query_of, HeadOf head_of) {
+    Dropout d;
+    d.threshold = threshold;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = row_of(warp, lane, mt, h);
+        d.row_key[mt][h] = dropout::row_key(seed, head_of(r), query_of(r));
+      }
+    return d;
+  }
+
+  // O ← factor·O: fused dropout's 1 / (1 − p), once before the epilogue.
+  __device__ __forceinline__ void scale_output(float factor) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[mt][dt][e] *= factor;
   }
 
   __device__ __forceinline__ void add_sums(const float (&sum)[kMT][2][2]) {

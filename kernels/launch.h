@@ -95,6 +95,12 @@ struct FlashParams {
   const int* fwd_tiles = nullptr;
   const int* bwd_tile_offsets = nullptr;
   const int* bwd_tiles = nullptr;
+  // Fused dropout (docs/kernels.md, "Fused dropout"; the rule: kernels/dropout_keep.h), flash1 and
+  // flash2, forward and backward: the keep threshold round(p·2^16) (0: no dropout, the instances
+  // without it run), the seed of the row keys, and 1 / (1 − p) for the kept probabilities.
+  uint32_t dropout_threshold = 0;
+  uint64_t dropout_seed = 0;
+  float dropout_scale = 1.f;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

@@ -234,13 +234,24 @@ __device__ __forceinline__ void warp_mma_abt(float (&c)[kNT][4], const T* sA, in
 
 // One warp's C (16 × kN, fp32) += P·B: P (16 × 8·kPT) is fp32 accumulator tiles, taken as A
 // fragments 16 columns at a time; B is a swizzled [k][kN] tile, n contiguous (e.g. dV += Pᵀ dO).
-template <int kN, int kPT, typename T>
+// kKept: the elements as max(p, 0) (fused dropout's dV += (P ∘ Z)ᵀ dO, a dropped P held as −P;
+// flash_bwd_tile.cuh).
+template <int kN, int kPT, typename T, bool kKept = false>
 __device__ __forceinline__ void warp_mma_acc_b(float (&c)[kN / 8][4], const float (&p)[kPT][4], const T* sB,
                                                int lane) {
 #pragma unroll
   for (int kk = 0; kk < kPT / 2; ++kk) {
     uint32_t a[4];
-    acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
+    if constexpr (kKept) {
+      float x[2][4];
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) x[h][e] = fmaxf(p[2 * kk + h][e], 0.f);
+      acc_to_a<T>(a, x[0], x[1]);
+    } else {
+      acc_to_a<T>(a, p[2 * kk], p[2 * kk + 1]);
+    }
 #pragma unroll
     for (int dp = 0; dp < kN / 16; ++dp) {
       uint32_t b[4];

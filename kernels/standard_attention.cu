@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/cublas_library.h"
+#include "kernels/dropout_keep.h"
 #include "kernels/launch.h"
 #include "kernels/mma_tile.cuh"
 #include "kernels/random.cuh"
@@ -139,20 +140,17 @@ __global__ void __launch_bounds__(1024, 1) softmax_kernel(const T* s, T* p, int 
   }
 }
 
-// Dropout keeps element (row, c) when its counter-based draw is ≥ p, and scales by 1/(1 − p);
-// the backward regenerates the same draws instead of storing a mask.
-__device__ __forceinline__ bool dropout_keep(uint64_t seed, int64_t row, int c, int n, float prob) {
-  return random::uniform01(seed, static_cast<uint64_t>(row) * n + c) >= prob;
-}
-
+// Dropout keeps element c of row `row` (query row % Nq of head row / Nq) by the rule every kernel
+// and the model share (kernels/dropout_keep.h), and scales what it keeps by 1 / (1 − p); the
+// backward regenerates the same decisions instead of storing a mask.
 template <typename T>
 __global__ void __launch_bounds__(kRowThreads)
-    dropout_kernel(const T* in, T* out, int n, int64_t ld, float prob, uint64_t seed) {
+    dropout_kernel(const T* in, T* out, int n, int64_t ld, int nq, uint32_t threshold, float keep_scale, uint64_t seed) {
   const int64_t row = blockIdx.x;
-  const float keep_scale = 1.f / (1.f - prob);
+  const uint32_t row_key = dropout::row_key(seed, row / nq, row % nq);
   for (int c = threadIdx.x; c < n; c += kRowThreads) {
     const float x = E<T>::to_float(in[row * ld + c]);
-    out[row * ld + c] = E<T>::from_float(dropout_keep(seed, row, c, n, prob) ? x * keep_scale : 0.f);
+    out[row * ld + c] = E<T>::from_float(dropout::keeps(dropout::pair_draw(row_key, c), c, threshold) ? x * keep_scale : 0.f);
   }
 }
 
@@ -334,9 +332,10 @@ void standard_fwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   softmax_launch<T>(p, rows, stream);
   names->push_back(Launch::softmax);
   const void* probs = p.p;
-  if (p.dropout > 0.f) {
+  if (p.dropout > 0.0) {
     dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.p), static_cast<T*>(p.p_drop), n, ld,
-                                                        p.dropout, p.dropout_seed);
+                                                        p.seqlen, dropout::threshold_of(p.dropout),
+                                                        float(dropout::keep_scale(p.dropout)), p.dropout_seed);
     FLASHIO_LAUNCH_CHECK("dropout");
     names->push_back(Launch::dropout);
     probs = p.p_drop;
@@ -352,16 +351,17 @@ void standard_bwd(const StandardParams& p, cublasHandle_t h, cudaStream_t stream
   const int64_t nd = int64_t(n) * d, ld = standard_row_stride(n), nn = int64_t(n) * ld;
   const int64_t rows = int64_t(p.batch) * p.heads * n;
   bind_stream(h, p, stream);
-  const void* probs = p.dropout > 0.f ? p.p_drop : p.p;
+  const void* probs = p.dropout > 0.0 ? p.p_drop : p.p;
   // gemm_dv: dV = Pᵀ dO  ⇔  dVᵀ = dOᵀ P.
   gemm(h, p, KeysIn::n, {CUBLAS_OP_N, CUBLAS_OP_T, d, n, n, 1.f, p.dout, d, nd, probs, int(ld), nn, p.dv, d, nd});
   names->push_back(Launch::gemm_dv);
   // gemm_dp: dP = dO Vᵀ  ⇔  dPᵀ = V dOᵀ.
   gemm(h, p, KeysIn::m, {CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, 1.f, p.v, d, nd, p.dout, d, nd, p.dp, int(ld), nn});
   names->push_back(Launch::gemm_dp);
-  if (p.dropout > 0.f) {
+  if (p.dropout > 0.0) {
     dropout_kernel<T><<<rows, kRowThreads, 0, stream>>>(static_cast<const T*>(p.dp), static_cast<T*>(p.dp), n, ld,
-                                                        p.dropout, p.dropout_seed);
+                                                        p.seqlen, dropout::threshold_of(p.dropout),
+                                                        float(dropout::keep_scale(p.dropout)), p.dropout_seed);
     FLASHIO_LAUNCH_CHECK("dropout_bwd");
     names->push_back(Launch::dropout_bwd);
   }

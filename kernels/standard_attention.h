@@ -21,7 +21,7 @@ struct StandardParams {
   bool causal = false;
   int window_left = -1, window_right = -1;  // a sliding window's sides (AttentionConfig); −1: none
   bool mask = false;
-  float dropout = 0.f;
+  double dropout = 0.0;  // p: the rule rounds it to a multiple of 2^-16 (kernels/dropout_keep.h)
   uint64_t dropout_seed = 0;
   float scale = 0.f;
   int stats_stride = 0;  // floats per (b, h) in delta

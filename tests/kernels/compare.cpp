@@ -62,22 +62,29 @@ sim::Config model_config(const kernels::AttentionConfig& c) {
   m.problem.window_left = c.window_left;  // the kernels' −1 is sim::kNoWindow
   m.problem.window_right = c.window_right;
   m.problem.mask = c.mask;
-  if (!c.key_lengths.empty())
-    m.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(c.key_lengths), "kernel test"};
+  m.problem.dropout = c.dropout;
+  std::vector<int64_t> lengths = c.key_lengths;
+  if (c.mask && c.algo != kernels::Algo::standard) {  // flash's --mask: the built-in lengths as key lengths
+    m.problem.mask = false;
+    for (int64_t b = 0; b < c.batch; ++b) lengths.push_back(sim::key_padding_length(b, c.batch, m.problem.keys()));
+  }
+  if (!lengths.empty())
+    m.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(lengths), "kernel test"};
   return m;
 }
 
 }  // namespace
 
 std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConfig& c, const kernels::HostInputs& in,
-                                                    const std::vector<kernels::HostOutputs>& outs) {
+                                                    const std::vector<kernels::HostOutputs>& outs,
+                                                    uint64_t dropout_seed) {
   std::vector<AttentionErrors> all(outs.size());
   bool backward = false;
   for (const kernels::HostOutputs& out : outs) backward = backward || !out.dq.empty();
   const int64_t n = c.seqlen, nk = kernels::keys_of(c), d = c.headdim;
   const int64_t hkv = kernels::kv_heads_of(c), group = c.heads / hkv;
   const sim::Config model = model_config(c);
-  const bool all_kept = !c.causal && !(c.mask && c.algo == kernels::Algo::standard) && c.key_lengths.empty() &&
+  const bool all_kept = !c.causal && !c.mask && c.key_lengths.empty() &&
                         c.window_left < 0 && c.window_right < 0 && c.block_mask.empty();
   // A block mask (kernels/block_sparse_tiles.h): query i keeps key j only where the block
   // (⌊i/T⌋, ⌊j/T⌋) is nonzero (sim/block_mask.h, BlockMask::keeps), whatever the kernels' tiles.
@@ -97,8 +104,9 @@ std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConf
       const sim::Matrix dout = backward ? head(in.dout, bh, n, d) : sim::Matrix();
       sim::ScoreMask keep = all_kept ? sim::ScoreMask() : sim::kept_scores(model, bh);
       if (!all_kept) apply_block_mask(keep);
-      const sim::HeadTensors ref =
-          sim::dense_reference(q, k, v, backward ? &dout : nullptr, all_kept ? nullptr : &keep, nullptr);
+      const sim::Matrix z = c.dropout > 0.0 ? sim::dropout_multipliers(model.problem, bh, dropout_seed) : sim::Matrix();
+      const sim::HeadTensors ref = sim::dense_reference(q, k, v, backward ? &dout : nullptr, all_kept ? nullptr : &keep,
+                                                        c.dropout > 0.0 ? &z : nullptr);
       for (size_t x = 0; x < outs.size(); ++x) {
         accumulate(all[x].o, outs[x].o, bh * n * d, ref.o);
         if (!outs[x].lse.empty())

@@ -29,13 +29,16 @@ struct AttentionErrors {
 // Compares each of `outs` (as copied from the device; empty tensors skipped) with the reference
 // computed once from `in` for every (b, h): the outputs of several algorithms on the same
 // inputs share one reference. The reference applies the configuration's causal mask, window,
-// block mask and standard's key padding (sim::kept_scores, the rule of kernels/attention.h); dropout is not
-// modelled (the kernels' keep decisions are their own hash). With grouped-query attention each
-// query head takes its K/V head's K and V, and the reference dK, dV of a K/V head are the sums
-// over its group. Runs the backward reference only when some output has dq.
+// block mask and standard's key padding (sim::kept_scores, the rule of kernels/attention.h), and
+// with dropout the kernels' keep decisions, regenerated from `dropout_seed` (AttentionRun::
+// dropout_seed) by the model's sim::dropout_multipliers (the rule of kernels/dropout_keep.h).
+// With grouped-query attention each query head takes its K/V head's K and V, and the reference
+// dK, dV of a K/V head are the sums over its group. Runs the backward reference only when some
+// output has dq.
 std::vector<AttentionErrors> compare_with_reference(const kernels::AttentionConfig& config,
                                                     const kernels::HostInputs& in,
-                                                    const std::vector<kernels::HostOutputs>& outs);
+                                                    const std::vector<kernels::HostOutputs>& outs,
+                                                    uint64_t dropout_seed = 0);
 
 std::string describe(const ErrorStats& e);
 

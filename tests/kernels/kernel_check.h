@@ -17,13 +17,15 @@ inline uint64_t fresh_seed() {
 
 // Runs `pass` (fwd or fwdbwd) of `config` on the inputs `seed` generates, after poisoning every
 // output with NaN; returns the outputs and (when `inputs` is given) the inputs.
+// dropout_seed: where given, the seed of the run's dropout decisions (AttentionRun::dropout_seed).
 inline kernels::HostOutputs run_config(const kernels::AttentionConfig& config, kernels::Pass pass, uint64_t seed,
-                                       kernels::HostInputs* inputs = nullptr) {
+                                       kernels::HostInputs* inputs = nullptr, uint64_t* dropout_seed = nullptr) {
   kernels::AttentionRun run(config);
   run.fill_inputs(seed);
   run.poison_outputs(kernels::Pass::fwdbwd);
   run.enqueue(pass);
   if (inputs) *inputs = run.copy_inputs();
+  if (dropout_seed) *dropout_seed = run.dropout_seed();
   return run.copy_outputs();
 }
 

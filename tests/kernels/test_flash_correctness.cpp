@@ -42,6 +42,7 @@ std::string label(const fk::AttentionConfig& c, const char* what) {
   if (c.page_size != 0) s << " page " << c.page_size;
   if (!c.key_lengths.empty()) s << " lengths " << c.key_lengths.front() << ".." << c.key_lengths.back();
   if (!c.block_mask.empty()) s << " block mask " << c.block_mask.blocks << "^2 of " << c.block_mask.block_tokens;
+  if (c.dropout > 0.0) s << " dropout " << c.dropout;
   if (c.window_left >= 0 || c.window_right >= 0)
     s << " window " << (c.window_left < 0 ? std::string("none") : std::to_string(c.window_left)) << ","
       << (c.window_right < 0 ? std::string("none") : std::to_string(c.window_right));
@@ -55,7 +56,8 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
   const uint64_t seed = flashio::test::fresh_seed();
   const fk::Pass pass = backward ? fk::Pass::fwdbwd : fk::Pass::fwd;
   fk::HostInputs in;
-  const fk::HostOutputs got = flashio::test::run_config(config, pass, seed, &in);
+  uint64_t dropout_seed = 0;
+  const fk::HostOutputs got = flashio::test::run_config(config, pass, seed, &in, &dropout_seed);
   fk::AttentionConfig standard = config;
   standard.algo = fk::Algo::standard;
   standard.block_r = standard.block_c = standard.bwd_block_r = standard.bwd_block_c = 0;
@@ -67,7 +69,7 @@ void check_against_reference(const fk::AttentionConfig& config, bool backward) {
                       config.key_lengths.empty() && config.block_mask.empty();
   const fk::HostOutputs base = square ? flashio::test::run_config(standard, pass, seed) : fk::HostOutputs{};
   const double group = static_cast<double>(config.heads / fk::kv_heads_of(config));
-  const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base});
+  const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(config, in, {got, base}, dropout_seed);
   INFO(label(config, "config") << " seed " << seed);
   // One line per configuration on stdout: the figures docs/kernels.md quotes.
   std::printf("%s | O max %.2e mean %.2e (std %.2e) | lse max %.2e", label(config, "errors").c_str(), e[0].o.max_abs,
@@ -96,6 +98,11 @@ fk::AttentionConfig make(fk::Algo algo, int64_t b, int64_t h, int64_t n, int64_t
                          fk::DType dtype = fk::DType::fp16) {
   fk::AttentionConfig c;
   c.algo = algo, c.batch = b, c.heads = h, c.seqlen = n, c.headdim = d, c.causal = causal, c.dtype = dtype;
+  return c;
+}
+
+fk::AttentionConfig with_dropout(fk::AttentionConfig c, double p) {
+  c.dropout = p;
   return c;
 }
 
@@ -397,8 +404,8 @@ TEST_CASE("flash2 over sequences of their own key lengths matches the reference 
         }
 }
 
-TEST_CASE("per-sequence key lengths are refused naming key_lengths: another count, a length beyond Nk, another "
-          "algorithm, a backward",
+TEST_CASE("per-sequence key lengths are refused naming key_lengths: another count, a length beyond Nk, standard, "
+          "and flash's --mask with lengths of its own or causal naming mask",
           "[gpu]") {
   fk::AttentionConfig c = make(fk::Algo::flash2, 2, 4, 97, 64, false);
   c.key_lengths = {97};
@@ -406,12 +413,14 @@ TEST_CASE("per-sequence key lengths are refused naming key_lengths: another coun
   c.key_lengths = {97, 98};
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("key_lengths"));
   c.key_lengths = {97, 50};
-  c.algo = fk::Algo::flash1;
+  c.algo = fk::Algo::standard;
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("key_lengths"));
-  c.algo = fk::Algo::flash2;
-  fk::AttentionRun run(c);
-  run.fill_inputs(3);
-  CHECK_THROWS_WITH(run.enqueue(fk::Pass::fwdbwd), Catch::Matchers::StartsWith("key_lengths"));
+  c.algo = fk::Algo::flash1;
+  c.mask = true;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("mask"));
+  c.key_lengths.clear();
+  c.causal = true;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("mask"));
 }
 
 TEST_CASE("a paged KV cache is refused naming page_size: not a multiple of 16, another algorithm, a backward", "[gpu]") {
@@ -730,10 +739,149 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
     const fk::HostOutputs out = flashio::test::run_config(make_window(fk::Algo::standard, 97, 64, 16, 16), fk::Pass::fwdbwd, 12);
     CHECK(nan_count({&out.o, &out.dq, &out.dk, &out.dv}) == 0);
   }
+  // Fused dropout (the dropout instances), flash1 and flash2, d 64 and 128, and over stacked rows.
+  for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::flash2})
+    for (int64_t d : {64, 128}) {
+      const fk::HostOutputs out =
+          flashio::test::run_config(with_dropout(make(algo, 1, 2, 97, d, true), 0.2), fk::Pass::fwdbwd, 15);
+      INFO(fk::to_string(algo) << " dropout d" << d);
+      CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
+    }
+  for (int64_t d : {64, 128}) {
+    const fk::HostOutputs out =
+        flashio::test::run_config(with_dropout(make_shape({1, 8, 2, 97, 200}, d, true, true), 0.2), fk::Pass::fwdbwd, 16);
+    INFO("flash2 GQA dropout d" << d);
+    CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
+  }
+  // Key padding (the same instances), with and without dropout: a one-key sequence and one past a tile.
+  for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::flash2})
+    for (int64_t d : {64, 128})
+      for (double p : {0.0, 0.2}) {
+        fk::AttentionConfig c = with_dropout(make(algo, 2, 2, 97, d, false), p);
+        c.key_lengths = {1, 70};
+        const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwdbwd, 17);
+        INFO(fk::to_string(algo) << " padding d" << d << " dropout " << p);
+        CHECK(nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv}) == 0);
+      }
   fk::AttentionConfig c = make(fk::Algo::standard, 2, 2, 97, 64, true);
   c.mask = true;
   c.dropout = 0.1;
   const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwdbwd, 6);
   const int nan = nan_count({&out.o, &out.dq, &out.dk, &out.dv});
   CHECK(nan == 0);
+}
+
+// Fused dropout (docs/kernels.md, "Fused dropout"): the reference drops what the kernels drop,
+// regenerated from the run's dropout seed by the model's rule (kernels/dropout_keep.h), so these
+// compare element for element; standard, run on the same inputs and seed, drops the same elements.
+
+TEST_CASE("flash1 and flash2 with fused dropout match the reference with the same keep decisions: p 0.1 and 0.5, "
+          "N 97, 1025 and 4096 (forward), d 64 and 128, causal and not, bf16 at N 1025",
+          "[gpu][dropout]") {
+  for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::flash2})
+    for (double p : {0.1, 0.5})
+      for (int64_t n : {97, 1025, 4096})
+        for (int64_t d : {64, 128})
+          for (bool causal : {false, true}) {
+            if (n == 4096 && (algo == fk::Algo::flash1 || causal)) continue;  // flash1 is one block a head: slow
+            check_against_reference(with_dropout(make(algo, 1, 2, n, d, causal), p), n <= 1025);
+            if (n == 1025 && p == 0.1)
+              check_against_reference(with_dropout(make(algo, 1, 2, n, d, causal, fk::DType::bf16), p), true);
+          }
+}
+
+TEST_CASE("standard's dropout passes keep the reference's decisions (the same rule as the fused kernels)",
+          "[gpu][dropout]") {
+  for (double p : {0.1, 0.5})
+    for (int64_t n : {97, 300})
+      for (bool causal : {false, true}) {
+        const fk::AttentionConfig c = with_dropout(make(fk::Algo::standard, 2, 2, n, 64, causal), p);
+        fk::HostInputs in;
+        uint64_t dropout_seed = 0;
+        const fk::HostOutputs got = flashio::test::run_config(c, fk::Pass::fwdbwd, flashio::test::fresh_seed(), &in,
+                                                              &dropout_seed);
+        const AttentionErrors e = flashio::test::compare_with_reference(c, in, {got}, dropout_seed)[0];
+        INFO(label(c, "config") << " | O " << describe(e.o) << " | dQ " << describe(e.dq) << " | dK "
+                                << describe(e.dk) << " | dV " << describe(e.dv));
+        // The absolute limits alone (no peer to be relative to): a wrong decision moves O by
+        // about a probability, far above them.
+        CHECK(within_tolerance(e.o, ErrorStats{}, c.dtype));
+        CHECK(within_tolerance(e.dq, ErrorStats{}, c.dtype));
+        CHECK(within_tolerance(e.dk, ErrorStats{}, c.dtype));
+        CHECK(within_tolerance(e.dv, ErrorStats{}, c.dtype));
+      }
+}
+
+TEST_CASE("every registered flash1 and flash2 tiling runs fused dropout, forward and backward (p 0.3 at N 200), "
+          "and over grouped-query heads with Nq != Nk",
+          "[gpu][dropout]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    fk::AttentionConfig c = with_dropout(make(e.algo, 1, 3, 200, e.headdim, true, e.dtype), 0.3);
+    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    check_against_reference(c, e.pass == fk::Pass::bwd);
+  }
+  for (int64_t d : {64, 128})
+    for (bool pack : {true, false})
+      for (bool causal : {false, true})
+        check_against_reference(with_dropout(make_shape({1, 8, 2, 97, 1000}, d, causal, pack), 0.2), pack);
+}
+
+TEST_CASE("fused dropout is refused, naming dropout, with a window, splits, a paged cache or key lengths",
+          "[gpu][dropout]") {
+  fk::AttentionConfig c = with_dropout(make(fk::Algo::flash2, 1, 2, 256, 64, false), 0.1);
+  c.window_left = 16;
+  CHECK_THAT(refusal(c), Catch::StartsWith("dropout"));
+  c.window_left = -1;
+  c.splits = 2;
+  CHECK_THAT(refusal(c), Catch::StartsWith("dropout"));
+  c.splits = 1;
+  c.page_size = 16;
+  CHECK_THAT(refusal(c), Catch::StartsWith("dropout"));
+  c.page_size = 0;
+  c.key_lengths = {200};
+  CHECK_THAT(refusal(c), Catch::StartsWith("dropout"));
+  c.key_lengths.clear();
+  c.algo = fk::Algo::flash1;
+  c.mask = true;
+  CHECK_THAT(refusal(c), Catch::StartsWith("mask"));
+}
+
+// Key padding (docs/kernels.md, "Fused dropout and key padding"): per-sequence key lengths and
+// flash's --mask (the built-in lengths), forward and backward, with and without dropout.
+TEST_CASE("flash1 and flash2 with key padding match the reference over each sequence's keys, forward and backward: "
+          "ragged lengths with a one-key sequence and one of every key, --mask's built-in lengths, dropout 0 and 0.1, "
+          "d 64 and 128, bf16",
+          "[gpu][dropout][padding]") {
+  for (fk::Algo algo : {fk::Algo::flash1, fk::Algo::flash2})
+    for (int64_t d : {64, 128})
+      for (double p : {0.0, 0.1}) {
+        fk::AttentionConfig c = with_dropout(make(algo, 4, 2, 300, d, false), p);
+        c.key_lengths = {300, 1, 129, 255};  // all, one, just past a 128-key tile, inside one
+        check_against_reference(c, true);
+        c.key_lengths.clear();
+        c.mask = true;  // len_b = 300 − ⌊b·300 / 8⌋
+        check_against_reference(c, true);
+        c.dtype = fk::DType::bf16;
+        check_against_reference(c, true);
+      }
+  // Causal with lengths ≥ Nq (flash2: Nq < Nk, each sequence bottom-right in its own keys), over
+  // grouped-query heads, with dropout.
+  for (int64_t d : {64, 128}) {
+    fk::AttentionConfig c = with_dropout(make_shape({3, 8, 2, 97, 1000}, d, true, true), 0.1);
+    c.key_lengths = {97, 1000, 640};
+    check_against_reference(c, true);
+  }
+}
+
+TEST_CASE("every registered flash1 and flash2 tiling runs key padding with dropout, forward and backward "
+          "(lengths 200, 17, 100 at N 200)",
+          "[gpu][dropout][padding]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    fk::AttentionConfig c = with_dropout(make(e.algo, 3, 2, 200, e.headdim, false, e.dtype), 0.2);
+    c.key_lengths = {200, 17, 100};
+    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    check_against_reference(c, e.pass == fk::Pass::bwd);
+  }
 }

@@ -7,10 +7,10 @@
 #   experiments/results/h200_masks/measure.sh BIN OUT PART
 # PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows) for
 # windows; blocksparse and validate-blocksparse the same for block-sparse masks (PASSES=fwd or bwd
-# in the environment: validate one pass).
+# in the environment: validate one pass); dropout and validate-dropout the same for fused dropout.
 set -u
 if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
-  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse (BIN holding flashio, OUT an existing folder)" >&2
+  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout (BIN holding flashio, OUT an existing folder)" >&2
   exit 2
 fi
 BIN=$1
@@ -93,5 +93,39 @@ if [ "$PART" = validate-blocksparse ]; then
   step done
   exit 0
 fi
-echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse" >&2
+if [ "$PART" = dropout ]; then
+  # Fused dropout (docs/kernels.md, "Fused dropout"): the GPU tests, compute-sanitizer of
+  # [sanitize] (which runs the dropout instances too), and the speed with dropout 0.1 beside the
+  # same kernels without (B 16, H 16, N 4096, fp16, d 64 and 128, forward+backward), with the
+  # model's predictions of those rows.
+  step tests
+  (timeout 300 stdbuf -oL "$BIN/test_kernels_gpu" "[dropout]" > "$OUT/tests_dropout.log" 2>&1; echo "rc=$?" >> "$OUT/tests_dropout.log")
+  sanitize
+  step bench
+  timeout 200 "$BIN/flashio" bench --algo flash1,flash2 --dropout 0,0.1 --batch 16 --heads 16 --seqlen 4096 \
+    --headdim 64,128 --pass fwd,bwd,fwdbwd --repeats 10 --format csv --out "$OUT/bench_dropout.csv" > "$OUT/bench.log" 2>&1
+  echo "rc=$?" >> "$OUT/bench.log"
+  timeout 100 "$BIN/flashio" simulate --algo flash1,flash2 --dropout 0,0.1 --batch 16 --heads 16 --seqlen 4096 \
+    --headdim 64,128 --pass fwd,bwd,fwdbwd --tiling kernel --format csv > "$OUT/simulate_dropout.csv" 2>> "$OUT/bench.log"
+  step done
+  exit 0
+fi
+if [ "$PART" = validate-dropout ]; then
+  # Dropout 0.1, flash1 and flash2, N = 1000 and 4096, d 64 and 128, causal and not: 32
+  # kernel=total rows; the passes PASSES (default "fwd bwd").
+  for pass in ${PASSES:-fwd bwd}; do
+    for algo in flash1 flash2; do
+      step "validate $pass $algo"
+      timeout 150 "$BIN/flashio" validate --algo $algo --dropout 0.1 --batch 2 --heads 16 --seqlen 1000,4096 \
+        --headdim 64,128 --causal 0,1 --pass $pass --format csv \
+        --measured-out "$OUT/validate_${pass}_${algo}_dropout_measured.csv" \
+        --predicted-out "$OUT/validate_${pass}_${algo}_dropout_predicted.csv" \
+        > "$OUT/validate_${pass}_${algo}_dropout.csv" 2> "$OUT/validate_${pass}_${algo}_dropout.err"
+      echo "rc=$?" >> "$OUT/validate_${pass}_${algo}_dropout.err"
+    done
+  done
+  step done
+  exit 0
+fi
+echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout" >&2
 exit 2
