@@ -146,7 +146,12 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     }
   const int seen_cols = kDropout ? min(kBc, keys - k_row0) : cols;
   auto limits = [&](int i) {
-    return KeyLimits<kStacked, kWindow>::of_row(i * kBr, nq, keys, causal_offset, p.causal, p.window_lo);
+    // Without kDropout on the parameters themselves: through the locals, ptxas allocated every
+    // other instance differently (up to 3 registers either way).
+    if constexpr (kDropout)
+      return KeyLimits<kStacked, kWindow>::of_row(i * kBr, nq, keys, causal_offset, p.causal, p.window_lo);
+    else
+      return KeyLimits<kStacked, kWindow>::of_row(i * kBr, nq, nk, p.causal_offset, p.causal, p.window_lo);
   };
   // Causal: row tiles whose last query sees no key of this tile are skipped (the model's
   // TileGrid::outside_band), and with a window's left side those whose first query sees no key

@@ -64,6 +64,11 @@ struct BuiltKernel {
   // flash2, forward and backward: the same for its block-sparse instance (blocksparse: the
   // listed tiles of a block mask; kernels/block_sparse_tiles.h, kSparse; one head's rows). 0 elsewhere.
   int64_t sparse_registers = 0;
+  // flash1 and flash2, forward and backward: the same for its fused-dropout instance
+  // (Problem::dropout > 0; kernels/flash_fwd_tile.cuh, kDropout; stacked rows for flash2); 0
+  // elsewhere, and 0 where not yet read off the built kernels (the occupancy then takes
+  // `registers`: instance_registers, sim/cache_replay.h).
+  int64_t dropout_registers = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel

@@ -42,7 +42,9 @@ struct Resources {
 // forward and backward, stacked rows.
 // sparse = true: the block-sparse instances (kernels/block_sparse_tiles.h, kSparse), forward and
 // backward, one head's rows.
-using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool, bool, bool, bool>;
+// dropout = true: the instances for fused dropout and key padding (kDropout), flash1's and
+// flash2's, forward and backward (flash2's: stacked rows; its forward's a paged, i.e. KV-cache, one).
+using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool, bool, bool, bool, bool>;
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
@@ -73,7 +75,7 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
-      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?(?:, (true|false))?>\(.*$)");
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?((?:, (?:true|false))*)>\(.*$)");
   static const std::regex softmax(
       R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
@@ -89,16 +91,30 @@ std::map<Instance, Resources> compiled_kernels() {
     const Resources r{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3]), std::stoll(m[4])};
     std::smatch k;
     if (std::regex_match(function, k, instance) || std::regex_match(function, k, softmax)) {
-      auto flag = [&](size_t at) { return k.size() > at && k[at].matched && k[at] == "true"; };
-      // flash2_bwd_kernel<T, d, Br, Bc, stacked, window, sparse>; the forwards' <…, stacked, split,
-      // paged, window, sparse>.
-      const bool backward = k[1] == "flash2_bwd_kernel";
-      const Instance key{k[1], k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16,
+      // The instance's flags in order: flash2_fwd(_wgmma)_kernel<T, d, Br, Bc, stacked, split, paged,
+      // window, sparse, dropout>, flash2_bwd_kernel<…, stacked, window, sparse, dropout>,
+      // flash1's <…, dropout>.
+      std::vector<bool> flags;
+      if (k.size() > 6 && k[6].matched) {
+        const std::string list = k[6];
+        for (size_t at = list.find(", "); at != std::string::npos; at = list.find(", ", at + 2))
+          flags.push_back(list.compare(at + 2, 4, "true") == 0);
+      }
+      const std::string family = k[1];
+      const std::vector<std::string> names =
+          family == "flash2_bwd_kernel"                                         ? std::vector<std::string>{"stacked", "window", "sparse", "dropout"}
+          : family.starts_with("flash1")                                       ? std::vector<std::string>{"dropout"}
+                                                                               : std::vector<std::string>{"stacked", "split", "paged", "window", "sparse", "dropout"};
+      auto flag = [&](const char* name) {
+        for (size_t i = 0; i < names.size() && i < flags.size(); ++i)
+          if (names[i] == name) return static_cast<bool>(flags[i]);
+        return false;
+      };
+      const Instance key{family, k[2] == "__half" ? fs::DType::fp16 : fs::DType::bf16,
                          k.size() > 3 && k[3].matched ? std::stoll(k[3]) : 0,
                          k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
                          k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0,
-                         flag(6), !backward && flag(7), !backward && flag(8), backward ? flag(7) : flag(9),
-                         backward ? flag(8) : flag(10)};
+                         flag("stacked"), flag("split"), flag("paged"), flag("window"), flag("sparse"), flag("dropout")};
       INFO("one instance in the library: " << function);
       CHECK(kernels.emplace(key, r).second);
     }
@@ -127,7 +143,7 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
   const std::map<Instance, Resources> compiled = compiled_kernels();
   std::map<Instance, const fs::BuiltKernel*> catalogued;
   for (const fs::BuiltKernel& k : fs::built_kernels()) {
-    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false, false, false, false};
+    const Instance key{main_function(k), k.dtype, k.headdim, k.tiling.block_r, k.tiling.block_c, false, false, false, false, false, false};
     catalogued[key] = &k;
     const auto it = compiled.find(key);
     INFO("catalog entry " << name_of(k) << " (" << main_function(k) << ")");
@@ -146,14 +162,33 @@ TEST_CASE("catalog: every entry's registers and stack are its compiled main kern
     INFO("compiled " << std::get<0>(key) << " " << fs::to_string(std::get<1>(key)) << " d=" << std::get<2>(key) << " "
                      << std::get<3>(key) << "x" << std::get<4>(key) << (std::get<5>(key) ? " stacked" : "")
                      << (std::get<6>(key) ? " split" : "") << (std::get<7>(key) ? " paged" : "")
-                     << (std::get<8>(key) ? " window" : "") << (std::get<9>(key) ? " sparse" : ""));
+                     << (std::get<8>(key) ? " window" : "") << (std::get<9>(key) ? " sparse" : "")
+                     << (std::get<10>(key) ? " dropout" : ""));
     Instance one_head = key;
     std::get<5>(one_head) = false;
     std::get<6>(one_head) = false;
     std::get<7>(one_head) = false;
     std::get<8>(one_head) = false;
     std::get<9>(one_head) = false;
+    std::get<10>(one_head) = false;
     REQUIRE(catalogued.count(one_head) == 1);
+    if (std::get<10>(key)) {
+      // The instance for fused dropout and key padding (docs/kernels.md, "Fused dropout and key
+      // padding"): flash2's with stacked rows (its forward's a KV-cache instance), no splits, no
+      // window, no block mask; the entry's dropout_registers, which the time model takes.
+      const fs::BuiltKernel& k = *catalogued.at(one_head);
+      const bool flash2 = k.algo == fs::Algo::flash2;
+      INFO("dropout instance: REG " << r.registers << ", STACK " << r.stack_bytes << "; catalog " << k.dropout_registers);
+      CHECK(std::get<5>(key) == flash2);
+      CHECK(std::get<7>(key) == (flash2 && k.pass == fs::Pass::fwd));
+      CHECK_FALSE(std::get<6>(key));
+      CHECK_FALSE(std::get<8>(key));
+      CHECK_FALSE(std::get<9>(key));
+      CHECK(k.dropout_registers == r.registers);
+      CHECK(r.shared_bytes == kReservedSmemBytes);
+      CHECK(r.local_bytes == 0);
+      continue;
+    }
     if (std::get<9>(key)) {
       // A block-sparse instance (docs/kernels.md, "Block-sparse kernels"): one head's rows, no
       // splits, contiguous, no window; the entry's sparse_registers.
@@ -227,7 +262,7 @@ TEST_CASE("catalog: flash2 backward's row kernels have the registers and static 
   CHECK(row_kernels == fs::built_row_kernels().size());
   for (const fs::BuiltRowKernel& k : fs::built_row_kernels()) {
     const std::string function = fs::to_string(k.kind) + "_kernel";
-    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false, false, false, false});
+    const auto it = compiled.find(Instance{function, k.dtype, k.headdim, 0, 0, false, false, false, false, false, false});
     INFO("row kernel " << function << " d=" << k.headdim << " " << fs::to_string(k.dtype));
     REQUIRE(it != compiled.end());
     INFO("catalog: registers " << k.registers << ", static shared " << k.static_smem_bytes << " B; cuobjdump: REG "
@@ -245,7 +280,7 @@ TEST_CASE("catalog: standard's softmax has the registers, stack and static share
   for (const auto& [key, r] : compiled) instances += std::get<0>(key) == "softmax_kernel";
   CHECK(instances == 2);
   for (const fs::DType dtype : {fs::DType::fp16, fs::DType::bf16}) {
-    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false, false, false, false});
+    const auto it = compiled.find(Instance{"softmax_kernel", dtype, 0, 0, 0, false, false, false, false, false, false});
     INFO("softmax_kernel<" << fs::to_string(dtype) << ">");
     REQUIRE(it != compiled.end());
     CHECK(it->second.registers == fs::kStandardSoftmaxRegisters);
