@@ -106,6 +106,7 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
     const T* sVs = sV + stage * kBc * kD;
 
     // S = Q Kᵀ (the first step overwrites S: scale_d = 0).
+    const int k_row0 = (kSparse ? __ldg(key_tiles + j) : j) * kBc;
     wg::fence();
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk) {
@@ -114,20 +115,21 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
       wg::wgmma_ss<T, kBc>(s_flat, qd, kd, kk > 0);
     }
     wg::commit();
+    // kDropout: Z while the tensor cores run S (it depends on no data).
+    uint32_t kept[Tile::kKeptWords] = {};
+    if constexpr (kDropout) Tile::dropout_bits(drop, k_row0, lane, kept);
     wg::wait<0>();
 
-    const int k_row0 = (kSparse ? __ldg(key_tiles + j) : j) * kBc;
     if (t.lim.partial(rows, k_row0, kBc)) Tile::mask_scores(s, t.lim, k_row0, warp, lane);
     float m_use[1][2];
     acc.update_max(s, scale_log2, m_use);
 
     float sum[1][2][2] = {{{0.f, 0.f}, {0.f, 0.f}}};
-    const uint32_t pair_step = Tile::pair_step_of(k_row0, lane);
     // One fragment array per key slice: an issued wgmma reads its A registers until the wait.
     uint32_t a[kBc / 16][4];
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
-      Tile::template exp_to_a<kDropout>(s, 0, kk, m_use, scale_log2, sum, a[kk], drop, pair_step);
+      Tile::template exp_to_a<kDropout>(s, 0, kk, m_use, scale_log2, sum, a[kk], kept);
       wg::fence();  // a[kk] (and, at kk = 0, the rescaled O) written since the last wgmma
       wg::wgmma_rs_tn<T, kD>(o_flat, a[kk], wg::sw128_desc(sVs + kk * 16 * 64, kBc * 128, kAtomBytes));
     }

@@ -99,6 +99,33 @@ struct BwdTile {
     const int row0 = lim.row0, nq = lim.nq, nk = lim.nk, offset = lim.offset;  // KeyLimits::hidden
     const bool causal = lim.causal;
     const int lo = lim.lo;  // read by the window instances only
+    // kDropout: Z first, before Sᵀ = K Qᵀ, so that its integer work can issue among the mmas:
+    // bit nt·4 + e of `kept` for key k_row0 + warp·16 + g + (e >> 1)·8 of query column
+    // nt·8 + t·2 + (e & 1); the thread's two keys have g's parity, so one half of every draw
+    // decides (dropout::keeps).
+    uint32_t kept[(kQT * 4 + 31) / 32] = {};
+    if constexpr (kDropout) {
+      if (drop.threshold != 0) {  // 0: key padding without dropout, every P kept
+        const int key = k_row0 + warp * 16 + g;
+        const uint32_t pair0 = uint32_t(key >> 1) * dropout::kPairStep;
+        const uint32_t pair1 = uint32_t((key + 8) >> 1) * dropout::kPairStep;
+#pragma unroll
+        for (int nt = 0; nt < kQT; ++nt)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const uint32_t rk = *row_key_at(sDq, nt * 8 + t * 2 + c, drop.slot);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const uint32_t draw = dropout::lowbias32(rk + (h ? pair1 : pair0));
+              const int bit = nt * 4 + h * 2 + c;
+              kept[bit / 32] |= (dropout::keeps(draw, key, drop.threshold) ? 1u : 0u) << (bit % 32);
+            }
+          }
+      } else {
+#pragma unroll
+        for (int w = 0; w < (kQT * 4 + 31) / 32; ++w) kept[w] = ~0u;
+      }
+    }
     // Sᵀ = K_j Q_iᵀ (this warp's 16 key rows × Br queries).
     float p[kQT][4];
     tile::warp_mma_abt<kD>(p, sK, warp * 16, sQ, lane);
@@ -113,30 +140,12 @@ struct BwdTile {
           const int key = k_row0 + warp * 16 + g + (e >> 1) * 8;
           if (KeyLimits<kStacked, kWindow>::hidden(row0, nq, nk, offset, causal, qc, key, lo)) v = 0.f;
         }
+        // kDropout: a dropped P is kept as −P (P ≥ 0): dV's A operand is then max(±P, 0) and dS
+        // reads both P (its magnitude) and Z (its sign) from the one register.
+        if constexpr (kDropout)
+          if (!((kept[(nt * 4 + e) / 32] >> ((nt * 4 + e) % 32)) & 1u)) v = -v;
         p[nt][e] = v;
       }
-    // kDropout: Z regenerated for key k_row0 + warp·16 + g + (e >> 1)·8 of query column
-    // nt·8 + t·2 + (e & 1); the thread's two keys have g's parity, so one half of every draw
-    // decides (dropout::keeps). A dropped P is kept as −P (P ≥ 0): dV's A operand is then
-    // max(±P, 0) and dS reads both P (its magnitude) and Z (its sign) from the one register.
-    if constexpr (kDropout) {
-      if (drop.threshold != 0) {  // 0: key padding without dropout, every P kept
-        const int key = k_row0 + warp * 16 + g;
-        const uint32_t pair0 = uint32_t(key >> 1) * dropout::kPairStep;
-        const uint32_t pair1 = uint32_t((key + 8) >> 1) * dropout::kPairStep;
-#pragma unroll
-        for (int nt = 0; nt < kQT; ++nt)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const uint32_t rk = *row_key_at(sDq, nt * 8 + t * 2 + c, drop.slot);
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const uint32_t draw = dropout::lowbias32(rk + (h ? pair1 : pair0));
-              if (!dropout::keeps(draw, key, drop.threshold)) p[nt][h * 2 + c] = -p[nt][h * 2 + c];
-            }
-          }
-      }
-    }
     // dV_j += Pᵀ dO_i (line 16); with dropout (P ∘ Z)ᵀ dO_i, Z's 1 / (1 − p) applied when dV is written.
     tile::warp_mma_acc_b<kD, kQT, T, kDropout>(dv, p, sdO, lane);
     // dPᵀ = V_j dO_iᵀ (line 17), then dSᵀ = Pᵀ ∘ (dPᵀ − D) (line 20), kept in p; with dropout

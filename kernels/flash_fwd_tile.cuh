@@ -26,6 +26,7 @@ struct FwdTile {
   static constexpr int kNT = kBc / 8;              // 8-column tiles of S
   static constexpr int kDT = kD / 8;               // 8-column tiles of O
   static constexpr int kAccumulatorRegisters = kMT * (kDT + kNT) * 4;  // o and step's s, per thread
+  static constexpr int kKeptWords = (kMT * kNT * 4 + 31) / 32;       // fused dropout's Z bits, per thread
   static_assert(kMT >= 1 && kBr % (16 * kWarps) == 0, "Br must split into 16-row warp slices");
   static_assert(kBc % 16 == 0 && kD % 16 == 0, "Bc and d must be multiples of 16");
 
@@ -70,6 +71,9 @@ struct FwdTile {
   __device__ __forceinline__ void step(const T* sQ, const T* sK, const T* sV, const KeyLimits<kStacked, kWindow> lim,
                                        int k_row0,
                                        bool masked, float scale_log2, int warp, int lane, const Dropout& drop = {}) {
+    // kDropout: Z first, before S = Q Kᵀ, so that its integer work can issue among the mmas.
+    uint32_t kept[kKeptWords] = {};
+    if constexpr (kDropout) dropout_bits(drop, k_row0, lane, kept);
     float s[kMT][kNT][4];
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt)
@@ -107,12 +111,11 @@ struct FwdTile {
     for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) sum[mt][h][0] = sum[mt][h][1] = 0.f;
-    const uint32_t pair_step = pair_step_of(k_row0, lane);
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
       uint32_t a[kMT][4];
 #pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) exp_to_a<kDropout>(s, mt, kk, m_use, scale_log2, sum, a[mt], drop, pair_step);
+      for (int mt = 0; mt < kMT; ++mt) exp_to_a<kDropout>(s, mt, kk, m_use, scale_log2, sum, a[mt], kept);
 #pragma unroll
       for (int dp = 0; dp < kD / 16; ++dp) {
         uint32_t b[4];
@@ -194,14 +197,13 @@ struct FwdTile {
   // Second part, for key slice kk of row slice mt: P = 2^(scale·S·log2 e − m) as the A
   // fragment of P V (the C layout of two S tiles is the A layout of one k-slice), its row sums
   // in two partial sums per row (shorter FADD chains).
-  // kDropout: then the dropped elements of P̃ zeroed (after the sum: ℓ counts them), one draw per
-  // pair of adjacent keys of a row (e = 0, 1 and e = 2, 3 of an 8-column tile), pair_step being
-  // pair_step_of(the tile's first key, lane).
+  // kDropout: then the dropped elements of P̃ zeroed (after the sum: ℓ counts them), by the bits
+  // dropout_bits left in `kept`.
   template <bool kDropout = false>
   static __device__ __forceinline__ void exp_to_a(float (&s)[kMT][kNT][4], int mt, int kk,
                                                   const float (&m_use)[kMT][2], float scale_log2,
-                                                  float (&sum)[kMT][2][2], uint32_t (&a)[4], const Dropout& drop = {},
-                                                  uint32_t pair_step = 0) {
+                                                  float (&sum)[kMT][2][2], uint32_t (&a)[4],
+                                                  const uint32_t (&kept)[kKeptWords] = {}) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int nt = 2 * kk + half;
@@ -213,16 +215,37 @@ struct FwdTile {
       }
       if constexpr (kDropout) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          // The pair of keys (k_row0 + nt·8 + (lane & 3)·2, + 1): pair index + nt·4.
-          const uint32_t draw =
-              dropout::lowbias32(drop.row_key[mt][h] + pair_step + uint32_t(nt * 4) * dropout::kPairStep);
-          if (!dropout::keeps_even(draw, drop.threshold)) s[mt][nt][2 * h] = 0.f;
-          if (!dropout::keeps_odd(draw, drop.threshold)) s[mt][nt][2 * h + 1] = 0.f;
+        for (int e = 0; e < 4; ++e) {
+          const int bit = (mt * kNT + nt) * 4 + e;
+          if (!((kept[bit / 32] >> (bit % 32)) & 1u)) s[mt][nt][e] = 0.f;
         }
       }
     }
     tile::acc_to_a<T>(a, s[mt][2 * kk], s[mt][2 * kk + 1]);
+  }
+
+  // Z of this thread's elements of the tile whose first key is k_row0 (even): bit
+  // (mt·kNT + nt)·4 + e of `kept` set when s[mt][nt][e] is kept. One draw per pair of adjacent
+  // keys of a row (e = 0, 1 and e = 2, 3 of an 8-column tile). Data-independent, so a kernel may
+  // compute it while its tensor cores run (the wgmma forward: between S's commit and wait).
+  static __device__ __forceinline__ void dropout_bits(const Dropout& drop, int k_row0, int lane,
+                                                      uint32_t (&kept)[kKeptWords]) {
+    const uint32_t pair_step = pair_step_of(k_row0, lane);
+#pragma unroll
+    for (int w = 0; w < kKeptWords; ++w) kept[w] = 0;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          // The pair of keys (k_row0 + nt·8 + (lane & 3)·2, + 1): pair index + nt·4.
+          const uint32_t draw =
+              dropout::lowbias32(drop.row_key[mt][h] + pair_step + uint32_t(nt * 4) * dropout::kPairStep);
+          const int bit = (mt * kNT + nt) * 4 + 2 * h;
+          kept[bit / 32] |= (dropout::keeps_even(draw, drop.threshold) ? 1u : 0u) << (bit % 32);
+          kept[bit / 32] |= (dropout::keeps_odd(draw, drop.threshold) ? 2u : 0u) << (bit % 32);
+        }
   }
 
   // The pair draws' offset of this lane's first pair in the key tile starting at k_row0 (even):

@@ -19,6 +19,7 @@ void ErrorStats::add(float got, double want) {
   if (std::isinf(want) && static_cast<double>(got) == want) return;
   const double e = std::abs(static_cast<double>(got) - want);
   max_abs = std::max(max_abs, e);
+  max_scaled = std::max(max_scaled, e / std::max(1.0, std::abs(want)));
   sum_abs += e;
   sum_sq_err += e * e;
   sum_sq_ref += want * want;

@@ -14,6 +14,10 @@ namespace flashio::test {
 // Max and mean |kernel − reference| over a tensor; NaNs (unwritten, poisoned elements) counted.
 struct ErrorStats {
   double max_abs = 0.0, sum_abs = 0.0;
+  // max of |err| / max(1, |reference|): an element's error relative to its size beyond 1, so that
+  // the 16-bit rounding of a large output (dV of a sequence with one key: Σ of the queries' dO)
+  // is judged relative to it.
+  double max_scaled = 0.0;
   double sum_sq_err = 0.0, sum_sq_ref = 0.0;
   int64_t count = 0, nan_count = 0;
   double mean_abs() const { return count ? sum_abs / count : 0.0; }
