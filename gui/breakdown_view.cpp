@@ -52,10 +52,10 @@ void BreakdownView::rebuild() {
     chart->setTitle(QStringLiteral("Bytes per tensor: cannot compute this problem: %1")
                         .arg(QString::fromStdString(data.problem_error)));
   else
-    chart->setTitle(QStringLiteral("Bytes per tensor, %1 %2%3, %4%5 (read + write)")
+    chart->setTitle(QStringLiteral("Bytes per tensor, %1 %2%3, %4%5%6 (read + write)")
                         .arg(shape_text(p), QString::fromStdString(sim::to_string(p.dtype)),
                              p.causal ? " causal" : "", QString::fromStdString(sim::to_string(p.pass)),
-                             packing_text(p.heads, p.kv_heads, data.params.gqa_pack)));
+                             packing_text(p.heads, p.kv_heads, data.params.gqa_pack), problem_options_text(p)));
   QAbstractBarSeries* series = percent_->isChecked()
                                    ? static_cast<QAbstractBarSeries*>(new QPercentBarSeries())
                                    : static_cast<QAbstractBarSeries*>(new QStackedBarSeries());

@@ -15,9 +15,9 @@ namespace {
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
-    "gqa-pack", "splits", "page-size", "lengths", "window-left", "window-right", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "gqa-pack", "splits", "page-size", "lengths", "window-left", "window-right", "dropout", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
-const std::vector<std::string> kSwitches = {"causal", "help", "no-cache"};
+const std::vector<std::string> kSwitches = {"causal", "mask", "help", "no-cache"};
 
 // `also`: what else the option takes, named in the message (", or auto").
 int64_t positive(const std::string& option, const std::string& text, int64_t max, const std::string& also = "") {
@@ -34,12 +34,31 @@ int64_t positive(const std::string& option, const std::string& text, int64_t max
   return v;
 }
 
+// --dropout P: a probability, as the runner's --dropout takes it (one value here), and one the
+// panel's box holds (0 to 0.99 in three decimals), so the views compute what was asked.
+double dropout_probability(const std::string& text) {
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || !is_panel_dropout(v)) {
+    std::ostringstream message;
+    message << "--dropout must be a probability from 0 to " << kMaxDropout << " with at most " << kDropoutDecimals
+            << " decimals (0: none), not '" << text << "'";
+    throw sim::InvalidInput(message.str());
+  }
+  return v;
+}
+
 }  // namespace
 
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
          "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto] [--page-size P]\n"
-         "  [--lengths FILE] [--window-left L|none] [--window-right R|none]\n"
+         "  [--lengths FILE] [--window-left L|none] [--window-right R|none] [--dropout P] [--mask]\n"
          "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
          "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
          "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
@@ -55,7 +74,11 @@ std::string usage_text() {
          "  --lengths: flash2's forward over sequences of their own key lengths, FILE holding one\n"
          "  per line, one line per sequence\n"
          "  --window-left, --window-right: a sliding window, query i seeing keys\n"
-         "  i + NK - N - L ... i + NK - N + R; none (the default): that side unbounded\n";
+         "  i + NK - N - L ... i + NK - N + R; none (the default): that side unbounded\n"
+         "  --dropout: the probability of dropping an attention probability, 0 to 0.99 (0, the\n"
+         "  default: none); standard runs it as separate passes, flash1 and flash2 fuse it\n"
+         "  --mask: the key-padding mask, sequence b keeping its first N - floor(b*N/(2B)) keys\n"
+         "  (--mask=0 / =1 as for --causal)\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -96,6 +119,14 @@ ParseResult parse_command_line(const QStringList& arguments) {
         if (has_value && value != "0" && value != "1")
           throw sim::InvalidInput("--causal takes no value, or =0 / =1 (one configuration)");
         p.problem.causal = !has_value || value == "1";
+        cl.params_given = true;
+      } else if (name == "mask") {  // the runner's --mask: a switch
+        if (has_value && value != "0" && value != "1")
+          throw sim::InvalidInput("--mask takes no value, or =0 / =1 (one configuration)");
+        p.problem.mask = !has_value || value == "1";
+        cl.params_given = true;
+      } else if (name == "dropout") {
+        p.problem.dropout = dropout_probability(value);
         cl.params_given = true;
       } else if (name == "algo") {
         p.algos.clear();

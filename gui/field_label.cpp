@@ -11,8 +11,8 @@ std::string_view field_label(sim::Field field) {
     case Field::headdim: return "d (headdim)";
     case Field::kv_heads: return "Hkv (K/V heads)";
     case Field::seqlen_k: return "Nk (keys)";
-    case Field::mask: return "key-padding mask";  // no widget: the workbench never sets it
-    case Field::dropout: return "dropout";        // no widget either
+    case Field::mask: return "key-padding mask";  // the panel's "key-padding mask (built-in lengths)"
+    case Field::dropout: return "dropout";
     case Field::pass: return "pass";
     case Field::algo: return "algorithm";
     case Field::sram_bytes: return "M";

@@ -127,6 +127,25 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   window_left_->setSpecialValueText("none");
   window_right_ = spin(-1, 1 << 20, -1, window_help);
   window_right_->setSpecialValueText("none");
+  dropout_ = new QDoubleSpinBox();
+  dropout_->setRange(0.0, kMaxDropout);
+  dropout_->setDecimals(kDropoutDecimals);
+  dropout_->setSingleStep(0.05);
+  dropout_->setValue(0.0);
+  dropout_->setSpecialValueText("none");
+  dropout_->setKeyboardTracking(false);
+  dropout_->setToolTip(
+      "p: the probability of dropping an attention probability (an element of P), the kept ones scaled by "
+      "1 / (1 - p). Standard attention runs it as separate passes over P in HBM; flash1 and flash2 fuse it "
+      "into their tiles (the same bytes, extra CUDA-core work for the keep decisions). p is rounded to a "
+      "multiple of 2^-16 by the kernels' rule (kernels/dropout_keep.h: 0.1 drops with 6554 / 65536). "
+      "\"none\" (0): no dropout.");
+  mask_ = new QCheckBox("key-padding mask (built-in lengths)");
+  mask_->setToolTip(
+      "The paper's benchmark mask: sequence b of the batch keeps its first N - floor(b·N / (2B)) keys, the "
+      "rest padding. Standard attention masks S in a separate pass; flash1 and flash2 skip the keys past each "
+      "sequence's length (tiles wholly past it are not visited). Or give per-sequence lengths in the key "
+      "lengths file box.");
 
   hw_ = new QComboBox();
   for (const auto& name : sim::hardware_preset_names()) hw_->addItem(QString::fromStdString(name));
@@ -198,6 +217,10 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   pf->addRow(label(Field::window_left), pair(window_left_, label(Field::window_right), window_right_));
   pf->addRow("", gqa_pack_);
   pf->addRow(label(Field::splits), pair(splits_, label(Field::page_size), page_size_));
+  auto* dropout_row = new QHBoxLayout();
+  dropout_row->addWidget(dropout_, 1);
+  dropout_row->addWidget(mask_, 2);
+  pf->addRow(label(Field::dropout), dropout_row);
   pf->addRow(label(Field::key_lengths), lengths_file_);
   pf->addRow(problem_error_);
 
@@ -253,6 +276,8 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   connect(dtype_, &QComboBox::currentIndexChanged, this, &ParameterPanel::sync_sram_label);
   connect(headdim_, &QSpinBox::valueChanged, this, &ParameterPanel::sync_sram_label);
   connect(causal_, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
+  connect(mask_, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
+  connect(dropout_, &QDoubleSpinBox::valueChanged, this, &ParameterPanel::emit_changed);
   for (auto* a : algos_) connect(a, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
   connect(block_mask_, &QLineEdit::editingFinished, this, &ParameterPanel::emit_changed);
   connect(lengths_file_, &QLineEdit::editingFinished, this, &ParameterPanel::emit_changed);
@@ -347,6 +372,8 @@ WorkbenchParams ParameterPanel::params() const {
   p.problem.causal = causal_->isChecked();
   p.problem.window_left = window_left_->value();  // −1 is sim::kNoWindow
   p.problem.window_right = window_right_->value();
+  p.problem.dropout = dropout_->value();  // 0: none
+  p.problem.mask = mask_->isChecked();
   p.hw_name = hw_->currentText().toStdString();
   p.sram_bytes = sram_->value();
   p.algos.clear();
@@ -378,6 +405,8 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   causal_->setChecked(p.problem.causal);
   window_left_->setValue(static_cast<int>(std::clamp<int64_t>(p.problem.window_left, -1, 1 << 20)));
   window_right_->setValue(static_cast<int>(std::clamp<int64_t>(p.problem.window_right, -1, 1 << 20)));
+  dropout_->setValue(std::clamp(p.problem.dropout, 0.0, kMaxDropout));
+  mask_->setChecked(p.problem.mask);
   hw_->setCurrentText(QString::fromStdString(p.hw_name));
   sram_->setValue(static_cast<int>(p.sram_bytes > 0 ? p.sram_bytes
                                                     : sim::hardware_preset(p.hw_name).sram_bytes));

@@ -2,11 +2,13 @@
 // It emits params_changed on every edit; the main window recomputes off the GUI thread. The
 // problem's fields include the shapes people serve (docs/shapes.md): K/V heads Hkv and keys Nk
 // ("= H" and "= N" at their lowest value, 0, which sim reads as "the same"), whether a forward
-// block packs a K/V group's query heads, and a one-click decoding preset; a problem sim refuses
-// is named under the fields by the panel's labels.
+// block packs a K/V group's query heads, and a one-click decoding preset; the window, dropout
+// ("none" at 0) and the key-padding mask (the built-in lengths); a problem sim refuses is named
+// under the fields by the panel's labels.
 #pragma once
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -40,6 +42,8 @@ class ParameterPanel : public QWidget {
   QCheckBox* causal_box() const { return causal_; }
   QSpinBox* window_left_box() const { return window_left_; }
   QSpinBox* window_right_box() const { return window_right_; }
+  QDoubleSpinBox* dropout_box() const { return dropout_; }  // "none" at 0
+  QCheckBox* mask_box() const { return mask_; }             // the built-in key lengths
   QPushButton* decode_button() const { return decode_; }
   // sim's reason (by the panel's labels) when the problem cannot exist; empty when it can.
   QString problem_error_text() const { return problem_error_->text(); }
@@ -72,6 +76,8 @@ class ParameterPanel : public QWidget {
   QCheckBox* causal_;
   QSpinBox* window_left_;   // −1 ("none"): unbounded
   QSpinBox* window_right_;
+  QDoubleSpinBox* dropout_;  // 0 ("none") … 0.99
+  QCheckBox* mask_;
   QSpinBox* sram_;
   QSlider* sram_slider_;
   QLabel* sram_label_;

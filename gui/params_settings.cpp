@@ -20,6 +20,8 @@ void save_params(QSettings& s, const WorkbenchParams& p) {
   s.setValue("problem/causal", p.problem.causal);
   s.setValue("problem/window_left", static_cast<qlonglong>(p.problem.window_left));
   s.setValue("problem/window_right", static_cast<qlonglong>(p.problem.window_right));
+  s.setValue("problem/dropout", p.problem.dropout);
+  s.setValue("problem/mask", p.problem.mask);
   s.setValue("problem/gqa_pack", p.gqa_pack);
   s.setValue("problem/splits", static_cast<qlonglong>(p.splits));
   s.setValue("problem/page_size", static_cast<qlonglong>(p.page_size));
@@ -55,6 +57,11 @@ std::optional<WorkbenchParams> restore_params(const QSettings& s) {
     *side = s.value(key, static_cast<qlonglong>(sim::kNoWindow)).toLongLong();
     if (*side < 0 || *side > (1 << 20)) *side = sim::kNoWindow;
   }
+  // Dropout is what the panel's box holds (0 … 0.99 in three decimals); anything else reads as none.
+  bool is_number = false;
+  p.problem.dropout = s.value("problem/dropout", 0.0).toDouble(&is_number);
+  if (!is_number || !is_panel_dropout(p.problem.dropout)) p.problem.dropout = 0.0;
+  p.problem.mask = s.value("problem/mask", false).toBool();
   p.gqa_pack = s.value("problem/gqa_pack", true).toBool();
   p.splits = std::clamp<qlonglong>(s.value("problem/splits", 1).toLongLong(), 0, 128);  // 0: auto
   // A multiple of 16 in 0..4096 (0: contiguous); anything else a settings file holds reads as 0.

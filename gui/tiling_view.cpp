@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <QFormLayout>
 #include <QGridLayout>
@@ -15,6 +16,7 @@
 #include "gui/field_label.h"
 #include "gui/size_text.h"
 #include "sim/errors.h"
+#include "sim/key_lengths_file.h"
 #include "sim/simulate.h"
 
 namespace flashio::gui {
@@ -61,6 +63,23 @@ namespace {
 const QColor kDone(0xc7, 0xe9, 0xc0), kCurrent(0xfd, 0x8d, 0x3c), kSkipped(0xe0, 0xe0, 0xe0),
     kSram(0xfd, 0xd0, 0xa2), kRead(0xd6, 0x27, 0x28), kWrite(0x1f, 0x77, 0xb4);
 }
+
+namespace {
+
+// What the legend calls the tiles the schedule does not visit (sim::TileFilter decides which):
+// a block mask's zero tiles, tiles outside the band, tiles wholly past the traced sequence's keys
+// (its key length below Nk; under the key-padding mask, sequence 0 keeps all N keys).
+QString skipped_text(const sim::Config& c) {
+  if (c.algo == sim::Algo::blocksparse) return QStringLiteral("skipped (block mask)");
+  const bool padded = c.problem.keys_of(0) < c.problem.keys();
+  const QString past = QStringLiteral("past the sequence's N_k = %1 keys").arg(c.problem.keys_of(0));
+  if (padded && c.problem.banded()) return QStringLiteral("skipped (outside the band or %1)").arg(past);
+  if (padded) return QStringLiteral("skipped (%1)").arg(past);
+  if (c.problem.banded()) return QStringLiteral("skipped (outside the band)");
+  return QStringLiteral("skipped");
+}
+
+}  // namespace
 
 void TilingCanvas::paintEvent(QPaintEvent*) {
   QPainter p(this);
@@ -197,9 +216,7 @@ void TilingCanvas::paintEvent(QPaintEvent*) {
   };
   swatch(left, kCurrent, "current tile");
   swatch(left + 110, kDone, "done");
-  swatch(left + 170, kSkipped, trace_->config.algo == sim::Algo::blocksparse ? "skipped (block mask)"
-                               : trace_->config.problem.banded()          ? "skipped (outside the band)"
-                                                                          : "skipped");
+  swatch(left + 170, kSkipped, skipped_text(trace_->config));
   swatch(sx, kSram, "in SRAM");
   swatch(sx + 80, kRead, "read", true);
   swatch(sx + 135, kWrite, "written", true);
@@ -351,13 +368,16 @@ void TilingView::redraw(const ViewInputs& inputs) {
   p.seqlen = base_problem_.seqlen;
   p.headdim = base_problem_.headdim;
   p.causal = base_problem_.causal;
-  // The window is the panel's (the teaching view has no control of its own for it).
+  // The window, dropout and the key-padding mask are the panel's (the teaching view has no
+  // control of its own for them), and so is the lengths file: sim decides what it can trace.
   const sim::Hardware hw = hardware_of(params);
   const int64_t m = effective_sram_bytes(params);
   if (p.dtype == base_problem_.dtype && m == sram_bytes_ && hw.name == hw_.name &&
-      p.window_left == base_problem_.window_left && p.window_right == base_problem_.window_right)
+      p.window_left == base_problem_.window_left && p.window_right == base_problem_.window_right &&
+      p.dropout == base_problem_.dropout && p.mask == base_problem_.mask && params.lengths_file == lengths_file_)
     return;  // nothing the teaching view shows has changed: keep the current step
   base_problem_ = p;
+  lengths_file_ = params.lengths_file;
   hw_ = hw;
   sram_bytes_ = m;
   rebuild();
@@ -405,6 +425,15 @@ void TilingView::rebuild() {
   note_->clear();
   rows_.clear();
   try {
+    // The traced sequence is sequence 0 (of a batch of one): with a lengths file it has the
+    // file's first length where the charts' Configs read the file (config_of: sim::reads_kv_cache),
+    // and a file sim cannot read is its refusal. sim::explain refuses key lengths today, and the
+    // view shows its reason as for any configuration it cannot trace.
+    if (!lengths_file_.empty() && sim::reads_kv_cache(config)) {
+      const sim::KeyLengths all = sim::read_key_lengths(lengths_file_);
+      if (all.values && !all.values->empty())
+        config.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(1, all.values->front()), all.source};
+    }
     sim::validate(config);
     trace_ = sim::explain(config, {row_->value(), static_cast<uint64_t>(seed_->value())});
     if (const auto note = sim::more_than_standard_note(trace_)) note_->setText(QString::fromStdString(*note));

@@ -3,7 +3,9 @@
 // the online-softmax statistics of one row, and the running byte tally against standard
 // attention. It draws sim::explain's trace (sim/explain.h: the schedule's own tile steps, and the
 // row's merge rule on head 0 of random_inputs(problem, seed)), so for the same configuration,
-// row and seed it shows the steps, statistics and tallies of `flashio explain`.
+// row and seed it shows the steps, statistics and tallies of `flashio explain`. The panel's
+// window, dropout and key padding (the mask, or the lengths file's first length: the traced
+// sequence is sequence 0) reach its problem, and what sim cannot trace is shown as sim's refusal.
 #pragma once
 #include <QCheckBox>
 #include <QComboBox>
@@ -75,7 +77,10 @@ class TilingView : public WorkbenchView {
   TilingCanvas* canvas_;
   QTimer timer_;
 
-  sim::Problem base_problem_;  // dtype from the parameter panel; N, d the view's own
+  // dtype, the window, dropout and the key-padding mask from the parameter panel; N, d the view's own.
+  sim::Problem base_problem_;
+  // The panel's key lengths file: the traced sequence (0, of a batch of one) takes its first length.
+  std::string lengths_file_;
   int64_t sram_bytes_ = 0;
   sim::Hardware hw_;
   sim::ExplainTrace trace_;

@@ -1,6 +1,7 @@
 #include "gui/workbench_params.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/key_lengths_file.h"
 #include "sim/split_kv.h"
@@ -40,6 +41,14 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
          block_r == o.block_r && block_c == o.block_c && sweep_min == o.sweep_min &&
          sweep_max == o.sweep_max && shape == o.shape;
 }
+
+bool is_panel_dropout(double p) {
+  if (!(p >= 0.0 && p <= kMaxDropout)) return false;  // NaN too
+  const double scaled = p * std::pow(10.0, kDropoutDecimals);
+  return std::abs(scaled - std::round(scaled)) < 1e-6;
+}
+
+bool same_dropout(double a, double b) { return (a > 0) == (b > 0) && std::abs(a - b) <= 1e-9; }
 
 WorkbenchParams decode_preset(const WorkbenchParams& params) {
   WorkbenchParams p = params;

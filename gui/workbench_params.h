@@ -25,7 +25,8 @@ std::optional<SweepShape> parse_sweep_shape(const std::string& text);
 
 struct WorkbenchParams {
   // The problem, kv_heads and seqlen_k included (0: the same as heads / seqlen, as the panel's
-  // "= H" and "= N" say).
+  // "= H" and "= N" say), and the window, dropout and the key-padding mask: Problem fields, so
+  // every algorithm's Config carries them and sim refuses what an algorithm does not run.
   sim::Problem problem;
   // sim::Config::gqa_pack: with Hkv < H, a forward thread block takes the rows of all query
   // heads of a K/V head's group (docs/shapes.md). A Config field, not a Problem one, so it is
@@ -57,6 +58,17 @@ struct WorkbenchParams {
   // Field by field (sim::Problem has no operator==).
   bool operator==(const WorkbenchParams& other) const;
 };
+
+// The panel's dropout box (sim::Problem::dropout): 0 ("none") to kMaxDropout in
+// kDropoutDecimals decimals. The command line and the settings take only what the box holds
+// (is_panel_dropout), so a value given there is the one the panel shows and the views compute.
+inline constexpr double kMaxDropout = 0.99;
+inline constexpr int kDropoutDecimals = 3;
+bool is_panel_dropout(double p);
+
+// Whether a loaded row's dropout is the panel's: both none (0), or both dropping with the same p
+// as rows print it (sim's rows write 9 significant digits).
+bool same_dropout(double a, double b);
 
 // The decoding preset (the panel's "decode" button): one new token per sequence against a
 // 32,768-token K/V cache with grouped-query heads, Llama-3-8B's shape: B = 8, H = 32, Hkv = 8,
