@@ -151,9 +151,10 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "heuristic (the fewest splits reaching 85 % of the best wave efficiency, at most 128); best: the "
        "count the time model predicts fastest (list or range, auto and best among them) [1]")
       ("lengths", po::value<std::string>(),
-       "flash2's forward over a KV cache whose sequences differ in length: FILE holds one key length "
-       "per line, one line per sequence (B of them, each 1 to --seqlen-k, the cache's keys); causal "
-       "aligns each sequence's last query with its last key (list of files) [every sequence --seqlen-k]")
+       "flash1 and flash2, forward and backward, over sequences of their own key lengths (a KV cache, "
+       "key padding): FILE holds one key length per line, one line per sequence (B of them, each 1 to "
+       "--seqlen-k, the cache's keys); causal aligns each sequence's last query with its last key; "
+       "not with standard (its --mask pads) (list of files) [every sequence --seqlen-k]")
       ("page-size", po::value<std::string>(),
        "flash2's forward over a paged KV cache: K and V in pages of P tokens (a multiple of 16) found "
        "through a block table, whose entries each K/V tile reads; 0: contiguous (list or range) [0]")
@@ -168,9 +169,13 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "sliding window: query i sees keys j <= i + Nk - N + R (0: causal; not with --causal) "
        "(list or range, none among them) [none]")
       ("mask", po::value<std::string>()->implicit_value("1"),
-       "standard: a separate key-padding mask pass over S (a switch; --mask=0,1 sweeps) [0]")
+       "key padding, sequence b keeping its first Nk - floor(b*Nk/(2B)) keys: standard a separate mask pass "
+       "over S; flash1 and flash2 those key lengths, as --lengths (not with causal or --lengths) (a switch; "
+       "--mask=0,1 sweeps) [0]")
       ("dropout", po::value<std::string>(),
-       "standard: dropout probability, a separate pass over P when > 0 (list or range) [0]")
+       "dropout probability on P when > 0, rounded to a multiple of 2^-16: standard a separate pass over P, "
+       "flash1 and flash2 fused into their tiles (not with a window, block mask, splits or pages) "
+       "(list or range) [0]")
       ("block-mask", po::value<std::string>(),
        "blocksparse, on blocks of T x T tokens (T = 128 unless the mask ends in @T): banded:W, "
        "random:DENSITY[:SEED] or a file of ceil(N/T) lines of 0/1 (list) [dense]")
@@ -350,15 +355,18 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   // Split counts: the two fastest digits are splits and algo, so each point of the others spans
   // splits × algos consecutive indices; `auto` and `best` resolve per configuration and may name
   // a count already visited there (then not a new config), and a split count above 1 applies to
-  // flash2 only when the sweep also runs other algorithms (as a page size does).
+  // flash2 only when the sweep also runs other algorithms (as a page size does; key lengths, to
+  // flash1 and flash2).
   const int64_t split_span = static_cast<int64_t>(s.splits.size() * s.algos.size());
-  const bool sweeps_flash2 = std::find(s.algos.begin(), s.algos.end(), sim::Algo::flash2) != s.algos.end();
+  const auto sweeps = [&](sim::Algo a) { return std::find(s.algos.begin(), s.algos.end(), a) != s.algos.end(); };
+  const bool sweeps_flash2 = sweeps(sim::Algo::flash2), sweeps_flash = sweeps_flash2 || sweeps(sim::Algo::flash1);
   std::set<std::pair<int64_t, size_t>> splits_seen;  // (resolved splits, algo) at this point
   for (bool done = total == 0; !done; ++index) {
     if (index % split_span == 0) splits_seen.clear();
+    const sim::Algo algo = s.algos[at.algo];
     const bool split_elsewhere =
-        sweeps_flash2 && s.algos[at.algo] != sim::Algo::flash2 &&
-        (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0 || !s.key_lengths[at.key_lengths].empty());
+        (sweeps_flash2 && algo != sim::Algo::flash2 && (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0)) ||
+        (sweeps_flash && algo != sim::Algo::flash1 && algo != sim::Algo::flash2 && !s.key_lengths[at.key_lengths].empty());
     if ((at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) || split_elsewhere) {
       ++not_applicable;
     } else {

@@ -242,7 +242,7 @@ std::vector<sim::Row> Profiler::profile(const sim::Config& c, const ProfileOptio
     }
   }
   sim::Row total_key = key;
-  total_key.flops = sim::convention_flops(c.problem);
+  total_key.flops = sim::convention_flops(c);  // the Config's: its key lengths, its block mask
   rows.push_back(total_row(total_key, rows, pass_ms));
   return rows;
 }

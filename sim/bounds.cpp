@@ -24,13 +24,15 @@ std::vector<Bound> bounds(const Config& c) {
   const double kv_share = static_cast<double>(p.kv_heads_count()) / static_cast<double>(p.heads);
   // Per-sequence key lengths: every bound is linear in a sequence's keys, so a query head's
   // bound at their mean is the batch's mean (docs/shapes.md, "Per-sequence key lengths").
+  // (sim/config.h, key_length_runs: given, or the mask's padding in flash1 and flash2).
+  const std::vector<KeyLengthRun> runs = key_length_runs(c);
   double mean_keys = static_cast<double>(p.keys());
-  if (!p.key_lengths.empty()) {
+  if (!runs.empty()) {
     double total = 0;
-    for (const int64_t len : *p.key_lengths.values) total += static_cast<double>(len);
+    for (const KeyLengthRun& r : runs) total += static_cast<double>(r.count) * static_cast<double>(r.keys);
     mean_keys = total / static_cast<double>(p.batch);
   }
-  const bool shaped = p.kv_heads_count() != p.heads || p.keys() != p.seqlen || !p.key_lengths.empty();
+  const bool shaped = p.kv_heads_count() != p.heads || p.keys() != p.seqlen || !runs.empty();
   const bool fwd = has_forward(p.pass), bwd = has_backward(p.pass);
   std::vector<Bound> out;
   auto add = [&](RowAlgo algo, std::string formula, Split s) {
@@ -74,7 +76,7 @@ std::vector<Bound> bounds(const Config& c) {
   else if (shaped)
     comp_formula = "inputs read once, outputs written once, per query head (K, V, dK, dV × Hkv/H): "
                    "fwd (Nq + 2Nk·Hkv/H)d r + Nq·d w, bwd (3Nq + 2Nk·Hkv/H)d r + (Nq + 2Nk·Hkv/H)d w";
-  if (!p.key_lengths.empty()) comp_formula += " (Nk: the sequences' mean key length)";
+  if (!runs.empty()) comp_formula += " (Nk: the sequences' mean key length)";
   add(RowAlgo::compulsory, comp_formula, comp);
 
   // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading

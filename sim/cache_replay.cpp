@@ -202,6 +202,7 @@ int64_t blocks_per_sm(const KernelSchedule& kernel, const Hardware& hw) {
 int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& i) {
   const int64_t registers = i.sparse  ? kernel.sparse_registers
                             : i.window ? kernel.window_registers
+                            : i.dropout ? kernel.dropout_registers
                             : i.paged ? (i.split ? kernel.paged_split_registers : kernel.paged_registers)
                             : i.split ? (i.stacked_rows ? kernel.stacked_split_registers : kernel.split_registers)
                                       : (i.stacked_rows ? kernel.stacked_registers : 0);
@@ -347,6 +348,36 @@ int64_t blocksparse_blocks_per_sm(const Config& c, KernelKind kind) {
   }
 }
 
+// Fused dropout (Problem::dropout > 0) runs flash1's and flash2's kDropout instances, which the
+// measured table (taken without dropout) does not have: their main kernels' occupancy is the
+// catalog's rule on dropout_registers, where those are known (0 otherwise: the instance is taken to
+// be as the measured one).
+int64_t dropout_blocks_per_sm(const Config& c, KernelKind kind) {
+  switch (kind) {
+    case KernelKind::flash1_fwd:
+    case KernelKind::flash1_bwd:
+    case KernelKind::flash2_fwd:
+    case KernelKind::flash2_bwd: {
+      const BuiltKernel* b = find_built(algo_of(kind), pass_of(kind), c.problem.headdim, c.problem.dtype, c.tiling);
+      if (!b || b->dropout_registers == 0) return 0;
+      KernelInstance dropout;
+      dropout.dropout = true;
+      return built_blocks_per_sm(*b, main_kernel_kind(*b), c.hw, dropout);
+    }
+    default: return 0;
+  }
+}
+
+// The blocks per SM the replay takes for kernel `kind` of a pass's configuration: the catalog's
+// rule for blocksparse's and fused dropout's instances (above), else measured where the table has
+// the kernel; 0: the schedule's own figures.
+int64_t replay_occupancy(const Config& c, KernelKind kind) {
+  if (algo_of(kind) == Algo::blocksparse) return blocksparse_blocks_per_sm(c, kind);
+  if (c.problem.dropout > 0)
+    if (const int64_t b = dropout_blocks_per_sm(c, kind); b > 0) return b;
+  return measured_blocks_per_sm(c, kind);
+}
+
 }  // namespace
 
 CacheResult replay_cache(const Config& config, const CacheOptions& given) {
@@ -359,10 +390,7 @@ CacheResult replay_cache(const Config& config, const CacheOptions& given) {
     for (const auto& k : kernels)
       if (!options.blocks_per_sm.count(k.kind))
         // Each pass's kernels with that pass's tiling (Config::bwd_tiling).
-        if (const int64_t b = algo_of(k.kind) == Algo::blocksparse
-                                  ? blocksparse_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind)
-                                  : measured_blocks_per_sm(pass_config(config, pass_of(k.kind)), k.kind);
-            b > 0)
+        if (const int64_t b = replay_occupancy(pass_config(config, pass_of(k.kind)), k.kind); b > 0)
           options.blocks_per_sm[k.kind] = b;
   CacheResult result = replay_kernels(kernels, config.problem, config.hw, options);
   result.config = config;

@@ -103,12 +103,13 @@ struct KernelInstance {
   bool paged = false;         // a paged KV cache's forward (Config::page_size > 0; stacked-row instances)
   bool window = false;        // flash2 with a window's left side (Problem::window_left; stacked-row instances)
   bool sparse = false;        // blocksparse: flash2's block-sparse instances (one head's rows)
+  bool dropout = false;       // fused dropout (Problem::dropout > 0; flash2's: stacked-row instances)
 };
 int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw,
                             const KernelInstance& instance = {});
 // The registers per thread of that instance of the entry's main kernel (BuiltKernel::registers,
 // stacked_registers, split_registers, stacked_split_registers, paged_registers, paged_split_registers,
-// window_registers, sparse_registers).
+// window_registers, sparse_registers, dropout_registers); an instance's 0 (not known) gives `registers`.
 int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& instance);
 
 // Blocks per SM of our CUDA kernels as the driver's occupancy calculator gave them on the

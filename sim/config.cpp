@@ -6,6 +6,7 @@
 #include "sim/block_mask.h"
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
+#include "sim/limits.h"
 #include "sim/paged_kv.h"
 #include "sim/split_kv.h"
 #include "sim/tiling_advisor.h"
@@ -106,6 +107,72 @@ void validate_page_size(int64_t page_size) {
                                              std::to_string(page_size) + ")");
 }
 
+int64_t sequence_keys(const Config& c, int64_t b) {
+  const Problem& p = c.problem;
+  if (!p.key_lengths.empty()) return p.keys_of(b);
+  return p.mask && takes_key_lengths(c) ? key_padding_length(b, p.batch, p.keys()) : p.keys();
+}
+
+std::vector<KeyLengthRun> key_length_runs(const Config& c) {
+  std::vector<KeyLengthRun> runs;
+  if (!pads_keys(c)) return runs;
+  const Problem& p = c.problem;
+  const bool given = !p.key_lengths.empty();
+  const auto add = [&](int64_t first, int64_t keys) {
+    if (static_cast<int64_t>(runs.size()) == kMaxKeyLengthRuns)
+      throw InvalidInput(given ? Field::key_lengths : Field::mask,
+                         given ? "the lengths change more than " + limit_text(kMaxKeyLengthRuns) +
+                                     " times along the batch, the model's limit (it keeps a schedule per run of "
+                                     "consecutive sequences of one length); allowed: at most that many runs"
+                               : "the built-in padding lengths of B = " + std::to_string(p.batch) +
+                                     " sequences take more than " + limit_text(kMaxKeyLengthRuns) +
+                                     " values, the model's limit (it keeps a schedule per run of sequences of "
+                                     "one length); allowed with mask: B at most " + std::to_string(kMaxKeyLengthRuns));
+    runs.push_back({first, 0, keys});
+  };
+  if (given) {
+    const std::vector<int64_t>& lengths = *p.key_lengths.values;
+    for (size_t b = 0; b < lengths.size(); ++b) {
+      if (b == 0 || lengths[b] != lengths[b - 1]) add(static_cast<int64_t>(b), lengths[b]);
+      ++runs.back().count;
+    }
+    return runs;
+  }
+  // The mask's len_b = Nk − ⌊b·Nk / (2B)⌋ falls by whole steps: the run of q = ⌊b·Nk / (2B)⌋ ends
+  // before the first b' with b'·Nk ≥ (q + 1)·2B (128-bit products: B and Nk may be large).
+  const __int128 nk = p.keys(), twice_b = static_cast<__int128>(2) * p.batch;
+  for (int64_t b = 0; b < p.batch;) {
+    const __int128 q = static_cast<__int128>(b) * nk / twice_b;
+    const auto next = static_cast<int64_t>(std::min<__int128>(((q + 1) * twice_b + nk - 1) / nk, p.batch));
+    add(b, sequence_keys(c, b));
+    runs.back().count = next - b;
+    b = next;
+  }
+  return runs;
+}
+
+namespace {
+
+// Fused dropout (docs/schedules.md, "Fused dropout"): flash1 and flash2 drop inside the kernels
+// of dense tiles (kernels/flash_fwd_tile.cuh, kDropout), with causal, grouped-query attention,
+// Nq != Nk and per-sequence key lengths; no instance drops over a block mask, split keys, a paged
+// KV cache or a window.
+void validate_fused_dropout(const Config& c) {
+  if (c.algo == Algo::blocksparse)
+    throw InvalidInput(Field::dropout, "fused dropout runs in flash1's and flash2's kernels of dense tiles, not over a "
+                                       "block mask; allowed with blocksparse: dropout = 0");
+  if (c.splits > 1)
+    throw InvalidInput(Field::dropout, "fused dropout with split-KV is not built; allowed with dropout: splits = 1");
+  if (c.page_size != 0)
+    throw InvalidInput(Field::dropout,
+                       "fused dropout over a paged KV cache is not built; allowed with dropout: page_size = 0");
+  if (c.problem.windowed())
+    throw InvalidInput(Field::dropout, "fused dropout with a sliding window is not built; allowed with dropout: "
+                                       "no window (causal is allowed)");
+}
+
+}  // namespace
+
 void validate(const Config& c) {
   validate(c.problem);
   if (c.sram_bytes <= 0)
@@ -114,10 +181,20 @@ void validate(const Config& c) {
   // standard attention has no tiles in SRAM: M and the tiling are carried in its rows only.
   if (c.algo != Algo::standard) validate_tiling(c.problem, c.tiling, c.sram_bytes);
   if (c.algo != Algo::standard && c.bwd_tiling) validate_tiling(c.problem, *c.bwd_tiling, c.sram_bytes);
-  if (c.algo != Algo::standard && (c.problem.mask || c.problem.dropout > 0))
-    throw InvalidInput(c.problem.mask ? Field::mask : Field::dropout,
-                       "a separate pass of standard attention; allowed only with the standard "
-                       "algorithm (not " + to_string(c.algo) + ")");
+  // Key padding (--mask): standard's mask pass; flash1 and flash2 take the built-in lengths as
+  // per-sequence key lengths (takes_key_lengths), as their kernels do (kernels/attention_run.cu).
+  if (c.problem.mask && c.algo == Algo::blocksparse)
+    throw InvalidInput(Field::mask, "key padding runs in standard's mask pass and in flash1's and flash2's kernels, not "
+                                    "over a block mask; allowed with blocksparse: mask = 0");
+  if (c.problem.mask && takes_key_lengths(c)) {
+    if (c.problem.causal)
+      throw InvalidInput(Field::mask, "causal aligns each sequence's last query with its last key, so flash1 and flash2 "
+                                      "take the built-in padding lengths (below N) without causal; allowed with " +
+                                          to_string(c.algo) + ": mask = 0 or causal = 0");
+    if (!c.problem.key_lengths.empty())
+      throw InvalidInput(Field::mask, "the built-in padding lengths or key_lengths, not both; allowed with key lengths: "
+                                      "mask = 0");
+  }
   if (c.algo == Algo::blocksparse && (c.problem.kv_heads_count() != c.problem.heads || c.problem.keys() != c.problem.seqlen))
     throw InvalidInput(c.problem.keys() != c.problem.seqlen ? Field::seqlen_k : Field::kv_heads,
                        "blocksparse's block mask is defined on square attention with a K/V head per query head; "
@@ -133,9 +210,14 @@ void validate(const Config& c) {
       throw InvalidInput(Field::splits, "at most the forward's key tiles, ceil(Nk / Bc) = " + std::to_string(key_tiles) +
                                             " (got " + std::to_string(c.splits) + ")");
   }
-  if (!c.problem.key_lengths.empty() && !reads_kv_cache(c))
-    throw InvalidInput(Field::key_lengths, "per-sequence key lengths are read by flash2's forward only; allowed with " +
-                                               to_string(c.algo) + " " + to_string(c.problem.pass) + ": no key lengths");
+  if (!c.problem.key_lengths.empty() && !takes_key_lengths(c))
+    throw InvalidInput(Field::key_lengths,
+                       c.algo == Algo::standard
+                           ? "per-sequence key lengths run in flash1 and flash2; standard pads the keys with its mask "
+                             "pass, the built-in lengths (mask = 1); allowed with standard: no key lengths"
+                           : "per-sequence key lengths run in flash1 and flash2, not over a block mask; allowed with " +
+                                 to_string(c.algo) + ": no key lengths");
+  if (pads_keys(c)) (void)key_length_runs(c);  // within the model's runs (sim/limits.h)
   if (c.page_size != 0) {
     validate_page_size(c.page_size);
     if (c.algo != Algo::flash2)
@@ -158,17 +240,18 @@ void validate(const Config& c) {
       throw InvalidInput(field, "a window and a block mask together are not supported; allowed with blocksparse: no window "
                                 "(a banded block mask is blocksparse's window)");
     if (c.splits > 1) throw InvalidInput(field, "a window with split-KV is not built; allowed with a window: splits = 1");
-    if (c.page_size != 0 || !c.problem.key_lengths.empty())
-      throw InvalidInput(field, "a window over a KV cache (pages or per-sequence key lengths) is not built; allowed with a "
-                                "window: page_size = 0 and no key lengths");
+    if (c.page_size != 0 || pads_keys(c))
+      throw InvalidInput(field, "a window over a KV cache (pages, per-sequence key lengths or the mask's padding) is not "
+                                "built; allowed with a window: page_size = 0, no key lengths and mask = 0");
   }
   if (c.algo == Algo::blocksparse) validate_block_mask_spec(c.block_mask);
   else if (!c.block_mask.text.empty())
     throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");
+  if (c.algo != Algo::standard && c.problem.dropout > 0) validate_fused_dropout(c);
 }
 
 double convention_flops(const Config& c) {
-  if (c.algo != Algo::blocksparse) return convention_flops(c.problem);
+  if (c.algo != Algo::blocksparse) return convention_flops(c.problem, key_length_runs(c));
   Problem dense = c.problem;  // blocksparse: Nq = Nk, no window (validate), one key count
   dense.causal = false;
   const double scores = static_cast<double>(dense.seqlen) * static_cast<double>(dense.seqlen);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/block_mask.h"
 #include "sim/hardware.h"
@@ -61,21 +62,44 @@ struct Config {
   int64_t page_size = 0;
 };
 
-// Whether the configuration reads a KV cache of its own layout, so that Config::page_size and
-// Problem::key_lengths apply: flash2's forward pass (`--pass fwd`); every other algorithm and
-// pass reads whole contiguous K and V.
+// Whether the configuration reads a KV cache of its own layout, so that Config::page_size
+// applies: flash2's forward pass (`--pass fwd`); every other algorithm and pass reads whole
+// contiguous K and V. (Per-sequence key lengths run in more: takes_key_lengths.)
 inline bool reads_kv_cache(const Config& config) {
   return config.algo == Algo::flash2 && config.problem.pass == Pass::fwd;
 }
 // Throws InvalidInput (Field::page_size) unless `page_size` is 0 (contiguous) or a positive
 // multiple of kPageSizeMultiple (sim/paged_kv.h): the one check the front ends' parsers call too.
 void validate_page_size(int64_t page_size);
-// The configuration one sequence of `keys` keys runs (per-sequence key lengths, sim/problem.h):
-// Nk = keys, no lengths.
+
+// Per-sequence key lengths (docs/shapes.md, "Per-sequence key lengths"): flash1 and flash2 run
+// them, forward and backward (sequence b attends to its first Nk_b keys, causal bottom-right in
+// them), given (Problem::key_lengths) or, with Problem::mask, the mask's built-in padding lengths
+// key_padding_length(b, B, Nk) (sim/problem.h), as the kernels build them (kernels/attention_run.cu).
+// standard's mask is a pass of its own over every score: its sequences keep Nk keys here.
+inline bool takes_key_lengths(const Config& config) {
+  return config.algo == Algo::flash1 || config.algo == Algo::flash2;
+}
+// Whether some sequence may have fewer than Nk keys: key lengths given, or the mask's padding in
+// flash1 or flash2.
+inline bool pads_keys(const Config& config) {
+  return !config.problem.key_lengths.empty() || (config.problem.mask && takes_key_lengths(config));
+}
+// Sequence b's keys as the configuration runs it: the one rule every model function of the tiled
+// algorithms reads (Nk without padding).
+int64_t sequence_keys(const Config& config, int64_t b);
+// The batch in runs of consecutive sequences of one key length, in batch order, by sequence_keys;
+// empty when !pads_keys. O(runs), not O(B), for the mask's lengths (B may be huge). Throws
+// InvalidInput (Field::key_lengths, or Field::mask for the mask's) past kMaxKeyLengthRuns runs
+// (sim/limits.h).
+std::vector<KeyLengthRun> key_length_runs(const Config& config);
+// The configuration one sequence of `keys` keys runs (per-sequence key lengths): Nk = keys, no
+// lengths and no padding mask.
 inline Config with_keys(const Config& config, int64_t keys) {
   Config c = config;
   c.problem.seqlen_k = keys;
   c.problem.key_lengths = {};
+  c.problem.mask = false;
   return c;
 }
 
@@ -94,8 +118,9 @@ Config pass_config(const Config& config, Pass pass);
 // Throws InvalidInput for a problem, M or tiling that cannot exist.
 void validate(const Config& config);
 
-// The FLOP convention of the configuration (sim/problem.h, convention_flops): the problem's, and
-// for blocksparse the scores its block mask keeps (BlockMask::convention_scores) in place of Nq·Nk, so
+// The FLOP convention of the configuration (sim/problem.h, convention_flops): the problem's over
+// its sequences' keys (key_length_runs: the mask's padding too for flash1 and flash2), and for
+// blocksparse the scores its block mask keeps (BlockMask::convention_scores) in place of Nq·Nk, so
 // that TFLOP/s counts the work the mask asks for.
 double convention_flops(const Config& config);
 

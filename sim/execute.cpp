@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "kernels/dropout_keep.h"
 #include "sim/checked.h"
 #include "sim/errors.h"
 #include "sim/limits.h"
@@ -168,7 +169,12 @@ struct Tiles : HeadMap {
   std::vector<unsigned char> visited;  // tr × tc
   std::vector<int64_t> first_j, last_j;  // per row tile; −1 when it visits nothing
   std::shared_ptr<const BlockMask> mask;  // blocksparse's (null when dense): zero blocks masked in tiles
+  // Fused dropout (flash1, flash2): its probability (0: none) and seed, execute's
+  // (kernels/dropout_keep.h; dropout_tile below).
+  double dropout = 0;
+  uint64_t seed = 0;
 
+  bool dropping() const { return dropout > 0; }
   int64_t rows_in(int64_t i) const { return std::min(br, n - i * br); }
   int64_t cols_in(int64_t j) const { return std::min(bc, nk - j * bc); }
   bool visits(int64_t i, int64_t j) const { return visited[i * tc + j] != 0; }
@@ -176,9 +182,11 @@ struct Tiles : HeadMap {
 
 // The tiles of the configuration over one query head's rows, or over a K/V head's group's
 // (docs/shapes.md): written from the contract, not from TileGrid.
-Tiles make_tiles(const Config& c, bool group_rows) {
+Tiles make_tiles(const Config& c, bool group_rows, uint64_t seed) {
   const Problem& p = c.problem;
   Tiles t;
+  t.dropout = p.dropout;
+  t.seed = seed;
   t.group = p.group();
   t.group_rows = group_rows;
   t.heads = group_rows ? p.batch * p.kv_heads_count() : p.batch * p.heads;
@@ -250,6 +258,35 @@ Matrix probabilities_from_lse(const Matrix& s, const Matrix& lse) {
 
 Matrix column(const Eigen::VectorXd& v) { return Matrix(v); }
 
+// One row of dropout multipliers (sim/execute.h, dropout_multipliers): `keys` keys from key0 of
+// query `query` of query head bh, by the one keep rule (kernels/dropout_keep.h), so the forward
+// and the backward regenerate the same decisions, at any tiling.
+Matrix dropout_row(double p, uint64_t seed, int64_t bh, int64_t query, int64_t key0, int64_t keys) {
+  const uint32_t threshold = dropout::threshold_of(p);
+  const double kept = dropout::keep_scale(p);
+  const uint32_t row_key = dropout::row_key(seed, bh, query);
+  Matrix z(1, keys);
+  for (int64_t c = 0; c < keys; ++c) {
+    const int64_t key = key0 + c;
+    z(0, c) = dropout::keeps(dropout::pair_draw(row_key, key), key, threshold) ? kept : 0.0;
+  }
+  return z;
+}
+
+// Z of visited tile (i, j) of grid head gh: row r of the grid head's rows is query r mod Nq of
+// query head query_head(gh) + ⌊r / Nq⌋ (a group's stacked rows are its heads' one after another).
+Matrix dropout_tile(const Tiles& t, int64_t gh, int64_t i, int64_t j) {
+  Matrix z(t.rows_in(i), t.cols_in(j));
+  for (int64_t r = 0; r < z.rows(); ++r) {
+    const int64_t row = i * t.br + r;
+    z.row(r) = dropout_row(t.dropout, t.seed, t.query_head(gh) + row / t.nq, row % t.nq, j * t.bc, t.cols_in(j));
+  }
+  return z;
+}
+
+// x ∘ Z, or x where there is no dropout (Z empty).
+Matrix dropped(const Matrix& x, const Matrix& z) { return z.size() == 0 ? x : Matrix(x.cwiseProduct(z)); }
+
 // ---------------------------------------------------------------------------------------------
 // flash2's forward block over key tiles [j0, j1) of row tile i: Q_i read once and kept on chip,
 // K_j, V_j for every visited j ascending, u, ℓ, m on chip; the state to normalise and write.
@@ -271,34 +308,36 @@ OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i
       kj = mem.load(Tensor::K, kvh, key0, cj, 0, t.d);
       vj = mem.load(Tensor::V, kvh, key0, cj, 0, t.d);
     }
-    online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj);
-    mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d));
+    // Fused dropout: P̃ ∘ Z multiplies V, ℓ and m are the undropped P̃'s (paper Algorithm 2).
+    const Matrix z = t.dropping() ? dropout_tile(t, gh, i, j) : Matrix();
+    online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj, Rescale::both, t.dropping() ? &z : nullptr);
+    mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d, t.dropping()));
   }
   mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
   return state;
 }
 
-// The forward's tiles of each sequence: with per-sequence key lengths (Problem::key_lengths) those
-// of a problem whose Nk is the sequence's length (its tiles, causal offset and split partition;
-// the rows stay keys of the Nk-row cache), else every sequence's the configuration's.
+// The tiles of each sequence (docs/shapes.md, "Per-sequence key lengths"): with padding
+// (sequence_keys: key lengths, or flash's --mask) those of a problem whose Nk is the sequence's
+// length (its tiles, causal offset and split partition; the rows stay keys of the Nk-row cache),
+// else every sequence's the configuration's. `full` is the configuration's own (Nk keys): the
+// backward's dK and dV tiles.
 struct SequenceTiles {
+  Tiles full;
   std::vector<Tiles> distinct;
-  std::vector<size_t> of_batch;  // empty: one for all
+  std::vector<size_t> of_batch;  // empty: `full` for all
   const Tiles& of(int64_t grid_head) const {
-    const Tiles& first = distinct.front();
-    return of_batch.empty() ? first : distinct[of_batch[static_cast<size_t>(grid_head / first.grid_heads_per_batch)]];
+    return of_batch.empty() ? full : distinct[of_batch[static_cast<size_t>(grid_head / full.grid_heads_per_batch)]];
   }
 };
-SequenceTiles sequence_tiles(const Config& c, bool group_rows) {
-  SequenceTiles st;
-  if (c.problem.key_lengths.empty()) {
-    st.distinct.push_back(make_tiles(c, group_rows));
-    return st;
-  }
+SequenceTiles sequence_tiles(const Config& c, bool group_rows, uint64_t seed) {
+  SequenceTiles st{make_tiles(c, group_rows, seed), {}, {}};
+  if (!pads_keys(c)) return st;
   std::map<int64_t, size_t> index_of;  // key length → its Tiles in distinct
-  for (const int64_t len : *c.problem.key_lengths.values) {
+  for (int64_t b = 0; b < c.problem.batch; ++b) {
+    const int64_t len = sequence_keys(c, b);
     const auto [at, added] = index_of.try_emplace(len, st.distinct.size());
-    if (added) st.distinct.push_back(make_tiles(with_keys(c, len), group_rows));
+    if (added) st.distinct.push_back(make_tiles(with_keys(c, len), group_rows, seed));
     st.of_batch.push_back(at->second);
   }
   return st;
@@ -306,7 +345,7 @@ SequenceTiles sequence_tiles(const Config& c, bool group_rows) {
 
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
 void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo) {
-  const Tiles& t0 = st.distinct.front();
+  const Tiles& t0 = st.full;
   run.launch({flash2_kind(algo, Flash2Role::fwd), t0.heads, t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
              [&st](Memory& mem, int64_t gh, int64_t i) {
                const Tiles& t = st.of(gh);
@@ -325,7 +364,7 @@ void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo) {
 // and −∞. The combine, a block per kSplitCombineRows query rows of a query head, reads the S
 // partial L, then the S partial O, and writes L = log Σ e^(L_s) and O = Σ e^(L_s − L)·O_s.
 void flash2_split_forward(Launcher& run, const SequenceTiles& st, int64_t splits, const Problem& p) {
-  const Tiles& t0 = st.distinct.front();
+  const Tiles& t0 = st.full;
   const int64_t bh_total = p.batch_heads();
   run.launch({KernelKind::flash2_fwd, t0.heads, splits * t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
              [&st, splits, bh_total](Memory& mem, int64_t gh, int64_t block) {
@@ -373,9 +412,12 @@ void flash2_split_forward(Launcher& run, const SequenceTiles& st, int64_t splits
              });
 }
 
-// tq: one query head's rows (the row kernels); tg: a K/V head's group's rows (the backward, which
-// sums dK and dV over the group on chip).
-void flash2_backward(Launcher& run, const Tiles& tq, const Tiles& tg, Algo algo) {
+// tq: one query head's rows (the row kernels, every query row whatever the key lengths); sg: a
+// K/V head's group's rows (the backward, which sums dK and dV over the group on chip), per
+// sequence. Block j of a sequence of Nk_b keys reads its K, V rows below Nk_b and visits the row
+// tiles its own problem visits (none when j·Bc ≥ Nk_b), then writes all the tile's rows of dK and
+// dV of the Nk-key layout, zero past Nk_b (docs/schedules.md).
+void flash2_backward(Launcher& run, const Tiles& tq, const SequenceTiles& sg, Algo algo) {
   run.launch({flash2_kind(algo, Flash2Role::bwd_preprocess), tq.heads, tq.tr, 128, 0},
              [&t = tq](Memory& mem, int64_t bh, int64_t i) {
                const int64_t r = t.rows_in(i);
@@ -385,30 +427,38 @@ void flash2_backward(Launcher& run, const Tiles& tq, const Tiles& tg, Algo algo)
                mem.store(Tensor::delta, bh, i * t.br, 0, oi.cwiseProduct(doi).rowwise().sum());
                mem.store(Tensor::dq_accum, bh, i * t.br, 0, Matrix::Zero(r, t.d));  // for atomics
              });
+  const Tiles& tg = sg.full;
   run.launch({flash2_kind(algo, Flash2Role::bwd), tg.heads, tg.tc, 256, (2 * tg.br + 2 * tg.bc) * tg.d * tg.e},
-             [&t = tg](Memory& mem, int64_t gh, int64_t j) {
-               const int64_t cj = t.cols_in(j), qh = t.query_head(gh), kvh = t.kv_head(gh);
-               const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
-               const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
-               Matrix dkj = Matrix::Zero(cj, t.d), dvj = Matrix::Zero(cj, t.d);  // on chip
-               for (int64_t i = 0; i < t.tr; ++i) {
-                 if (!t.visits(i, j)) continue;
-                 const int64_t r = t.rows_in(i);
-                 const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);
-                 const Matrix doi = mem.load(Tensor::dO, qh, i * t.br, r, 0, t.d);
-                 const Matrix lse = mem.load(Tensor::lse, qh, i * t.br, r, 0, 1);
-                 const Matrix delta = mem.load(Tensor::delta, qh, i * t.br, r, 0, 1);
-                 // P recomputed from S and L instead of stored (Theorem 5).
-                 const Matrix p = probabilities_from_lse(tile_scores(t, qi, kj, i, j), lse);
-                 dvj.noalias() += p.transpose() * doi;
-                 const Matrix dp = doi * vj.transpose();
-                 const Matrix ds = p.cwiseProduct(dp.colwise() - delta.col(0));
-                 mem.compute(flops_model::flash2_bwd_tile(t.br, t.bc, t.d));
-                 mem.atomic_add(Tensor::dq_accum, qh, i * t.br, 0, t.scale * (ds * kj));
-                 dkj.noalias() += t.scale * (ds.transpose() * qi);
+             [&sg, &tg](Memory& mem, int64_t gh, int64_t j) {
+               const Tiles& t = sg.of(gh);  // the sequence's
+               const int64_t qh = t.query_head(gh), kvh = t.kv_head(gh);
+               Matrix dkj = Matrix::Zero(tg.cols_in(j), t.d), dvj = dkj;  // on chip, all the tile's rows
+               if (j < t.tc) {
+                 const int64_t cj = t.cols_in(j);
+                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
+                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
+                 for (int64_t i = 0; i < t.tr; ++i) {
+                   if (!t.visits(i, j)) continue;
+                   const int64_t r = t.rows_in(i);
+                   const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, r, 0, t.d);
+                   const Matrix doi = mem.load(Tensor::dO, qh, i * t.br, r, 0, t.d);
+                   const Matrix lse = mem.load(Tensor::lse, qh, i * t.br, r, 0, 1);
+                   const Matrix delta = mem.load(Tensor::delta, qh, i * t.br, r, 0, 1);
+                   // P recomputed from S and L instead of stored (Theorem 5); with dropout the
+                   // multipliers Z regenerated, not read (Algorithm 4, lines 14-18).
+                   const Matrix p = probabilities_from_lse(tile_scores(t, qi, kj, i, j), lse);
+                   const Matrix z = t.dropping() ? dropout_tile(t, gh, i, j) : Matrix();
+                   dvj.topRows(cj).noalias() += dropped(p, z).transpose() * doi;
+                   const Matrix dp = dropped(doi * vj.transpose(), z);
+                   // D = rowsum(dO ∘ O) = rowsum(P ∘ dP) still, since O = (P ∘ Z)V.
+                   const Matrix ds = p.cwiseProduct(dp.colwise() - delta.col(0));
+                   mem.compute(flops_model::flash2_bwd_tile(t.br, t.bc, t.d, t.dropping()));
+                   mem.atomic_add(Tensor::dq_accum, qh, i * t.br, 0, t.scale * (ds * kj));
+                   dkj.topRows(cj).noalias() += t.scale * (ds.transpose() * qi);
+                 }
                }
-               mem.store(Tensor::dK, kvh, j * t.bc, 0, dkj);
-               mem.store(Tensor::dV, kvh, j * t.bc, 0, dvj);
+               mem.store(Tensor::dK, kvh, j * tg.bc, 0, dkj);
+               mem.store(Tensor::dV, kvh, j * tg.bc, 0, dvj);
              });
   run.launch({flash2_kind(algo, Flash2Role::bwd_convert_dq), tq.heads, tq.tr, 128, 0},
              [&t = tq](Memory& mem, int64_t bh, int64_t i) {
@@ -419,9 +469,13 @@ void flash2_backward(Launcher& run, const Tiles& tq, const Tiles& tg, Algo algo)
 
 // ---------------------------------------------------------------------------------------------
 // flash1: the paper's Algorithms 1 and 4 (K/V outside), one thread block per grid head.
-void flash1_forward(Launcher& run, const Tiles& t) {
-  run.launch({KernelKind::flash1_fwd, t.heads, 1, flash1_fwd_threads(t.br), (2 * t.br + 2 * t.bc) * t.d * t.e},
-             [&t](Memory& mem, int64_t gh, int64_t) {
+// A sequence of Nk_b keys (SequenceTiles) runs the forward of its own problem: its ⌈Nk_b / Bc⌉ key
+// tiles, O written at each row tile's last of them.
+void flash1_forward(Launcher& run, const SequenceTiles& st) {
+  const Tiles& t0 = st.full;
+  run.launch({KernelKind::flash1_fwd, t0.heads, 1, flash1_fwd_threads(t0.br), (2 * t0.br + 2 * t0.bc) * t0.d * t0.e},
+             [&st](Memory& mem, int64_t gh, int64_t) {
+               const Tiles& t = st.of(gh);
                const int64_t bh = t.query_head(gh), kvh = t.kv_head(gh);
                for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 1 line 5
                  const int64_t cj = t.cols_in(j);
@@ -440,8 +494,11 @@ void flash1_forward(Launcher& run, const Tiles& t) {
                      li = mem.load(Tensor::stat_l, bh, row0, r, 0, 1).col(0);
                      mi = mem.load(Tensor::stat_m, bh, row0, r, 0, 1).col(0);
                    }
-                   online_softmax_merge_normalised(oi, li, mi, tile_scores(t, qi, kj, i, j), vj);
-                   mem.compute(flops_model::flash1_fwd_tile(t.br, t.bc, t.d));  // lines 9-11
+                   // Fused dropout as Algorithm 2 has it: ℓ̃, m̃ of P̃, P̃ ∘ Z times V.
+                   const Matrix z = t.dropping() ? dropout_tile(t, gh, i, j) : Matrix();
+                   online_softmax_merge_normalised(oi, li, mi, tile_scores(t, qi, kj, i, j), vj,
+                                                   t.dropping() ? &z : nullptr);
+                   mem.compute(flops_model::flash1_fwd_tile(t.br, t.bc, t.d, t.dropping()));  // lines 9-11
                    // Line 12: the running output in fp32, the last step the final O.
                    mem.store(j == t.last_j[i] ? Tensor::O : Tensor::o_accum, bh, row0, 0, oi);
                    mem.store(Tensor::stat_l, bh, row0, 0, column(li));  // line 13
@@ -451,72 +508,53 @@ void flash1_forward(Launcher& run, const Tiles& t) {
              });
 }
 
-void flash1_backward(Launcher& run, const Tiles& t) {
-  run.launch({KernelKind::flash1_bwd, t.heads, 1, 256, (2 * t.br + 2 * t.bc) * t.d * t.e},
-             [&t](Memory& mem, int64_t gh, int64_t) {
+// A sequence of Nk_b keys loops over all ⌈Nk / Bc⌉ key tiles: those holding its keys as its own
+// problem's backward (K, V rows below Nk_b, its row tiles, dQ at each row tile's last of them),
+// those past them with no reads and no row tiles; every tile writes all its rows of dK and dV,
+// zero past Nk_b (kernels/flash1.cuh).
+void flash1_backward(Launcher& run, const SequenceTiles& st) {
+  const Tiles& full = st.full;
+  run.launch({KernelKind::flash1_bwd, full.heads, 1, 256, (2 * full.br + 2 * full.bc) * full.d * full.e},
+             [&st, &full](Memory& mem, int64_t gh, int64_t) {
+               const Tiles& t = st.of(gh);  // the sequence's
                const int64_t bh = t.query_head(gh), kvh = t.kv_head(gh);
-               for (int64_t j = 0; j < t.tc; ++j) {  // Algorithm 4 line 6
-                 const int64_t cj = t.cols_in(j);
-                 const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);  // line 7
-                 const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
-                 Matrix dkj = Matrix::Zero(cj, t.d), dvj = Matrix::Zero(cj, t.d);  // line 8
-                 for (int64_t i = 0; i < t.tr; ++i) {  // line 9
-                   if (!t.visits(i, j)) continue;
-                   const int64_t r = t.rows_in(i), row0 = i * t.br;
-                   const Matrix qi = mem.load(Tensor::Q, bh, row0, r, 0, t.d);  // line 10
-                   const Matrix oi = mem.load(Tensor::O, bh, row0, r, 0, t.d);
-                   const Matrix doi = mem.load(Tensor::dO, bh, row0, r, 0, t.d);
-                   const Matrix li = mem.load(Tensor::stat_l, bh, row0, r, 0, 1);
-                   const Matrix mi = mem.load(Tensor::stat_m, bh, row0, r, 0, 1);
-                   Matrix dqi = Matrix::Zero(r, t.d);
-                   if (j != t.first_j[i]) dqi = mem.load(Tensor::dq_accum, bh, row0, r, 0, t.d);
-                   // Lines 11-13: P = diag(ℓ)⁻¹ e^(S − m), recomputed.
-                   const Matrix s = tile_scores(t, qi, kj, i, j);
-                   Matrix p(r, cj);
-                   for (int64_t a = 0; a < r; ++a)
-                     for (int64_t b = 0; b < cj; ++b)
-                       p(a, b) = li(a, 0) > 0 ? exp_difference(s(a, b), mi(a, 0), 0.0) / li(a, 0)
-                                              : 0.0;
-                   dvj.noalias() += p.transpose() * doi;           // line 16
-                   const Matrix dp = doi * vj.transpose();         // line 17
-                   const Eigen::VectorXd d_i = doi.cwiseProduct(oi).rowwise().sum();  // line 19
-                   const Matrix ds = p.cwiseProduct(dp.colwise() - d_i);              // line 20
-                   dqi.noalias() += t.scale * (ds * kj);           // line 21
-                   dkj.noalias() += t.scale * (ds.transpose() * qi);  // line 22
-                   mem.compute(flops_model::flash1_bwd_tile(t.br, t.bc, t.d));
-                   mem.store(j == t.last_j[i] ? Tensor::dQ : Tensor::dq_accum, bh, row0, 0, dqi);
+               for (int64_t j = 0; j < full.tc; ++j) {  // Algorithm 4 line 6
+                 Matrix dkj = Matrix::Zero(full.cols_in(j), t.d), dvj = dkj;  // line 8
+                 if (j < t.tc) {
+                   const int64_t cj = t.cols_in(j);
+                   const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);  // line 7
+                   const Matrix vj = mem.load(Tensor::V, kvh, j * t.bc, cj, 0, t.d);
+                   for (int64_t i = 0; i < t.tr; ++i) {  // line 9
+                     if (!t.visits(i, j)) continue;
+                     const int64_t r = t.rows_in(i), row0 = i * t.br;
+                     const Matrix qi = mem.load(Tensor::Q, bh, row0, r, 0, t.d);  // line 10
+                     const Matrix oi = mem.load(Tensor::O, bh, row0, r, 0, t.d);
+                     const Matrix doi = mem.load(Tensor::dO, bh, row0, r, 0, t.d);
+                     const Matrix li = mem.load(Tensor::stat_l, bh, row0, r, 0, 1);
+                     const Matrix mi = mem.load(Tensor::stat_m, bh, row0, r, 0, 1);
+                     Matrix dqi = Matrix::Zero(r, t.d);
+                     if (j != t.first_j[i]) dqi = mem.load(Tensor::dq_accum, bh, row0, r, 0, t.d);
+                     // Lines 11-13: P = diag(ℓ)⁻¹ e^(S − m), recomputed.
+                     const Matrix s = tile_scores(t, qi, kj, i, j);
+                     Matrix p(r, cj);
+                     for (int64_t a = 0; a < r; ++a)
+                       for (int64_t b = 0; b < cj; ++b)
+                         p(a, b) = li(a, 0) > 0 ? exp_difference(s(a, b), mi(a, 0), 0.0) / li(a, 0) : 0.0;
+                     const Matrix z = t.dropping() ? dropout_tile(t, gh, i, j) : Matrix();  // lines 14-15
+                     dvj.topRows(cj).noalias() += dropped(p, z).transpose() * doi;       // line 16
+                     const Matrix dp = dropped(doi * vj.transpose(), z);                 // lines 17-18
+                     const Eigen::VectorXd d_i = doi.cwiseProduct(oi).rowwise().sum();   // line 19
+                     const Matrix ds = p.cwiseProduct(dp.colwise() - d_i);               // line 20
+                     dqi.noalias() += t.scale * (ds * kj);                               // line 21
+                     dkj.topRows(cj).noalias() += t.scale * (ds.transpose() * qi);       // line 22
+                     mem.compute(flops_model::flash1_bwd_tile(t.br, t.bc, t.d, t.dropping()));
+                     mem.store(j == t.last_j[i] ? Tensor::dQ : Tensor::dq_accum, bh, row0, 0, dqi);
+                   }
                  }
-                 mem.store(Tensor::dK, kvh, j * t.bc, 0, dkj);  // line 24, summed over the group's rows
-                 mem.store(Tensor::dV, kvh, j * t.bc, 0, dvj);
+                 mem.store(Tensor::dK, kvh, j * full.bc, 0, dkj);  // line 24, summed over the group's rows
+                 mem.store(Tensor::dV, kvh, j * full.bc, 0, dvj);
                }
              });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The splitmix64 finaliser (Steele, Lea and Flood, 2014): a bijective 64-bit mix, enough to
-// turn a counter into independent-looking bits.
-uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-// One row of dropout multipliers (sim/execute.h, dropout_multipliers): the counter is the
-// element's index (bh, r, c), so the forward and the backward regenerate the same mask.
-Matrix dropout_row(const Problem& p, int64_t bh, int64_t r, uint64_t seed) {
-  const int64_t nq = p.seqlen, nk = p.keys();
-  const double keep_scale = 1.0 / (1.0 - p.dropout);
-  const uint64_t key = mix64(seed ^ 0x64726f706f7574ULL);  // "dropout"
-  Matrix z(1, nk);
-  for (int64_t c = 0; c < nk; ++c) {
-    const uint64_t counter = (static_cast<uint64_t>(bh) * nq + r) * nk + c;
-    const double u = static_cast<double>(mix64(key + counter) >> 11) * 0x1p-53;  // [0, 1)
-    z(0, c) = u >= p.dropout ? keep_scale : 0.0;
-  }
-  return z;
 }
 
 // The rows a standard GEMM's grid head takes: one query head's Nq, or a K/V head's group's
@@ -633,7 +671,7 @@ void standard_forward(Launcher& run, const Standard& s) {
   if (s.dropout)
     rowwise(run, s, KernelKind::dropout, [&s](Memory& mem, int64_t bh, int64_t row) {
       const Matrix p = mem.load(Tensor::P, bh, row, 1, 0, s.nk);
-      const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
+      const Matrix z = dropout_row(s.problem->dropout, s.seed, bh, row, 0, s.nk);
       mem.compute(flops_model::dropout_row(s.nk));
       mem.store(Tensor::P_drop, bh, row, 0, p.cwiseProduct(z));
     });
@@ -646,7 +684,7 @@ void standard_backward(Launcher& run, const Standard& s) {
   if (s.dropout)  // dP of P_drop → dP of P: the same multipliers, regenerated
     rowwise(run, s, KernelKind::dropout_bwd, [&s](Memory& mem, int64_t bh, int64_t row) {
       const Matrix dp = mem.load(Tensor::dP, bh, row, 1, 0, s.nk);
-      const Matrix z = dropout_row(*s.problem, bh, row, s.seed);
+      const Matrix z = dropout_row(s.problem->dropout, s.seed, bh, row, 0, s.nk);
       mem.compute(flops_model::dropout_row(s.nk));
       mem.store(Tensor::dP, bh, row, 0, dp.cwiseProduct(z));
     });
@@ -688,15 +726,15 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     if (has_backward(pass)) standard_backward(counted, s);
     return counted.kernels;
   }
-  const Tiles forward = make_tiles(c, c.gqa_pack), query = make_tiles(c, false), group = make_tiles(c, true);
+  // Per sequence: the forward's rows (gqa_pack) and the backward's (a group's).
+  const SequenceTiles forward = sequence_tiles(c, c.gqa_pack, seed), group = sequence_tiles(c, true, seed);
   if (c.algo == Algo::flash1) {
     flash1_forward(fwd, forward);
     if (has_backward(pass)) flash1_backward(counted, group);
   } else {
-    const SequenceTiles sequences = sequence_tiles(c, c.gqa_pack);
-    if (c.splits > 1) flash2_split_forward(fwd, sequences, c.splits, c.problem);
-    else flash2_forward(fwd, sequences, c.algo);
-    if (has_backward(pass)) flash2_backward(counted, query, group, c.algo);
+    if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
+    else flash2_forward(fwd, forward, c.algo);
+    if (has_backward(pass)) flash2_backward(counted, make_tiles(c, false, seed), group, c.algo);
   }
   return counted.kernels;
 }
@@ -750,13 +788,9 @@ int64_t execute_memory_bytes(const Config& c) {
   return saturating_mul(8, elements);
 }
 
-int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen) {
-  return seqlen - (batch_index * seqlen) / (2 * batch);
-}
-
 Matrix dropout_multipliers(const Problem& p, int64_t bh, uint64_t seed) {
   Matrix z(p.seqlen, p.keys());
-  for (int64_t r = 0; r < p.seqlen; ++r) z.row(r) = dropout_row(p, bh, r, seed);
+  for (int64_t r = 0; r < p.seqlen; ++r) z.row(r) = dropout_row(p.dropout, seed, bh, r, 0, p.keys());
   return z;
 }
 
@@ -764,8 +798,9 @@ ScoreMask kept_scores(const Config& c, int64_t bh) {
   const int64_t b = bh / c.problem.heads;
   const int64_t n = c.problem.seqlen, nk = c.problem.keys();
   ScoreMask keep = ScoreMask::Constant(n, nk, true);
-  if (const int64_t len = c.problem.keys_of(b); len < nk) keep.rightCols(nk - len).setConstant(false);
-  if (const KeyBand band = c.problem.band_of(b); band.bounded())
+  const int64_t len = sequence_keys(c, b);
+  if (len < nk) keep.rightCols(nk - len).setConstant(false);
+  if (const KeyBand band = c.problem.band_with_keys(len); band.bounded())
     for (int64_t r = 0; r < n; ++r)
       for (int64_t col = 0; col < nk; ++col)
         if (!band.sees(r, col, nk)) keep(r, col) = false;

@@ -60,7 +60,8 @@ struct ExecuteResult {
 
 // Inputs drawn from N(0, 1) with the given seed. Throws InvalidInput beyond kExecuteMaxWork or
 // kExecuteMaxMemoryBytes, and past the model's limits (sim/limits.h).
-// The seed also keys standard's dropout (dropout_scale below).
+// The seed is also dropout's (dropout_multipliers below), as given: standard's pass and flash1's
+// and flash2's fused tiles keep the elements dropout_multipliers(problem, bh, seed) keeps.
 ExecuteResult execute(const Config& config, uint64_t seed = 1);
 
 // The inputs execute(config, seed) uses: per (b, h) in bh order, Q, K, V and dO drawn from
@@ -83,23 +84,24 @@ HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, c
                             bool causal);
 
 // The same with any set of kept scores (null: all kept) and dropout multipliers on P (null:
-// none; else Nq × Nk, 0 where dropped and 1/(1 − p) where kept): O = (P ∘ Z)V.
+// none; else Nq × Nk, 0 where dropped and the keep scale where kept, dropout_multipliers):
+// O = (P ∘ Z)V, dV = (P ∘ Z)ᵀdO, dS = P ∘ (dP ∘ Z − D) with D = rowsum(dO ∘ O).
 HeadTensors dense_reference(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix* d_o,
                             const ScoreMask* keep, const Matrix* dropout_multipliers);
 
-// standard's key-padding mask (--mask): batch b keeps its first
-// len_b = N − ⌊b·N / (2B)⌋ keys (the rule of kernels/attention.h; always at least N/2 + 1 of
-// them, so no row is wholly masked).
-int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t seqlen);
-
-// standard's dropout (--dropout p) for head bh: element (r, c) is kept when a counter-based hash
-// of (seed, bh, r, c) mapped to [0, 1) is ≥ p. Returns the multipliers Z (0 or 1/(1 − p)),
-// regenerated from the counter in the backward instead of stored (docs/schedules.md).
+// Dropout's multipliers Z (Nq × Nk) for query head bh = b·H + h under `seed`, by the one keep rule
+// every dropping kernel uses (kernels/dropout_keep.h; standard's pass, flash1's and flash2's fused
+// tiles): element (r, c) is kept iff keeps(pair_draw(row_key(seed, bh, r), c), c, threshold_of(p)),
+// a pure function of (seed, bh, r, c), so the backward regenerates Z instead of storing it
+// (docs/schedules.md) and no tiling changes it. p is rounded to a multiple of 2^-16 (threshold_of:
+// round(p·2^16)); Z is keep_scale(p) = 1 / (1 − that) where kept, 0 where dropped.
 Matrix dropout_multipliers(const Problem& problem, int64_t bh, uint64_t seed);
 
 // The scores the configuration keeps for head bh: per-sequence key lengths (keys beyond the
-// sequence's own), causal (bottom-right in the sequence's keys), standard's key padding, and,
-// for blocksparse, the nonzero blocks of its block mask.
+// sequence's own: sequence_keys, sim/config.h, so --mask's padding for flash1 and flash2 too),
+// causal (bottom-right in the sequence's keys), standard's key padding (its mask pass, by the same
+// lengths: key_padding_length, sim/problem.h), and, for blocksparse, the nonzero blocks of its
+// block mask.
 ScoreMask kept_scores(const Config& config, int64_t bh);
 
 }  // namespace flashio::sim

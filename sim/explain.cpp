@@ -35,6 +35,12 @@ void check_explainable(const Config& c, int64_t tracked_row) {
   if (!c.problem.key_lengths.empty())
     throw InvalidInput(Field::key_lengths, "explain traces one head, and sequences of their own key lengths run "
                                            "different ones; allowed: no key lengths");
+  if (pads_keys(c))  // the mask's padding, flash1's and flash2's key lengths (sim/config.h)
+    throw InvalidInput(Field::mask, "explain traces one head, and the mask's padded sequences run different ones; "
+                                    "allowed: mask = 0");
+  if (c.problem.dropout > 0)  // its trace compares the online softmax with standard's, undropped
+    throw InvalidInput(Field::dropout, "explain traces the online softmax without dropout, not p = " +
+                                           std::to_string(c.problem.dropout) + "; allowed: dropout = 0");
   if (c.splits != 1)
     throw InvalidInput(Field::splits, "explain traces one kernel over whole rows of keys, not " + std::to_string(c.splits) +
                                           " splits and their combine; allowed: splits = 1");

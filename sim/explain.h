@@ -72,9 +72,9 @@ struct ExplainTrace {
 };
 
 // Throws InvalidInput for an invalid config, an algorithm other than flash1 or flash2
-// (Field::algo), a pass other than fwd (Field::pass), N > kExplainMaxSeqlen (Field::seqlen),
-// d > kExplainMaxHeaddim (Field::headdim), counts past 64 bits (sim/limits.h), or a row outside
-// [0, N) (Field::tracked_row).
+// (Field::algo), a pass other than fwd (Field::pass), dropout (Field::dropout: the traced row
+// has none), N > kExplainMaxSeqlen (Field::seqlen), d > kExplainMaxHeaddim (Field::headdim),
+// counts past 64 bits (sim/limits.h), or a row outside [0, N) (Field::tracked_row).
 ExplainTrace explain(const Config& config, const ExplainOptions& options = {});
 // The same on given inputs for the traced head (q, k, v of N × d): for the worked examples.
 ExplainTrace explain(const Config& config, const HeadTensors& inputs, int64_t tracked_row);

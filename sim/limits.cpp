@@ -98,6 +98,23 @@ void check_grid(const Config& c) {
   }
 }
 
+// Per-sequence key lengths: the time model keeps every block of one head of each run of one length.
+void check_run_blocks(const Config& c, const KernelSchedule& s) {
+  const auto runs = static_cast<int64_t>(s.head_runs.size());
+  if (runs <= 1) return;
+  const int64_t blocks = saturating_mul(runs, s.blocks_per_head);
+  if (blocks <= kMaxKeyLengthRunBlocks) return;
+  const bool given = !c.problem.key_lengths.empty();
+  throw InvalidInput(given ? Field::key_lengths : Field::mask,
+                     std::string(given ? "the key lengths make " : "the built-in padding lengths make ") +
+                         std::to_string(runs) + " runs of sequences of one length, × " +
+                         std::to_string(s.blocks_per_head) + " thread blocks per head of " + to_string(s.kind) + " = " +
+                         std::to_string(blocks) + " (" + shape_text(c) + "), more than the model's limit " +
+                         limit_text(kMaxKeyLengthRunBlocks) +
+                         " (the time model keeps each run's blocks); allowed: fewer distinct lengths, a smaller N or "
+                         "larger tiles");
+}
+
 }  // namespace
 
 std::string limit_text(int64_t limit) {
@@ -114,6 +131,7 @@ void check_counts(const Config& c) {
     (void)c.problem.batch_heads();
     Counts total;
     for (const KernelSchedule& s : build_schedule(c)) {
+      check_run_blocks(c, s);
       where = to_string(s.kind) + "'s counts";
       const Counts k = s.all_heads_counts();
       (void)checked_add(k.io_read_bytes(), k.io_write_bytes());  // the roofline's io (sim/roofline.h)

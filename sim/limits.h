@@ -15,6 +15,15 @@ namespace flashio::sim {
 // (sim/schedule.h, TileVisits; 16 bytes each, 64 MiB at the limit): Tr + Tc at most this, so
 // that the closed form, evaluated for every configuration, takes well under a second.
 inline constexpr int64_t kMaxTileRowsAndCols = int64_t{1} << 22;
+// Per-sequence key lengths (--lengths, or the mask's padding in flash1 and flash2): the model
+// keeps each run of consecutive sequences of one length its own schedule facts, and the closed
+// form, the walk and the time model take one head of each run (sim/config.h, key_length_runs): at
+// most this many runs (a batch of the kernels' largest B, 65535, has no more).
+inline constexpr int64_t kMaxKeyLengthRuns = int64_t{1} << 16;
+// ...and the time model keeps the work of every block of one head of each run (sim/time_model.h,
+// BlockWork, about 100 bytes; 400 MiB at the limit): runs × blocks per head of a kernel at most
+// this, where a kernel's heads run in more than one run.
+inline constexpr int64_t kMaxKeyLengthRunBlocks = int64_t{1} << 22;
 // blocksparse with a block mask: the mask is a byte and a 32-bit prefix sum per T × T-token
 // block (sim/block_mask.h; 320 MiB at the limit: N = 1,048,576 at T = 128): ⌈N/T⌉² at most this.
 inline constexpr int64_t kMaxMaskBlocks = int64_t{1} << 26;

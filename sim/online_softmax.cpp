@@ -35,7 +35,7 @@ OnlineSoftmax online_softmax_start(int64_t rows, int64_t d) {
 }
 
 void online_softmax_merge(OnlineSoftmax& s, const SoftmaxMatrix& scores,
-                          const SoftmaxMatrix& values, Rescale rescale) {
+                          const SoftmaxMatrix& values, Rescale rescale, const SoftmaxMatrix* dropout) {
   const Eigen::VectorXd m_new = s.m.cwiseMax(row_max(scores));
   const SoftmaxMatrix p = exp_shifted(scores, m_new);
   for (Eigen::Index r = 0; r < scores.rows(); ++r) {
@@ -45,7 +45,8 @@ void online_softmax_merge(OnlineSoftmax& s, const SoftmaxMatrix& scores,
     if (rescale == Rescale::both) s.u.row(r) *= alpha;
   }
   s.l += p.rowwise().sum();
-  s.u.noalias() += p * values;
+  if (dropout) s.u.noalias() += p.cwiseProduct(*dropout) * values;
+  else s.u.noalias() += p * values;
   s.m = m_new;
 }
 
@@ -66,11 +67,13 @@ Eigen::VectorXd online_softmax_lse(const OnlineSoftmax& s) {
 }
 
 void online_softmax_merge_normalised(SoftmaxMatrix& o, Eigen::VectorXd& l, Eigen::VectorXd& m,
-                                     const SoftmaxMatrix& scores, const SoftmaxMatrix& values) {
+                                     const SoftmaxMatrix& scores, const SoftmaxMatrix& values,
+                                     const SoftmaxMatrix* dropout) {
   const Eigen::VectorXd m_block = row_max(scores);          // m̃ (line 10)
   const SoftmaxMatrix p_block = exp_shifted(scores, m_block);  // P̃ = e^(S − m̃)
   const Eigen::VectorXd l_block = p_block.rowwise().sum();   // ℓ̃
-  const SoftmaxMatrix pv = p_block * values;
+  const SoftmaxMatrix pv = dropout ? SoftmaxMatrix(p_block.cwiseProduct(*dropout) * values)  // P̃ ∘ Z (Algorithm 2)
+                                   : SoftmaxMatrix(p_block * values);
   for (Eigen::Index r = 0; r < o.rows(); ++r) {
     const double m_new = std::max(m(r), m_block(r));  // line 11
     const double old_scale = exp_difference(m(r), m_new, 1.0);

@@ -37,8 +37,12 @@ struct OnlineSoftmax {
 OnlineSoftmax online_softmax_start(int64_t rows, int64_t d);
 
 // Merges one block: scores (rows × c, −∞ where masked) and its values (c × d).
+// With dropout multipliers Z (rows × c: 0 where dropped, 1/(1 − p) where kept; null: none) the
+// values are multiplied by P̃ ∘ Z while m and ℓ come from the undropped P̃, as FlashAttention's
+// forward with dropout does (paper Algorithm 2, docs/paper.md): O = (P ∘ Z)V.
 void online_softmax_merge(OnlineSoftmax& state, const SoftmaxMatrix& scores,
-                          const SoftmaxMatrix& values, Rescale rescale = Rescale::both);
+                          const SoftmaxMatrix& values, Rescale rescale = Rescale::both,
+                          const SoftmaxMatrix* dropout = nullptr);
 
 // O = u / ℓ (rows with ℓ = 0 give 0).
 SoftmaxMatrix online_softmax_output(const OnlineSoftmax& state);
@@ -48,9 +52,11 @@ Eigen::VectorXd online_softmax_lse(const OnlineSoftmax& state);
 // FlashAttention (Algorithm 1 lines 9-12) keeps the output normalised between steps: it takes
 // the stored (O, ℓ, m) of the row block, the block's own max m̃ and sum ℓ̃ of P̃ = e^(S − m̃), and
 // writes O_new = diag(ℓ_new)⁻¹ (diag(ℓ)·e^(m−m_new)·O + e^(m̃−m_new)·P̃V). The same merge rule
-// with u = diag(ℓ)·O; updates o, l, m in place.
+// with u = diag(ℓ)·O; updates o, l, m in place. Dropout multipliers as for online_softmax_merge:
+// P̃ ∘ Z multiplies V, ℓ̃ is P̃'s (Algorithm 2).
 void online_softmax_merge_normalised(SoftmaxMatrix& o, Eigen::VectorXd& l, Eigen::VectorXd& m,
-                                     const SoftmaxMatrix& scores, const SoftmaxMatrix& values);
+                                     const SoftmaxMatrix& scores, const SoftmaxMatrix& values,
+                                     const SoftmaxMatrix* dropout = nullptr);
 
 // e^(a − b) with e^(−∞ − (−∞)) = `when_both_infinite` (see above).
 double exp_difference(double a, double b, double when_both_infinite);

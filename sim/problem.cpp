@@ -68,22 +68,34 @@ std::string band_label(const Problem& p) {
          side(p.causal ? 0 : p.window_right);
 }
 
+int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t keys) {
+  // b·Nk in 128 bits: both may be large (the model takes B and Nk past 2^32).
+  const auto q = static_cast<__int128>(batch_index) * keys / (static_cast<__int128>(2) * batch);
+  return keys - static_cast<int64_t>(q);
+}
+
 double convention_flops(const Problem& p) {
+  std::vector<KeyLengthRun> runs;
+  if (!p.key_lengths.empty())
+    for (int64_t b = 0; b < p.batch; ++b) runs.push_back({b, 1, p.keys_of(b)});
+  return convention_flops(p, runs);
+}
+
+double convention_flops(const Problem& p, const std::vector<KeyLengthRun>& runs) {
   const double nq = static_cast<double>(p.seqlen);
   double factor = 0.0;
   if (has_forward(p.pass)) factor += 1.0;
   if (has_backward(p.pass)) factor += 2.5;  // five N²d GEMMs, the recomputation of S included
-  // Sequence b's scores (its own keys and band), times the sequences that share them.
-  const auto of_sequence = [&](int64_t b, double sequences) {
-    const int64_t keys = p.keys_of(b);
+  // A sequence's scores (its own keys and band), times the sequences that share them.
+  const auto of_sequences = [&](int64_t keys, double sequences) {
     const double nk = static_cast<double>(keys);
-    const double scores = p.windowed() ? p.band_of(b).visible_scores(p.seqlen, keys)
+    const double scores = p.windowed() ? p.band_with_keys(keys).visible_scores(p.seqlen, keys)
                                        : nq * nk * (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
     return 4.0 * sequences * static_cast<double>(p.heads) * scores * static_cast<double>(p.headdim) * factor;
   };
-  if (p.key_lengths.empty()) return of_sequence(0, static_cast<double>(p.batch));
+  if (runs.empty()) return of_sequences(p.keys(), static_cast<double>(p.batch));
   double flops = 0;
-  for (int64_t b = 0; b < p.batch; ++b) flops += of_sequence(b, 1.0);
+  for (const KeyLengthRun& r : runs) flops += of_sequences(r.keys, static_cast<double>(r.count));
   return flops;
 }
 

@@ -22,6 +22,19 @@ struct KeyLengths {
   bool empty() const { return values == nullptr; }
 };
 
+// Consecutive sequences [first, first + count) of the batch with one key length `keys`: the unit
+// the model runs per-sequence key lengths in (a run's heads run alike; sim/config.h,
+// key_length_runs).
+struct KeyLengthRun {
+  int64_t first = 0, count = 0, keys = 0;
+  bool operator==(const KeyLengthRun&) const = default;
+};
+
+// The key-padding mask's built-in lengths (Problem::mask): sequence b of B keeps its first
+// len_b = Nk − ⌊b·Nk / (2B)⌋ keys (the kernels' rule, kernels/attention_run.cu; always more than
+// Nk/2 of them, so no row is wholly masked).
+int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t keys);
+
 struct Problem {
   int64_t batch = 64;     // B
   int64_t heads = 16;     // H: query heads
@@ -38,8 +51,13 @@ struct Problem {
   // keys q + o − window_left … q + o + window_right; kNoWindow: that side unbounded (the default).
   // Causal is window_right = 0 and cannot be given with a window_right of its own.
   int64_t window_left = kNoWindow, window_right = kNoWindow;
-  bool mask = false;      // standard only: a separate key-padding mask pass over S
-  double dropout = 0.0;   // standard only: a separate dropout pass over P when > 0
+  // Key padding with the built-in lengths key_padding_length(b, B, Nk): standard's separate mask
+  // pass over S; flash1 and flash2 run them as per-sequence key lengths (sim/config.h,
+  // key_length_runs; docs/shapes.md, "Per-sequence key lengths"), without causal.
+  bool mask = false;
+  // Dropout on P when > 0 (the rule: kernels/dropout_keep.h): a separate pass of standard's,
+  // fused into flash1's and flash2's tiles (docs/schedules.md, "Fused dropout").
+  double dropout = 0.0;
   Pass pass = Pass::fwd;
   KeyLengths key_lengths;  // empty: every sequence has Nk keys
 
@@ -54,13 +72,15 @@ struct Problem {
   // Causal with Nq ≠ Nk is aligned bottom-right, as FlashAttention does: query i sees the keys
   // j ≤ i + causal_offset(), the last query the last key (docs/shapes.md).
   int64_t causal_offset() const { return keys() - seqlen; }
-  // Sequence b's keys: its key length, or Nk; and its causal offset (bottom-right in its own keys).
+  // Sequence b's keys: its key length (Problem::key_lengths), or Nk; and its causal offset
+  // (bottom-right in its own keys). A configuration's, the mask's padding for flash1 and flash2
+  // included: sequence_keys (sim/config.h).
   int64_t keys_of(int64_t b) const { return key_lengths.empty() ? keys() : (*key_lengths.values)[static_cast<size_t>(b)]; }
   int64_t causal_offset_of(int64_t b) const { return keys_of(b) - seqlen; }
   // The keys sequence b's queries see by position: causal and the window in one rule.
-  KeyBand band_of(int64_t b = 0) const {
-    return KeyBand{causal_offset_of(b), window_left, causal ? 0 : window_right};
-  }
+  KeyBand band_of(int64_t b = 0) const { return band_with_keys(keys_of(b)); }
+  // The same for a sequence of `keys` keys.
+  KeyBand band_with_keys(int64_t keys) const { return KeyBand{keys - seqlen, window_left, causal ? 0 : window_right}; }
   // Some key is hidden by position (causal or a window side bounded).
   bool banded() const { return band_of().bounded(); }
   // A window side is given (beyond causal's own right side).
@@ -81,5 +101,8 @@ void validate(const Problem& problem);
 // scores it keeps exactly (KeyBand::visible_scores), so `--window-right 0` counts Nq/2 more per
 // head than causal's convention (the diagonal's other half).
 double convention_flops(const Problem& problem);
+// The same with the sequences' key lengths given in runs (empty: every sequence Nk keys) in place
+// of Problem::key_lengths: a configuration's (sim/config.h, convention_flops of a Config).
+double convention_flops(const Problem& problem, const std::vector<KeyLengthRun>& runs);
 
 }  // namespace flashio::sim

@@ -142,6 +142,51 @@ int64_t grid_heads(const Problem& problem, bool group_rows);
 // The same per sequence (batch element): Hkv or H; grid head gh is of sequence gh / this.
 int64_t grid_heads_per_batch(const Problem& problem, bool group_rows);
 
+// Per-sequence key lengths (docs/shapes.md, "Per-sequence key lengths"): a kernel's grid heads in
+// runs of consecutive sequences of one key length (key_length_runs, sim/config.h), each running
+// the schedule of a problem whose Nk is that length (with_keys: its key tiles, causal offset and
+// split partition) at the cache's addresses (a transfer's rows are keys of the Nk-row layout either
+// way). Without padding, one run of every head at Nk. `values` hold what a kernel's blocks need of
+// their run, made once per run (sequence_runs); the run's configuration itself is not kept (a
+// sweep's Config is large) but remade where needed (run_config).
+template <class T>
+struct SequenceRuns {
+  std::vector<int64_t> keys;       // each run's key length (Nk without padding)
+  std::vector<T> values;           // `make` of each run's configuration
+  std::vector<HeadRun> head_runs;  // each run's grid heads in launch order (KernelSchedule::head_runs); empty without padding
+  size_t run_of(int64_t grid_head) const {
+    if (head_runs.empty()) return 0;
+    const auto after = std::upper_bound(head_runs.begin(), head_runs.end(), grid_head,
+                                        [](int64_t h, const HeadRun& r) { return h < r.first; });
+    return static_cast<size_t>(after - head_runs.begin()) - 1;
+  }
+  const T& of(int64_t grid_head) const { return values[run_of(grid_head)]; }
+  // The configuration grid head `grid_head`'s run runs: `config` (the one the runs were made of)
+  // without padding, else with_keys.
+  Config run_config(const Config& config, int64_t grid_head) const {
+    return head_runs.empty() ? config : with_keys(config, keys[run_of(grid_head)]);
+  }
+};
+// The runs of a kernel whose grid heads take a group's rows (`group_rows`) or a query head's;
+// make(run's Config) → T.
+template <class T, class Make>
+std::shared_ptr<const SequenceRuns<T>> sequence_runs(const Config& config, bool group_rows, Make make) {
+  auto out = std::make_shared<SequenceRuns<T>>();
+  const std::vector<KeyLengthRun> runs = key_length_runs(config);
+  if (runs.empty()) {
+    out->keys.push_back(config.problem.keys());
+    out->values.push_back(make(config));
+    return out;
+  }
+  const int64_t per_batch = grid_heads_per_batch(config.problem, group_rows);
+  for (const KeyLengthRun& r : runs) {
+    out->keys.push_back(r.keys);
+    out->values.push_back(make(with_keys(config, r.keys)));
+    out->head_runs.push_back({checked_mul(r.first, per_batch), checked_mul(r.count, per_batch)});
+  }
+  return out;
+}
+
 // Split-KV's combine kernel (kernels/flash2_fwd_combine.cuh): 64 query rows of one query head
 // per block, 128 threads (docs/shapes.md, "Split-KV").
 inline constexpr int64_t kSplitCombineRows = 64;

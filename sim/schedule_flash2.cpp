@@ -19,16 +19,26 @@ struct KvPages {
   int64_t page_size = 0;       // 0: contiguous
   int64_t grid_heads_per_batch = 1;
   int64_t batch_of(int64_t grid_head) const { return grid_head / grid_heads_per_batch; }
-  // Σ over key tiles j < visited of the pages tile j touches: the entries a row tile reads.
-  std::vector<int64_t> entries_before;  // [j]: Σ over key tiles < j; Tc + 1 of them
+  // [j]: Σ over the key tiles < j of Nk's grid of the pages each touches (Tc + 1 of them; empty
+  // when contiguous), shared by the runs of per-sequence key lengths.
+  std::shared_ptr<const std::vector<int64_t>> full_before;
+  // Σ over key tiles j < visited of grid g (a run's: Nk_b ≤ Nk) of the pages tile j touches: the
+  // entries a row tile reads. g's tiles before its last are whole, as Nk's grid's are.
+  int64_t entries_before(const TileGrid& g, int64_t visited) const {
+    if (visited == 0) return 0;
+    const int64_t last = visited - 1;
+    return (*full_before)[static_cast<size_t>(last)] + pages_touched(last * g.bc, g.cols_in(last), page_size);
+  }
 };
-KvPages kv_pages(const Config& c, const TileGrid& g, bool group_rows) {
+KvPages kv_pages(const Config& c, bool group_rows) {
   KvPages kp;
   kp.page_size = c.page_size;
   kp.grid_heads_per_batch = grid_heads_per_batch(c.problem, group_rows);
-  kp.entries_before.assign(static_cast<size_t>(g.tc + 1), 0);
-  for (int64_t j = 0; j < g.tc; ++j)
-    kp.entries_before[j + 1] = kp.entries_before[j] + pages_touched(j * g.bc, g.cols_in(j), c.page_size);
+  if (c.page_size <= 0) return kp;
+  const TileGrid g = tile_grid(c, group_rows);
+  auto before = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(g.tc + 1), 0);
+  for (int64_t j = 0; j < g.tc; ++j) (*before)[j + 1] = (*before)[j] + pages_touched(j * g.bc, g.cols_in(j), c.page_size);
+  kp.full_before = std::move(before);
   return kp;
 }
 // At most the runs one block's transfers make in the L2 model beyond one a tile: a paged K/V
@@ -40,8 +50,9 @@ int64_t paged_runs_per_tile(const Config& c) {
 // A forward block's reads and work over key tiles [j0, j1) of row tile i: Q_i once (it stays on
 // chip), then K_j, V_j of every visited j ascending (from a paged cache: first the block-table
 // entries of the pages the tile touches, which the kernel reads to find the tile's rows), and the finish.
+// With fused dropout (`dropout`) the same transfers and each tile's dropout work.
 void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g, const KvPages& pages, int64_t gh,
-                   int64_t i, int64_t j0, int64_t j1, int64_t d) {
+                   int64_t i, int64_t j0, int64_t j1, int64_t d, bool dropout) {
   const int64_t qh = g.query_head(gh), kvh = g.kv_head(gh);
   s.transfer({Tensor::Q, Dir::read, qh, i * g.br, g.rows_in(i), 0, d});
   for (int64_t j = j0; j < j1; ++j) {
@@ -54,7 +65,7 @@ void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g,
     }
     s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
     s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
-    s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d));
+    s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout));
   }
   s.compute(flops_model::flash2_fwd_finish(g.br, d));
 }
@@ -77,70 +88,38 @@ KeySplits key_splits(const Config& c, const TileGrid& g) {
 }
 
 // The block-table entries (int32) of a grid head's forward: row tile i visits key tiles
-// 0 … vis_i − 1 (a prefix, flash2's filter; with splits too, their ranges cut the prefix), each
-// reading the entries of the pages it touches.
-void add_table_reads(Counts& h, const KvPages& pages, const TileVisits& v) {
+// 0 … vis_i − 1 of its run's grid g (a prefix, flash2's filter; with splits too, their ranges cut
+// the prefix), each reading the entries of the pages it touches.
+void add_table_reads(Counts& h, const KvPages& pages, const TileGrid& g, const TileVisits& v) {
   if (pages.page_size <= 0) return;
   int64_t entries = 0;
-  for (const int64_t visited : v.per_row) entries = checked_add(entries, pages.entries_before[visited]);
+  for (const int64_t visited : v.per_row) entries = checked_add(entries, pages.entries_before(g, visited));
   h.add_transfer(Tensor::block_table, Dir::read, checked_mul(entries, 4));
 }
 
-// The forward's heads by their sequences' key lengths (Problem::key_lengths, docs/shapes.md
-// "Per-sequence key lengths"): a run of consecutive sequences of one length runs the schedule of
-// a problem whose Nk is that length (its tiles, causal offset and split partition: a split's
-// chunk is ⌈Tc_b / S⌉ of the sequence's own key tiles), at the cache's addresses (a transfer's
-// rows are keys of the Nk-row layout either way). Without lengths, one run of every head.
+// The forward's tiles of a run of sequences of one key length (sim/schedule.h, SequenceRuns; docs/shapes.md
+// "Per-sequence key lengths"): a split's chunk is ⌈Tc_b / S⌉ of the sequence's own key tiles.
 struct ForwardRun {
-  Config c;  // the run's: seqlen_k = its length, no key lengths
-  std::shared_ptr<const TileFilter> filter;
-  TileGrid g;
+  TileFilter filter;  // the run's: its grid g
   KeySplits ks;
-  KvPages pages;
 };
-struct ForwardRuns {
-  std::vector<ForwardRun> runs;
-  std::vector<HeadRun> head_runs;  // empty without lengths
-  std::vector<size_t> run_of_batch;  // empty without lengths
-  int64_t grid_heads_per_batch = 1;
-  const ForwardRun& of(int64_t grid_head) const {
-    return run_of_batch.empty() ? runs.front() : runs[run_of_batch[static_cast<size_t>(grid_head / grid_heads_per_batch)]];
-  }
-};
-std::shared_ptr<const ForwardRuns> forward_runs(const Config& c) {
-  auto out = std::make_shared<ForwardRuns>();
-  out->grid_heads_per_batch = grid_heads_per_batch(c.problem, c.gqa_pack);
-  const auto add = [&](const Config& rc) {
-    ForwardRun r;
-    r.c = rc;
-    r.filter = std::make_shared<const TileFilter>(rc, rc.gqa_pack);
-    r.g = r.filter->grid();
-    r.ks = key_splits(rc, r.g);
-    r.pages = kv_pages(rc, r.g, rc.gqa_pack);
-    out->runs.push_back(std::move(r));
-  };
-  if (c.problem.key_lengths.empty()) {
-    add(c);
-    return out;
-  }
-  const std::vector<int64_t>& lengths = *c.problem.key_lengths.values;
-  for (size_t b = 0; b < lengths.size(); ++b) {
-    if (b == 0 || lengths[b] != lengths[b - 1]) {
-      add(with_keys(c, lengths[b]));
-      out->head_runs.push_back({static_cast<int64_t>(b) * out->grid_heads_per_batch, 0});
-    }
-    out->head_runs.back().count += out->grid_heads_per_batch;
-    out->run_of_batch.push_back(out->runs.size() - 1);
-  }
-  return out;
+std::shared_ptr<const SequenceRuns<ForwardRun>> forward_runs(const Config& c) {
+  return sequence_runs<ForwardRun>(c, c.gqa_pack, [](const Config& rc) {
+    TileFilter filter(rc, rc.gqa_pack);
+    const KeySplits ks = key_splits(rc, filter.grid());
+    return ForwardRun{std::move(filter), ks};
+  });
 }
 
 void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
   const int64_t d = c.problem.headdim, e = element_bytes(c.problem.dtype);
   const auto runs = forward_runs(c);
-  const TileGrid& g0 = runs->runs.front().g;  // rows and Tr: every run's
+  const auto base = std::make_shared<const Config>(c);  // the runs' configurations: run_config
+  const KvPages pages = kv_pages(c, c.gqa_pack);
+  const bool dropout = c.problem.dropout > 0;  // fused: the same transfers, more CUDA-core work
+  const TileGrid& g0 = runs->values.front().filter.grid();  // rows and Tr: every run's
   int64_t max_chunk = 0;
-  for (const ForwardRun& r : runs->runs) max_chunk = std::max(max_chunk, r.ks.chunk);
+  for (const ForwardRun& r : runs->values) max_chunk = std::max(max_chunk, r.ks.chunk);
   const int64_t bh_total = c.problem.batch_heads();
   KernelSchedule k;
   k.kind = KernelKind::flash2_fwd;
@@ -151,27 +130,26 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
   k.smem_bytes = saturating_mul(saturating_add(g0.br, saturating_mul(2, g0.bc)), d, e);
   // Q; K, V per tile (and their pages); O, L partials
   k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), max_chunk));
-  k.emit_block = [runs, d, bh_total](int64_t gh, int64_t block, ScheduleSink& s) {
+  k.emit_block = [runs, pages, d, bh_total, dropout](int64_t gh, int64_t block, ScheduleSink& s) {
     const ForwardRun& run = runs->of(gh);
-    const TileGrid& g = run.g;
+    const TileGrid& g = run.filter.grid();
     const KeySplits& ks = run.ks;
     const int64_t split = block / g.tr, i = block % g.tr;
     const int64_t r = g.rows_in(i), qh = g.query_head(gh);
     const int64_t partial_head = split * bh_total + qh;  // split s's copy (sim/tensor.h)
     const int64_t end = ks.end(split, g.tc);
     bool any = false;
-    for (int64_t j = ks.first(split); j < end && !any; ++j) any = run.filter->visits(i, j);
-    if (any) emit_row_tile(s, *run.filter, g, run.pages, gh, i, ks.first(split), end, d);
+    for (int64_t j = ks.first(split); j < end && !any; ++j) any = run.filter.visits(i, j);
+    if (any) emit_row_tile(s, run.filter, g, pages, gh, i, ks.first(split), end, d, dropout);
     s.transfer({Tensor::o_accum, Dir::write, partial_head, i * g.br, r, 0, d});
     s.transfer({Tensor::lse_accum, Dir::write, partial_head, i * g.br, r, 0, 1});
   };
-  k.head_counts = [runs, d, e](int64_t gh) {
+  k.head_counts = [runs, base, pages, d, e, dropout](int64_t gh) {
     const ForwardRun& run = runs->of(gh);
-    const Config& c = run.c;
-    const TileGrid& g = run.g;
+    const Config rc = runs->run_config(*base, gh);
+    const TileGrid& g = run.filter.grid();
     const KeySplits& ks = run.ks;
-    const KvPages& pages = run.pages;
-    const TileVisits v = tile_visits(c, c.gqa_pack);
+    const TileVisits v = tile_visits(rc, rc.gqa_pack);
     int64_t q_rows = 0, holding_blocks = 0;  // Q read by every split that visits a tile
     for (int64_t i = 0; i < g.tr; ++i) {
       const int64_t h = ks.holding(v.per_row[i]);
@@ -179,13 +157,13 @@ void add_split_forward(const Config& c, std::vector<KernelSchedule>& kernels) {
       holding_blocks = checked_add(holding_blocks, h);
     }
     Counts h;
-    add_table_reads(h, pages, v);
+    add_table_reads(h, pages, g, v);
     h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
     h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));
     h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));
     h.add_transfer(Tensor::o_accum, Dir::write, checked_mul(ks.splits, g.n, d, 4));
     h.add_transfer(Tensor::lse_accum, Dir::write, checked_mul(ks.splits, g.n, 4));
-    h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d).scaled(v.tiles());
+    h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout).scaled(v.tiles());
     h.flops += flops_model::flash2_fwd_finish(g.br, d).scaled(holding_blocks);
     return h;
   };
@@ -236,7 +214,10 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     // A block's rows: one query head's, or its K/V head's group's (gqa_pack; sim/config.h).
     // Heads in runs of one key length (forward_runs).
     const auto runs = forward_runs(c);
-    const TileGrid& g0 = runs->runs.front().g;  // rows and Tr: every run's; Tc: at most this
+    const auto base = std::make_shared<const Config>(c);  // the runs' configurations: run_config
+    const KvPages pages = kv_pages(c, c.gqa_pack);
+    const bool dropout = c.problem.dropout > 0;  // fused: the same transfers, more CUDA-core work
+    const TileGrid& g0 = runs->values.front().filter.grid();  // rows and Tr: every run's; Tc: at most this
     KernelSchedule k;
     k.kind = flash2_kind(c.algo, Flash2Role::fwd);
     k.heads = grid_heads(c.problem, c.gqa_pack);
@@ -246,29 +227,27 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.smem_bytes = saturating_mul(saturating_add(g0.br, saturating_mul(2, g0.bc)), d, e);  // Q tile + one K and one V tile
     // Q; K, V per tile (and their pages); O, L
     k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), tile_grid(c, c.gqa_pack).tc));
-    k.emit_block = [runs, d](int64_t gh, int64_t i, ScheduleSink& s) {
+    k.emit_block = [runs, pages, d, dropout](int64_t gh, int64_t i, ScheduleSink& s) {
       const ForwardRun& run = runs->of(gh);
-      const TileGrid& g = run.g;
+      const TileGrid& g = run.filter.grid();
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
-      emit_row_tile(s, *run.filter, g, run.pages, gh, i, 0, g.tc, d);
+      emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
       s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
-    k.head_counts = [runs, d, e](int64_t gh) {
-      const ForwardRun& run = runs->of(gh);
-      const Config& c = run.c;
-      const TileGrid& g = run.g;
-      const KvPages& pages = run.pages;
+    k.head_counts = [runs, base, pages, d, e, dropout](int64_t gh) {
+      const Config rc = runs->run_config(*base, gh);
+      const TileGrid& g = runs->of(gh).filter.grid();
       const int64_t n = g.n;
-      const TileVisits v = tile_visits(c, c.gqa_pack);
+      const TileVisits v = tile_visits(rc, rc.gqa_pack);
       Counts h;
-      add_table_reads(h, pages, v);
+      add_table_reads(h, pages, g, v);
       h.add_transfer(Tensor::Q, Dir::read, checked_mul(n, d, e));
       h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));  // K, V once per row tile
       h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));
       h.add_transfer(Tensor::O, Dir::write, checked_mul(n, d, e));
       h.add_transfer(Tensor::lse, Dir::write, checked_mul(n, 4));
-      h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d).scaled(v.tiles());
+      h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout).scaled(v.tiles());
       h.flops += flops_model::flash2_fwd_finish(g.br, d).scaled(g.tr);
       return h;
     };
@@ -277,11 +256,12 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
 
   if (has_backward(c.problem.pass)) {
     // The row kernels take one query head's rows; the backward a K/V head's group's, so that
-    // dK and dV are summed over the group on chip (sim/config.h, gqa_pack).
+    // dK and dV are summed over the group on chip (sim/config.h, gqa_pack). The row kernels take
+    // every query row whatever the key lengths; the main kernel's heads run in runs of one key
+    // length (sim/schedule.h, SequenceRuns) over the grid of Nk, the cache's keys.
     const TileGrid gq = tile_grid(c);
-    const auto filter = std::make_shared<TileFilter>(c, true);
-    const TileGrid g = filter->grid();
-    const int64_t nq = gq.n, nk = g.nk;
+    const TileGrid g = tile_grid(c, true);
+    const int64_t nq = gq.n;
     KernelSchedule pre;
     pre.kind = flash2_kind(c.algo, Flash2Role::bwd_preprocess);
     pre.heads = c.problem.batch_heads();
@@ -315,39 +295,53 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.threads_per_block = 256;
     k.smem_bytes = saturating_mul(tile_footprint_elements(c.problem, c.tiling), e);  // K, V resident; Q, dO streamed
     k.transfers_per_block = saturating_add(4, saturating_mul(5, g.tr));  // K, V, dK, dV; Q, dO, L, D, dQ per tile
-    k.emit_block = [filter, g, d](int64_t gh, int64_t j, ScheduleSink& s) {
-      const int64_t cj = g.cols_in(j), qh = g.query_head(gh), kvh = g.kv_head(gh);
-      s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
-      s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
-      for (int64_t i = 0; i < g.tr; ++i) {
-        if (!filter->visits(i, j)) continue;
-        const int64_t r = g.rows_in(i);
-        s.transfer({Tensor::Q, Dir::read, qh, i * g.br, r, 0, d});
-        s.transfer({Tensor::dO, Dir::read, qh, i * g.br, r, 0, d});
-        s.transfer({Tensor::lse, Dir::read, qh, i * g.br, r, 0, 1});
-        s.transfer({Tensor::delta, Dir::read, qh, i * g.br, r, 0, 1});
-        s.compute(flops_model::flash2_bwd_tile(g.br, g.bc, d));
-        Transfer dq{Tensor::dq_accum, Dir::write, qh, i * g.br, r, 0, d};
-        dq.atomic = true;  // FA2: dQ accumulated with fp32 atomic adds
-        s.transfer(dq);
+    // Block j of a sequence of Nk_b keys (docs/schedules.md, "Per-sequence key lengths"): its K, V
+    // rows below Nk_b and the row tiles a problem of Nk_b keys visits from key tile j (none when
+    // j·Bc ≥ Nk_b), then all its rows of dK and dV, zero past Nk_b.
+    const auto runs = sequence_runs<TileFilter>(c, true, [](const Config& rc) { return TileFilter(rc, true); });
+    const auto base = std::make_shared<const Config>(c);  // the runs' configurations: run_config
+    const bool dropout = c.problem.dropout > 0;  // fused: the same transfers, more CUDA-core work
+    k.head_runs = runs->head_runs;
+    k.emit_block = [runs, g, d, dropout](int64_t gh, int64_t j, ScheduleSink& s) {
+      const TileFilter& filter = runs->of(gh);
+      const TileGrid& gb = filter.grid();  // the sequence's: Nk_b keys
+      const int64_t qh = g.query_head(gh), kvh = g.kv_head(gh);
+      if (j < gb.tc) {
+        const int64_t cj = gb.cols_in(j);
+        s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
+        s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
+        for (int64_t i = 0; i < gb.tr; ++i) {
+          if (!filter.visits(i, j)) continue;
+          const int64_t r = gb.rows_in(i);
+          s.transfer({Tensor::Q, Dir::read, qh, i * gb.br, r, 0, d});
+          s.transfer({Tensor::dO, Dir::read, qh, i * gb.br, r, 0, d});
+          s.transfer({Tensor::lse, Dir::read, qh, i * gb.br, r, 0, 1});
+          s.transfer({Tensor::delta, Dir::read, qh, i * gb.br, r, 0, 1});
+          s.compute(flops_model::flash2_bwd_tile(gb.br, gb.bc, d, dropout));
+          Transfer dq{Tensor::dq_accum, Dir::write, qh, i * gb.br, r, 0, d};
+          dq.atomic = true;  // FA2: dQ accumulated with fp32 atomic adds
+          s.transfer(dq);
+        }
       }
-      s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, cj, 0, d});  // summed over the group's rows
-      s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, cj, 0, d});
+      s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, g.cols_in(j), 0, d});  // summed over the group's rows
+      s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, g.cols_in(j), 0, d});
     };
-    k.head_counts = [c, nk, d, e](int64_t) {
-      const TileVisits v = tile_visits(c, true);
+    k.head_counts = [runs, base, d, e, dropout](int64_t gh) {
+      const Config rc = runs->run_config(*base, gh);
+      const int64_t nk = base->problem.keys(), nk_b = rc.problem.keys();
+      const TileVisits v = tile_visits(rc, true);
       const int64_t q_rows = sum(v.q_rows);  // Q, dO, L, D once per visited (i, j)
       Counts h;
-      h.add_transfer(Tensor::K, Dir::read, checked_mul(nk, d, e));
-      h.add_transfer(Tensor::V, Dir::read, checked_mul(nk, d, e));
+      h.add_transfer(Tensor::K, Dir::read, checked_mul(nk_b, d, e));  // the sequence's keys once
+      h.add_transfer(Tensor::V, Dir::read, checked_mul(nk_b, d, e));
       h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
       h.add_transfer(Tensor::dO, Dir::read, checked_mul(q_rows, d, e));
       h.add_transfer(Tensor::lse, Dir::read, checked_mul(q_rows, 4));
       h.add_transfer(Tensor::delta, Dir::read, checked_mul(q_rows, 4));
       h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(q_rows, d, 4));
-      h.add_transfer(Tensor::dK, Dir::write, checked_mul(nk, d, e));
+      h.add_transfer(Tensor::dK, Dir::write, checked_mul(nk, d, e));  // every key's row, zero past Nk_b
       h.add_transfer(Tensor::dV, Dir::write, checked_mul(nk, d, e));
-      h.flops = flops_model::flash2_bwd_tile(c.tiling.block_r, c.tiling.block_c, d).scaled(v.tiles());
+      h.flops = flops_model::flash2_bwd_tile(rc.tiling.block_r, rc.tiling.block_c, d, dropout).scaled(v.tiles());
       return h;
     };
     kernels.push_back(std::move(k));

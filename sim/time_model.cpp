@@ -7,6 +7,7 @@
 
 #include "sim/cache_replay.h"
 #include "sim/errors.h"
+#include "sim/flops_model.h"
 #include "sim/kernel_catalog.h"
 #include "sim/tensor.h"
 
@@ -121,13 +122,14 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // a group's stacked rows (kernels/key_limits.cuh).
     // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
     // paged instance (kPaged), a window's left side its window instance (kWindow), blocksparse
-    // its block-sparse instance (kSparse).
+    // its block-sparse instance (kSparse), dropout its fused-dropout instance (kDropout).
     KernelInstance instance;
     instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
     instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
     instance.paged = config.page_size > 0 && pass_of(k.kind) == Pass::fwd;
     instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
     instance.sparse = algo_of(k.kind) == Algo::blocksparse;     // a block mask its block-sparse instances (kSparse)
+    instance.dropout = config.problem.dropout > 0;              // fused dropout its kDropout instances
     f.blocks_per_sm = built_blocks_per_sm(*b, main_kernel_kind(*b), config.hw, instance);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed
@@ -165,11 +167,27 @@ const char* wgmma_key(DType dtype, int64_t n) {
 // cuBLAS's GEMMs on sm_90 are wgmma kernels of wide tiles: the N = 128 rate (docs/time_model.md).
 constexpr int64_t kLibraryGemmN = 128;
 
-// Accumulates one thread block's steps.
+// Integer instructions of one tile step of kernel `kind` beyond its FLOPs: fused dropout's keep
+// decisions over the step's Br × Bc scores (whole tiles, as its tensor FLOPs; sim/flops_model.h,
+// dropout_*_tile_integer_ops). 0 for the other kernels and without dropout.
+int64_t step_integer_ops(const Config& config, KernelKind kind) {
+  if (config.problem.dropout <= 0) return 0;
+  const Tiling t = pass_config(config, pass_of(kind)).tiling;
+  switch (kind) {
+    case KernelKind::flash1_fwd:
+    case KernelKind::flash2_fwd: return flops_model::dropout_fwd_tile_integer_ops(t.block_r, t.block_c);
+    case KernelKind::flash1_bwd:
+    case KernelKind::flash2_bwd: return flops_model::dropout_bwd_tile_integer_ops(t.block_r, t.block_c);
+    default: return 0;  // no tiles that drop (blocksparse, the row kernels, the GEMMs)
+  }
+}
+
+// Accumulates one thread block's steps; each tile step also adds `step_integer_ops` integer
+// instructions (step_integer_ops above).
 class BlockWorkSink : public ScheduleSink {
  public:
-  BlockWorkSink(const Problem& problem, const BuiltKernel* entry, BlockWork& work)
-      : problem_(problem), entry_(entry), work_(work) {}
+  BlockWorkSink(const Problem& problem, const BuiltKernel* entry, BlockWork& work, int64_t step_integer_ops = 0)
+      : problem_(problem), entry_(entry), work_(work), step_integer_ops_(step_integer_ops) {}
   // Stops the walk (throws StopWalk) after this many transfers; negative: no limit.
   void set_budget(int64_t transfers) { budget_ = transfers; }
   struct StopWalk {};
@@ -196,6 +214,7 @@ class BlockWorkSink : public ScheduleSink {
     work_.flops += f;
     if (f.tensor > 0) {
       ++work_.tile_steps;
+      work_.integer_ops = saturating_add(work_.integer_ops, step_integer_ops_);
       work_.step_read_bytes = std::max(work_.step_read_bytes, step_bytes_);
       step_bytes_ = 0;
     }
@@ -209,6 +228,7 @@ class BlockWorkSink : public ScheduleSink {
   const Problem& problem_;
   const BuiltKernel* entry_;
   BlockWork& work_;
+  int64_t step_integer_ops_;
   int64_t budget_ = -1, seen_ = 0;
   int64_t step_bytes_ = 0;
 };
@@ -222,7 +242,7 @@ constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 16;
 
 // Work of each block of grid head `grid_head` (and of every head of its run, sim/schedule.h).
 std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry,
-                                 int64_t grid_head) {
+                                 int64_t grid_head, int64_t step_integer_ops) {
   const int64_t blocks = k.blocks_per_head;
   std::vector<BlockWork> work(static_cast<size_t>(blocks));
   const int64_t per_block = std::max<int64_t>(k.transfers_per_block, 1);
@@ -232,7 +252,7 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
     // stand for it, scaled to the head's closed-form tensor FLOPs per block (its tile steps are
     // alike; docs/time_model.md, "Cost of the model").
     BlockWork w;
-    BlockWorkSink sink(problem, entry, w);
+    BlockWorkSink sink(problem, entry, w, step_integer_ops);
     sink.set_budget(kMaxWalkedTransfers);
     try {
       k.emit_block(grid_head, 0, sink);
@@ -244,7 +264,7 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
     const auto scaled = [scale](int64_t v) { return static_cast<int64_t>(std::llround(static_cast<double>(v) * scale)); };
     w.read_bytes = scaled(w.read_bytes), w.write_bytes = scaled(w.write_bytes), w.atomic_bytes = scaled(w.atomic_bytes);
     w.flops.tensor = scaled(w.flops.tensor), w.flops.exp = scaled(w.flops.exp), w.flops.other = scaled(w.flops.other);
-    w.tile_steps = scaled(w.tile_steps);
+    w.tile_steps = scaled(w.tile_steps), w.integer_ops = scaled(w.integer_ops);
     w.dependent_load_rounds = scaled(w.dependent_load_rounds), w.dependent_read_bytes = scaled(w.dependent_read_bytes);
     work.assign(static_cast<size_t>(blocks), w);
     return work;
@@ -255,7 +275,7 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
   const int64_t sampled = std::max<int64_t>(1, std::min(kSampledBlocks, kMaxWalkedTransfers / per_block));
   const int64_t stride = exact ? 1 : std::max<int64_t>(1, (blocks + sampled - 1) / sampled);
   for (int64_t b = 0; b < blocks; b += stride) {
-    BlockWorkSink sink(problem, entry, work[static_cast<size_t>(b)]);
+    BlockWorkSink sink(problem, entry, work[static_cast<size_t>(b)], step_integer_ops);
     k.emit_block(grid_head, b, sink);
     sink.finish();
     for (int64_t o = b + 1; o < std::min(blocks, b + stride); ++o) work[static_cast<size_t>(o)] = work[static_cast<size_t>(b)];
@@ -386,7 +406,8 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     } else {
       for (const HeadRun& run : runs) {
         run_first_block.push_back(work.size());
-        const std::vector<BlockWork> head = head_work(config.problem, k, library_gemm ? nullptr : &f.entry, run.first);
+        const std::vector<BlockWork> head = head_work(config.problem, k, library_gemm ? nullptr : &f.entry, run.first,
+                                                      step_integer_ops(config, k.kind));
         work.insert(work.end(), head.begin(), head.end());
         weight.insert(weight.end(), head.size(), static_cast<double>(run.count));
       }
@@ -492,7 +513,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
         t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / (tensor_rate_sm * per_sm) : 0;
         t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
-        t.fp32 = resident * static_cast<double>(w.flops.other) / r.fp32;
+        // Integer instructions (fused dropout's hashes and compares) on the same pipe, one a lane
+        // per FMA slot: the calibration has no integer benchmark, and the FP32 pipe is the closest
+        // it measures (docs/time_model.md, "Fused dropout").
+        t.fp32 = resident * static_cast<double>(saturating_add(w.flops.other, w.integer_ops)) / r.fp32;
         // Two barriers per tile step (tiles loaded; tiles consumed), and the load latency a block
         // waits for: once when its stages stream ahead, at every step otherwise.
         t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;

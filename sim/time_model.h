@@ -79,6 +79,9 @@ struct BlockWork {
   int64_t step_read_bytes = 0;  // bytes one tile step loads (bytes in flight per block)
   int64_t dependent_load_rounds = 0;  // round trips to memory its steps wait for in turn (sim/kernel_catalog.h)
   int64_t dependent_read_bytes = 0;   // the bytes those round trips bring
+  // Integer instructions beside the FLOPs (fused dropout's keep decisions, sim/flops_model.h), on
+  // the fp32 pipe with the other FLOPs (docs/time_model.md, "Fused dropout").
+  int64_t integer_ops = 0;
 };
 
 }  // namespace flashio::sim

@@ -75,11 +75,25 @@ TEST_CASE("M < d is an error naming --sram") {
 }
 
 TEST_CASE("a configuration the model refuses is an error naming the option that sets it") {
-  check_rejected({{"simulate", "--algo", "flash2", "--mask"}, "--mask: "});
-  check_rejected({{"simulate", "--algo", "flash1", "--dropout", "0.1"}, "--dropout: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--mask", "--causal"}, "--mask: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--dropout", "0.1", "--splits", "2"}, "--dropout: "});
+  check_rejected({{"simulate", "--algo", "flash1", "--dropout", "0.1", "--window-left", "8"}, "--dropout: "});
   check_rejected({{"simulate", "--algo", "flash2", "--seqlen", "4096", "--count", "execute"},
                   "--count: "});
   check_rejected({{"explain", "--seqlen", "10", "--row", "10"}, "--row: "});
+}
+
+TEST_CASE("flash1 and flash2 take --dropout (fused into their tiles), forward and backward, causal too") {
+  const CliResult r = run_binary({"simulate", "--algo", "flash1,flash2", "--dropout", "0,0.1", "--pass", "fwdbwd",
+                                  "--causal=0,1", "--seqlen", "512", "--format", "csv"});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  // A total row for each algorithm × dropout × causal.
+  std::istringstream lines(r.out);
+  int totals = 0;
+  for (std::string line; std::getline(lines, line);)
+    totals += line.rfind("model,flash1,fwdbwd,total,", 0) == 0 || line.rfind("model,flash2,fwdbwd,total,", 0) == 0;
+  CHECK(totals == 2 * 2 * 2);
 }
 
 TEST_CASE("a sweep in which no configuration can exist is an error") {
@@ -230,6 +244,13 @@ TEST_CASE("a paged KV cache: --page-size rejects sizes that are not multiples of
   CHECK(r.out.find(",2,1000,1,1,0,,") != std::string::npos);
 }
 
+namespace {
+std::vector<flashio::sim::Row> csv_rows(const std::string& text) {
+  std::istringstream in(text);
+  return flashio::sim::read_rows_csv(in, "output");
+}
+}  // namespace
+
 TEST_CASE("per-sequence key lengths: --lengths rejects unreadable files, bad lines, a count other than B, lengths "
           "beyond --seqlen-k, other algorithms and explain naming the option, and its rows carry the file") {
   TempDir dir;
@@ -243,8 +264,10 @@ TEST_CASE("per-sequence key lengths: --lengths rejects unreadable files, bad lin
                   "--lengths"});
   check_rejected({{"simulate", "--algo", "flash2", "--batch", "2", "--seqlen-k", "2048", "--lengths", good.string()},
                   "--lengths"});
-  check_rejected({{"simulate", "--algo", "flash1", "--batch", "2", "--seqlen-k", "4096", "--seqlen", "4096", "--lengths",
+  check_rejected({{"simulate", "--algo", "standard", "--batch", "2", "--seqlen-k", "4096", "--seqlen", "4096", "--lengths",
                    good.string()},
+                  "--lengths"});
+  check_rejected({{"simulate", "--algo", "blocksparse", "--batch", "2", "--seqlen", "4096", "--lengths", good.string()},
                   "--lengths"});
   const auto small = dir / "small.txt";
   write_file(small, "16\n8\n");
@@ -255,14 +278,64 @@ TEST_CASE("per-sequence key lengths: --lengths rejects unreadable files, bad lin
                                       "4096", "--lengths", good.string(), "--format", "csv"});
   REQUIRE(r.status == 0);
   CHECK(r.out.find("," + good.string() + ",") != std::string::npos);
+  // flash1 and flash2 take them in both passes; a sweep with standard skips it there.
+  const CliResult both = run_in_process({"simulate", "--algo", "standard,flash1,flash2", "--batch", "2", "--seqlen", "4096",
+                                         "--lengths", good.string(), "--pass", "fwd,bwd,fwdbwd", "--format", "csv"});
+  REQUIRE(both.status == 0);
+  CHECK(both.err.empty());
+  std::istringstream lines(both.out);
+  int totals = 0, standard = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const bool total = line.find(",total,") != std::string::npos;
+    totals += total;
+    standard += total && line.rfind("model,standard,", 0) == 0;
+  }
+  CHECK(totals == 2 * 3);
+  CHECK(standard == 0);
 }
 
-namespace {
-std::vector<flashio::sim::Row> csv_rows(const std::string& text) {
-  std::istringstream in(text);
-  return flashio::sim::read_rows_csv(in, "output");
+TEST_CASE("key padding: --mask runs in flash1 and flash2 as the built-in key lengths, forward and backward, its rows "
+          "carry mask=1, and with causal, --lengths or blocksparse it is an error naming --mask") {
+  TempDir dir;
+  const auto lengths = dir / "lengths.txt";
+  write_file(lengths, "300\n263\n225\n188\n");  // the built-in 300 - floor(b*300/8) of B = 4
+  for (const std::string algo : {"flash1", "flash2"}) {
+    INFO(algo);
+    const std::vector<std::string> base = {"simulate", "--algo", algo, "--batch", "4", "--heads", "2", "--seqlen", "300",
+                                           "--headdim", "64", "--pass", "fwdbwd", "--format", "csv"};
+    auto with = [&](std::vector<std::string> extra) {
+      std::vector<std::string> args = base;
+      args.insert(args.end(), extra.begin(), extra.end());
+      return run_in_process(args);
+    };
+    const CliResult mask = with({"--mask"}), file = with({"--lengths", lengths.string()}), none = with({});
+    REQUIRE(mask.status == 0);
+    REQUIRE(file.status == 0);
+    REQUIRE(none.status == 0);
+    CHECK(mask.err.empty());
+    const std::vector<flashio::sim::Row> m = csv_rows(mask.out), f = csv_rows(file.out), n = csv_rows(none.out);
+    REQUIRE(m.size() == f.size());
+    REQUIRE(m.size() == n.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+      CHECK(m[i].mask == 1);
+      CHECK(f[i].mask == 0);
+      CHECK(m[i].lengths.empty());
+      CHECK(m[i].io_read_bytes == f[i].io_read_bytes);  // the same key lengths
+      CHECK(m[i].io_write_bytes == f[i].io_write_bytes);
+      CHECK(m[i].flops == f[i].flops);
+      CHECK(m[i].time_ms == f[i].time_ms);
+    }
+    CHECK(*m.back().io_read_bytes < *n.back().io_read_bytes);  // padding skips keys
+    CHECK(*m.back().flops < *n.back().flops);                  // the convention counts each sequence's own keys
+    check_rejected({{"simulate", "--algo", algo, "--mask", "--causal"}, "--mask: causal"});
+    check_rejected({{"simulate", "--algo", algo, "--batch", "4", "--seqlen", "300", "--mask", "--lengths", lengths.string()},
+                    "--mask: "});
+    check_rejected({{"explain", "--algo", algo, "--batch", "2", "--seqlen", "16", "--headdim", "4", "--sram", "1KiB",
+                     "--mask"},
+                    "--mask: "});
+  }
+  check_rejected({{"simulate", "--algo", "blocksparse", "--mask"}, "--mask: "});
 }
-}  // namespace
 
 TEST_CASE("split-KV: --splits best is the count the time model predicts fastest, auto or best naming a count "
           "already listed adds no row, and a count above 1 skips the other algorithms of the sweep") {

@@ -19,10 +19,11 @@ inline double max_error(const Matrix& a, const Matrix& b) {
 }
 
 // Every query head's O and lse as the dense reference gives them over its group's K and V, the
-// sequence's first keys_of(b) of them (per-sequence key lengths), causal as the problem is.
+// sequence's first sequence_keys(c, b) of them (per-sequence key lengths, the mask's padding in
+// flash1 and flash2 too), causal as the problem is.
 inline void check_forward_matches_reference(const Config& c, const ExecuteResult& r) {
   for (int64_t bh = 0; bh < c.problem.batch_heads(); ++bh) {
-    const int64_t len = c.problem.keys_of(bh / c.problem.heads);
+    const int64_t len = sequence_keys(c, bh / c.problem.heads);
     const HeadTensors& got = r.heads[static_cast<size_t>(bh)];
     const HeadTensors& first = r.heads[static_cast<size_t>(bh - bh % c.problem.group())];
     const Matrix k = first.k.topRows(len), v = first.v.topRows(len);

@@ -83,10 +83,27 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
       {"dropout 1.5", Field::dropout, [&] { problem_with([](Problem& p) { p.dropout = 1.5; }); }},
       {"M = 0", Field::sram_bytes, [&] { config_with([](Config& c) { c.sram_bytes = 0; }); }},
       {"M < d", Field::sram_bytes, [&] { config_with([](Config& c) { c.sram_bytes = 70; }); }},
-      {"mask with flash2", Field::mask,
-       [&] { config_with([](Config& c) { c.problem.mask = true; }); }},
-      {"dropout with flash2", Field::dropout,
-       [&] { config_with([](Config& c) { c.problem.dropout = 0.1; }); }},
+      {"mask with flash2 and causal", Field::mask,
+       [&] { config_with([](Config& c) { c.problem.mask = true, c.problem.causal = true; }); }},
+      {"mask with flash1 and key lengths", Field::mask, [&] {
+         config_with([](Config& c) {
+           c.algo = Algo::flash1, c.problem.mask = true;
+           c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>(c.problem.batch, 50)), "x"};
+         });
+       }},
+      {"mask with blocksparse", Field::mask,
+       [&] { config_with([](Config& c) { c.algo = Algo::blocksparse, c.problem.mask = true; }); }},
+      {"explain with mask", Field::mask, [&] { explain_with([](Config& c) { c.problem.mask = true; }, 0); }},
+      {"dropout with splits", Field::dropout,
+       [&] { config_with([](Config& c) { c.problem.dropout = 0.1, c.splits = 2; }); }},
+      {"dropout with a window", Field::dropout,
+       [&] { config_with([](Config& c) { c.problem.dropout = 0.1, c.problem.window_left = 8; }); }},
+      {"dropout with blocksparse", Field::dropout, [&] {
+         config_with([](Config& c) {
+           c.problem.dropout = 0.1, c.algo = Algo::blocksparse, c.block_mask = {"banded:1"};
+         });
+       }},
+      {"explain with dropout", Field::dropout, [&] { explain_with([](Config& c) { c.problem.dropout = 0.1; }, 0); }},
       {"splits 0", Field::splits, [&] { config_with([](Config& c) { c.splits = 0; }); }},
       {"splits beyond the key tiles", Field::splits, [&] { config_with([](Config& c) { c.splits = 1000; }); }},
       {"splits with flash1", Field::splits,
@@ -103,9 +120,9 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
            c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>(c.problem.batch + 1, 1)), "x"};
          });
        }},
-      {"key lengths with flash1", Field::key_lengths, [&] {
+      {"key lengths with standard", Field::key_lengths, [&] {
          config_with([](Config& c) {
-           c.algo = Algo::flash1;
+           c.algo = Algo::standard;
            c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>(c.problem.batch, 1)), "x"};
          });
        }},

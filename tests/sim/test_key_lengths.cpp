@@ -119,8 +119,8 @@ TEST_CASE("key lengths: the L2 model reads each sequence's own keys once", "[len
   CHECK(dram_read <= 1.05 * static_cast<double>(kv_bytes));
 }
 
-TEST_CASE("key lengths: a count other than B, a length outside 1..Nk, causal lengths below Nq, another algorithm or "
-          "a backward are refused naming key_lengths",
+TEST_CASE("key lengths: a count other than B, a length outside 1..Nk, causal lengths below Nq, standard or "
+          "blocksparse are refused naming key_lengths, and flash1 and the backward take them",
           "[lengths]") {
   auto refusal = [](const Config& c) { return test::refusal_of(c, Field::key_lengths); };
   Config c = lengths_config(4, 2, 3, 100, {100, 50, 3}, 16, 32, true, true);
@@ -138,10 +138,19 @@ TEST_CASE("key lengths: a count other than B, a length outside 1..Nk, causal len
   CHECK(refusal(c) == "accepted");
   Config bwd = c;
   bwd.problem.pass = Pass::fwdbwd;
-  CHECK_THAT(refusal(bwd), Catch::Contains("flash2's forward only"));
+  CHECK(refusal(bwd) == "accepted");
   Config f1 = c;
   f1.algo = Algo::flash1;
-  CHECK_THAT(refusal(f1), Catch::Contains("flash2's forward only"));
+  CHECK(refusal(f1) == "accepted");
+  f1.problem.pass = Pass::bwd;
+  CHECK(refusal(f1) == "accepted");
+  Config standard = c;
+  standard.algo = Algo::standard;
+  CHECK_THAT(refusal(standard), Catch::Contains("standard pads the keys with its mask pass"));
+  Config sparse = c;
+  sparse.algo = Algo::blocksparse;
+  sparse.problem.kv_heads = 0, sparse.problem.seqlen_k = 0, sparse.problem.seqlen = 100;
+  CHECK_THAT(refusal(sparse), Catch::Contains("not over a block mask"));
 }
 
 TEST_CASE("key lengths files: one positive integer a line, blank and # lines skipped, a bad line refused by "

@@ -215,7 +215,7 @@ TEST_CASE("the tile grid and a block mask are capped before anything is allocate
   REQUIRE(side * side == kMaxMaskBlocks);
   const SimResult r = simulate(c, CountMethod::formula);
   const int64_t tiles = 3 * (int64_t{1} << 12) - 2;  // a band of width 1 on 2^12 × 2^12 tiles
-  CHECK(r.total.flops.tensor == flops_model::flash2_fwd_tile(256, 256, 16).tensor * tiles);
+  CHECK(r.total.flops.tensor == flops_model::flash2_fwd_tile(256, 256, 16, false).tensor * tiles);
 }
 
 TEST_CASE("walk, cache and execute refuse work past their limits before starting", "[limits]") {

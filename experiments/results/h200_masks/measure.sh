@@ -7,10 +7,11 @@
 #   experiments/results/h200_masks/measure.sh BIN OUT PART
 # PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows) for
 # windows; blocksparse and validate-blocksparse the same for block-sparse masks (PASSES=fwd or bwd
-# in the environment: validate one pass); dropout and validate-dropout the same for fused dropout.
+# in the environment: validate one pass); dropout and validate-dropout the same for fused dropout,
+# validate-padding for key padding; fig2 the paper's Figure 2, left (experiments/fig2_left.cfg).
 set -u
 if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
-  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout (BIN holding flashio, OUT an existing folder)" >&2
+  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout|validate-padding|fig2 (BIN holding flashio, OUT an existing folder)" >&2
   exit 2
 fi
 BIN=$1
@@ -127,5 +128,41 @@ if [ "$PART" = validate-dropout ]; then
   step done
   exit 0
 fi
-echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout" >&2
+if [ "$PART" = validate-padding ]; then
+  # Key padding (--mask: the built-in lengths) with and without dropout 0.1, flash1 and flash2,
+  # B 4, N = 1000 and 4096, d 64 and 128: 32 kernel=total rows; then flash1 without dropout at
+  # validate-dropout's shapes (is a dram miss there dropout's?).
+  for pass in ${PASSES:-fwd bwd}; do
+    for algo in flash1 flash2; do
+      step "validate $pass $algo mask"
+      timeout 150 "$BIN/flashio" validate --algo $algo --mask --dropout 0,0.1 --batch 4 --heads 16 --seqlen 1000,4096 \
+        --headdim 64,128 --pass $pass --format csv \
+        --measured-out "$OUT/validate_${pass}_${algo}_mask_measured.csv" \
+        --predicted-out "$OUT/validate_${pass}_${algo}_mask_predicted.csv" \
+        > "$OUT/validate_${pass}_${algo}_mask.csv" 2> "$OUT/validate_${pass}_${algo}_mask.err"
+      echo "rc=$?" >> "$OUT/validate_${pass}_${algo}_mask.err"
+    done
+    step "validate $pass flash1 no dropout"
+    timeout 150 "$BIN/flashio" validate --algo flash1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128 \
+      --causal 0,1 --pass $pass --format csv > "$OUT/validate_${pass}_flash1_plain.csv" 2> "$OUT/validate_${pass}_flash1_plain.err"
+    echo "rc=$?" >> "$OUT/validate_${pass}_flash1_plain.err"
+  done
+  step done
+  exit 0
+fi
+if [ "$PART" = fig2 ]; then
+  # The paper's Figure 2, left (experiments/fig2_left.cfg) on the H200: time (bench) and HBM bytes
+  # (profile's dram counters), standard, flash1 and flash2, dropout 0.1 and the key-padding mask.
+  step "fig2 bench"
+  timeout 200 "$BIN/flashio" bench --config experiments/fig2_left.cfg --hw h200 --repeats 10 --format csv \
+    --out "$OUT/fig2_bench.csv" > "$OUT/fig2.log" 2>&1
+  echo "rc=$?" >> "$OUT/fig2.log"
+  step "fig2 profile"
+  timeout 200 "$BIN/flashio" profile --config experiments/fig2_left.cfg --hw h200 --repeats 10 --format csv \
+    --out "$OUT/fig2_profile.csv" >> "$OUT/fig2.log" 2>&1
+  echo "rc=$?" >> "$OUT/fig2.log"
+  step done
+  exit 0
+fi
+echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout, validate-padding, fig2" >&2
 exit 2
