@@ -188,17 +188,6 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
   try {
     State& st = *state_;
     st.config = config;
-    // flash1's and flash2's key-padding mask (--mask) is per-sequence key lengths, the built-in
-    // len_b = Nk − ⌊b·Nk / (2B)⌋ standard's mask pass uses (docs/kernels.md, "Fused dropout and
-    // key padding"), which their kernels skip and mask as any key lengths.
-    if (config.mask && config.algo != Algo::standard) {
-      if (!config.key_lengths.empty()) fail("mask: the built-in padding lengths or key_lengths, not both");
-      if (config.causal)
-        fail("mask: causal aligns each sequence's last query with its last key, so flash1 and flash2 take the built-in "
-             "padding lengths (below N) without causal");
-      const int64_t keys = keys_of(config);
-      for (int64_t b = 0; b < config.batch; ++b) st.config.key_lengths.push_back(keys - b * keys / (2 * config.batch));
-    }
     const AttentionConfig& c = st.config;
     if (c.batch < 1 || c.batch > 65535) fail("batch: must be 1..65535 (got " + std::to_string(c.batch) + ")");
     if (c.heads < 1 || c.heads > 65535) fail("heads: must be 1..65535 (got " + std::to_string(c.heads) + ")");
@@ -209,6 +198,17 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     if (hkv < 1 || c.heads % hkv != 0)
       fail("kv_heads: must divide heads = " + std::to_string(c.heads) + " (got " + std::to_string(hkv) + ")");
     if (nk < 1 || nk > (1 << 24)) fail("seqlen_k: must be 1..16777216 (got " + std::to_string(nk) + ")");
+    // flash1's and flash2's key-padding mask (--mask) is per-sequence key lengths, the built-in
+    // len_b = Nk − ⌊b·Nk / (2B)⌋ standard's mask pass uses (docs/kernels.md, "Fused dropout and
+    // key padding"), which their kernels skip and mask as any key lengths (B and Nk checked above).
+    if (c.mask && c.algo != Algo::standard) {
+      if (!c.key_lengths.empty()) fail("mask: the built-in padding lengths or key_lengths, not both");
+      if (c.causal)
+        fail("mask: causal aligns each sequence's last query with its last key, so flash1 and flash2 take the built-in "
+             "padding lengths (below N) without causal");
+      if (!c.block_mask.empty()) fail("mask: the block-sparse kernels take no key padding");
+      for (int64_t b = 0; b < c.batch; ++b) st.config.key_lengths.push_back(nk - b * nk / (2 * c.batch));
+    }
     if (c.causal && nk < c.seqlen)
       fail("seqlen_k: causal aligns bottom-right, so it needs seqlen_k >= seqlen = " + std::to_string(c.seqlen) +
            " (got " + std::to_string(nk) + ")");

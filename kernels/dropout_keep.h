@@ -11,7 +11,7 @@
 // φ = 0x9E3779B9 (odd, so the draws of one row's pairs are distinct); key 2c takes the draw's low
 // 16 bits, key 2c + 1 its high 16 bits, and is kept when they are ≥ the threshold round(p·2^16).
 // The probability used is therefore p rounded to a multiple of 2^-16 (p = 0.1 → 6554 / 65536 =
-// 0.1000061), and kept probabilities are scaled by 1 / (1 − that).
+// 0.1000061; any p > 0 at least 2^-16), and kept probabilities are scaled by 1 / (1 − that).
 // A forward thread holds pairs of adjacent keys of a row (the mma accumulator layout), so it
 // computes one draw per two probabilities.
 #pragma once
@@ -56,10 +56,12 @@ FLASHIO_HOST_DEVICE bool keeps(uint32_t draw, int64_t key, uint32_t threshold) {
   return (key & 1) ? keeps_odd(draw, threshold) : keeps_even(draw, threshold);
 }
 
-// round(p · 2^16) for p in [0, 1), at most 65535 (a kept fraction of at least 2^-16).
+// round(p · 2^16) for p in [0, 1), at least 1 when p > 0 (so that any p > 0 drops, as the
+// model counts it) and at most 65535 (a kept fraction of at least 2^-16); 0 only for p = 0.
 FLASHIO_HOST_DEVICE uint32_t threshold_of(double p) {
+  if (!(p > 0.0)) return 0u;
   const double t = p * kThresholdOne + 0.5;
-  return t >= 65535.0 ? 65535u : t <= 0.0 ? 0u : static_cast<uint32_t>(t);
+  return t >= 65535.0 ? 65535u : t < 1.0 ? 1u : static_cast<uint32_t>(t);
 }
 // The probability the rule drops with (p rounded), and the scale of what it keeps.
 FLASHIO_HOST_DEVICE double applied_probability(double p) { return threshold_of(p) / double(kThresholdOne); }

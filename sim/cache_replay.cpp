@@ -348,7 +348,7 @@ int64_t blocksparse_blocks_per_sm(const Config& c, KernelKind kind) {
   }
 }
 
-// Fused dropout (Problem::dropout > 0) runs flash1's and flash2's kDropout instances, which the
+// Fused dropout and key padding run flash1's and flash2's kDropout instances (runs_dropout_instance), which the
 // measured table (taken without dropout) does not have: their main kernels' occupancy is the
 // catalog's rule on dropout_registers, where those are known (0 otherwise: the instance is taken to
 // be as the measured one).
@@ -373,7 +373,7 @@ int64_t dropout_blocks_per_sm(const Config& c, KernelKind kind) {
 // the kernel; 0: the schedule's own figures.
 int64_t replay_occupancy(const Config& c, KernelKind kind) {
   if (algo_of(kind) == Algo::blocksparse) return blocksparse_blocks_per_sm(c, kind);
-  if (c.problem.dropout > 0)
+  if (runs_dropout_instance(c, kind))
     if (const int64_t b = dropout_blocks_per_sm(c, kind); b > 0) return b;
   return measured_blocks_per_sm(c, kind);
 }

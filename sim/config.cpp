@@ -107,6 +107,16 @@ void validate_page_size(int64_t page_size) {
                                              std::to_string(page_size) + ")");
 }
 
+bool runs_dropout_instance(const Config& c, KernelKind kind) {
+  switch (kind) {
+    case KernelKind::flash1_fwd:
+    case KernelKind::flash1_bwd:
+    case KernelKind::flash2_bwd: return c.problem.dropout > 0 || pads_keys(c);
+    case KernelKind::flash2_fwd: return c.problem.dropout > 0;
+    default: return false;
+  }
+}
+
 int64_t sequence_keys(const Config& c, int64_t b) {
   const Problem& p = c.problem;
   if (!p.key_lengths.empty()) return p.keys_of(b);

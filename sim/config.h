@@ -9,6 +9,7 @@
 
 #include "sim/block_mask.h"
 #include "sim/hardware.h"
+#include "sim/kernel_kind.h"
 #include "sim/problem.h"
 #include "sim/tensor.h"
 #include "sim/tiling.h"
@@ -85,6 +86,11 @@ inline bool takes_key_lengths(const Config& config) {
 inline bool pads_keys(const Config& config) {
   return !config.problem.key_lengths.empty() || (config.problem.mask && takes_key_lengths(config));
 }
+// Whether kernel `kind` of the configuration runs its instance for fused dropout and key padding
+// (BuiltKernel::dropout_registers): flash1's kernels and flash2's backward run it whenever dropout
+// or key lengths are given (kernels/flash1.cuh, flash2_bwd.cuh: FlashParams::seqlens_k set, even
+// with every length Nk), flash2's forward with dropout (with key lengths alone its KV-cache one).
+bool runs_dropout_instance(const Config& config, KernelKind kind);
 // Sequence b's keys as the configuration runs it: the one rule every model function of the tiled
 // algorithms reads (Nk without padding).
 int64_t sequence_keys(const Config& config, int64_t b);

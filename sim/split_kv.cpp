@@ -17,8 +17,14 @@ int64_t forward_key_tiles(const Config& c) {
   return c.tiling.block_c > 0 ? ceil_div(c.problem.keys(), c.tiling.block_c) : 0;
 }
 
+namespace {
+// The kernels split only a forward without fused dropout or a window (sim/config.cpp refuses the
+// others): one split there, whatever the grid.
+bool splits_built(const Config& c) { return c.problem.dropout <= 0.0 && !c.problem.windowed(); }
+}  // namespace
+
 int64_t auto_splits(const Config& c) {
-  if (c.algo != Algo::flash2 || c.tiling.block_r <= 0 || c.tiling.block_c <= 0) return 1;
+  if (c.algo != Algo::flash2 || c.tiling.block_r <= 0 || c.tiling.block_c <= 0 || !splits_built(c)) return 1;
   const TileGrid g = tile_grid(c, c.gqa_pack);
   const double blocks = static_cast<double>(grid_heads(c.problem, c.gqa_pack)) * static_cast<double>(g.tr);
   const double sms = static_cast<double>(std::max<int64_t>(c.hw.sm_count, 1));
@@ -40,7 +46,7 @@ int64_t auto_splits(const Config& c) {
 }
 
 int64_t best_splits(const Config& c) {
-  if (c.algo != Algo::flash2 || c.tiling.block_c <= 0) return 1;
+  if (c.algo != Algo::flash2 || c.tiling.block_c <= 0 || !splits_built(c)) return 1;
   if (const std::vector<std::string> missing = missing_calibration(c); !missing.empty()) {
     std::string names;
     for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;

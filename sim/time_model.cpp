@@ -122,14 +122,14 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // a group's stacked rows (kernels/key_limits.cuh).
     // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
     // paged instance (kPaged), a window's left side its window instance (kWindow), blocksparse
-    // its block-sparse instance (kSparse), dropout its fused-dropout instance (kDropout).
+    // its block-sparse instance (kSparse), dropout and key lengths its instance for them (kDropout).
     KernelInstance instance;
     instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
     instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
     instance.paged = config.page_size > 0 && pass_of(k.kind) == Pass::fwd;
     instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
     instance.sparse = algo_of(k.kind) == Algo::blocksparse;     // a block mask its block-sparse instances (kSparse)
-    instance.dropout = config.problem.dropout > 0;              // fused dropout its kDropout instances
+    instance.dropout = runs_dropout_instance(config, k.kind);  // fused dropout and key padding: kDropout
     f.blocks_per_sm = built_blocks_per_sm(*b, main_kernel_kind(*b), config.hw, instance);
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed

@@ -182,25 +182,23 @@ TEST_CASE("dropout: a key's decision is a pure function of (seed, head, query, k
   CHECK((execute(a, 6).heads[0].o - ra.heads[0].o).norm() > 1e-6);
 }
 
-TEST_CASE("dropout: p = 0 is no dropout, and a p that rounds to a threshold of 0 drops nothing: its outputs are "
-          "exactly those of p = 0",
+TEST_CASE("dropout: p = 0 is no dropout, and any p > 0 drops with at least 2^-16 (the kernels run their dropout "
+          "instances for it, as the model counts): p = 1e-6 keeps the threshold 1",
           "[dropout][execute]") {
   Problem p;
   p.seqlen = 40;
   CHECK(dropout_multipliers(p, 0, 1) == Matrix::Ones(40, 40));
+  CHECK(dropout::threshold_of(0.0) == 0);
+  CHECK(dropout::threshold_of(1e-6) == 1);
+  CHECK(dropout::applied_probability(1e-6) == 1.0 / 65536);
   for (Algo algo : {Algo::flash1, Algo::flash2}) {
     const Config none = dropout_config(algo, Pass::fwdbwd, kShapes[2], true, 0.0);
     Config tiny = none;
     tiny.problem.dropout = 1e-6;
-    REQUIRE(dropout::threshold_of(tiny.problem.dropout) == 0);
+    // The same bytes and the same lse (from every probability, dropped or not); O is the dropout's.
     const ExecuteResult a = execute(none, 3), b = execute(tiny, 3);
-    for (size_t h = 0; h < a.heads.size(); ++h) {
-      CHECK(a.heads[h].o == b.heads[h].o);
-      CHECK(a.heads[h].lse == b.heads[h].lse);
-      CHECK(a.heads[h].dq == b.heads[h].dq);
-      CHECK(a.heads[h].dk == b.heads[h].dk);
-      CHECK(a.heads[h].dv == b.heads[h].dv);
-    }
+    for (size_t h = 0; h < a.heads.size(); ++h) CHECK(a.heads[h].lse == b.heads[h].lse);
+    for (size_t k = 0; k < a.kernels.size(); ++k) CHECK(a.kernels[k].counts.bytes == b.kernels[k].counts.bytes);
   }
 }
 
