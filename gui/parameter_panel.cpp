@@ -173,9 +173,9 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   lengths_file_ = new QLineEdit();
   lengths_file_->setPlaceholderText("every sequence Nk keys");
   lengths_file_->setToolTip(
-      "Per-sequence key lengths (flash2's forward only, pass fwd): a file of one key length per line, one "
-      "line per sequence (B of them, each 1 to Nk, the cache's keys), as a KV cache whose sequences differ "
-      "in length. Each sequence visits only its own key tiles; causal aligns its last query with its last "
+      "Per-sequence key lengths (flash1 and flash2, forward and backward): a file of one key length per line, "
+      "one line per sequence (B of them, each 1 to Nk), as a KV cache whose sequences differ in length or a "
+      "padded batch. Each sequence visits only its own key tiles; causal aligns its last query with its last "
       "key. Empty: every sequence has Nk keys.");
   block_mask_ = new QLineEdit("banded:2");
   block_mask_->setToolTip("blocksparse's block mask, on blocks of 128 × 128 tokens whatever the tiling "

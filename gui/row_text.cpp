@@ -112,6 +112,7 @@ int64_t expected_splits(const sim::Row& row, const ProblemKey& key) {
 bool row_matches(const sim::Row& row, const ProblemKey& key) {
   const bool grouped = key.kv_heads != key.heads;
   const bool reads_cache = row.algo == sim::RowAlgo::flash2 && row.pass == sim::Pass::fwd;  // sim::reads_kv_cache
+  const bool takes_lengths = row.algo == sim::RowAlgo::flash1 || row.algo == sim::RowAlgo::flash2;  // sim::takes_key_lengths
   return row.is_total() && row.batch == key.batch && row.heads == key.heads &&
          row.seqlen == key.seqlen && row.headdim == key.headdim && row.dtype == key.dtype &&
          row.pass == key.pass && row.causal == key.causal && row.window_left == key.window_left &&
@@ -121,7 +122,7 @@ bool row_matches(const sim::Row& row, const ProblemKey& key) {
          resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
          (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0)) &&
          std::max<int64_t>(row.splits, 1) == expected_splits(row, key) &&
-         row.page_size == (reads_cache ? key.page_size : 0) && row.lengths == (reads_cache ? key.lengths : std::string());
+         row.page_size == (reads_cache ? key.page_size : 0) && row.lengths == (takes_lengths ? key.lengths : std::string());
 }
 
 }  // namespace flashio::gui

@@ -426,10 +426,10 @@ void TilingView::rebuild() {
   rows_.clear();
   try {
     // The traced sequence is sequence 0 (of a batch of one): with a lengths file it has the
-    // file's first length where the charts' Configs read the file (config_of: sim::reads_kv_cache),
+    // file's first length where the charts' Configs read the file (config_of: sim::takes_key_lengths),
     // and a file sim cannot read is its refusal. sim::explain refuses key lengths today, and the
     // view shows its reason as for any configuration it cannot trace.
-    if (!lengths_file_.empty() && sim::reads_kv_cache(config)) {
+    if (!lengths_file_.empty() && sim::takes_key_lengths(config)) {
       const sim::KeyLengths all = sim::read_key_lengths(lengths_file_);
       if (all.values && !all.values->empty())
         config.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(1, all.values->front()), all.source};

@@ -82,12 +82,12 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   config.gqa_pack = params.gqa_pack;
   config.splits = resolved_splits(config, params.splits);
-  // The page size and the lengths file for the Configs that read a KV cache (sim::reads_kv_cache);
-  // the others read whole contiguous K and V.
-  if (sim::reads_kv_cache(config)) {
-    config.page_size = params.page_size;
-    if (!params.lengths_file.empty()) config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
-  }
+  // The page size for the Configs that read a KV cache (sim::reads_kv_cache); the lengths file for
+  // those that take per-sequence key lengths (sim::takes_key_lengths: flash1 and flash2, both
+  // passes); the others read whole contiguous K and V.
+  if (sim::reads_kv_cache(config)) config.page_size = params.page_size;
+  if (sim::takes_key_lengths(config) && !params.lengths_file.empty())
+    config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
   return config;
 }
 

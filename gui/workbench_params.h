@@ -41,7 +41,7 @@ struct WorkbenchParams {
   // (sim::reads_kv_cache: flash2's forward; the panel's tooltip says so).
   int64_t page_size = 0;
   // Per-sequence key lengths (docs/shapes.md): the file of one key length per sequence, read by
-  // config_of for flash2's forward Configs only (sim::read_key_lengths; a bad file throws
+  // config_of for flash1's and flash2's Configs (sim::takes_key_lengths; sim::read_key_lengths; a bad file throws
   // sim::InvalidInput naming Field::key_lengths); empty: every sequence Nk keys.
   std::string lengths_file;
   std::string hw_name = "h200";

@@ -418,7 +418,7 @@ TEST_CASE("the tiling view takes the panel's dropout and key padding, and shows 
         CHECK(c.problem.dropout == k.dropout);
         CHECK(c.problem.mask == k.mask);
         // The lengths file reaches the Configs that read it (config_of's rule), as in the charts.
-        CHECK(c.problem.key_lengths.empty() == (k.lengths_file.empty() || !sim::reads_kv_cache(c)));
+        CHECK(c.problem.key_lengths.empty() == (k.lengths_file.empty() || !sim::takes_key_lengths(c)));
         CHECK(view->step_count() <= dense_steps);
       } else {
         CHECK(error.startsWith(QString::fromUtf8(k.label) + ": "));

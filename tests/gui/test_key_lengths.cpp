@@ -1,5 +1,5 @@
 // Per-sequence key lengths in the workbench (docs/gui.md, "Per-sequence key lengths"): the panel's
-// lengths file reaches flash2's forward Configs only, a file sim refuses is the panel's problem
+// lengths file reaches flash1's and flash2's Configs (both passes), a file sim refuses is the panel's problem
 // (in red, nothing stale drawn), and the path is saved, restored and parsed.
 #include <catch2/catch.hpp>
 
@@ -19,7 +19,8 @@
 using namespace flashio;
 using namespace flashio::gui;
 
-TEST_CASE("the panel's lengths file reaches flash2's forward Configs only, and a bad one is the panel's problem",
+TEST_CASE("the panel's lengths file reaches flash1's and flash2's Configs, forward and backward, not standard's, and a "
+          "bad one is the panel's problem",
           "[gui][lengths]") {
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
@@ -39,10 +40,11 @@ TEST_CASE("the panel's lengths file reaches flash2's forward Configs only, and a
   REQUIRE(!flash2.problem.key_lengths.empty());
   CHECK(flash2.problem.key_lengths.values->size() == 8);
   CHECK(flash2.problem.key_lengths.source == good);
-  CHECK(current_config(p, sim::Algo::flash1).problem.key_lengths.empty());
+  CHECK(current_config(p, sim::Algo::flash1).problem.key_lengths.source == good);
+  CHECK(current_config(p, sim::Algo::standard).problem.key_lengths.empty());
   WorkbenchParams fwdbwd = p;
   fwdbwd.problem.pass = sim::Pass::fwdbwd;
-  CHECK(current_config(fwdbwd, sim::Algo::flash2).problem.key_lengths.empty());
+  CHECK(current_config(fwdbwd, sim::Algo::flash2).problem.key_lengths.source == good);
 
   p.algos = {sim::Algo::flash2};
   const WorkbenchData data = compute_workbench(p);
