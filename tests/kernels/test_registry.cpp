@@ -68,8 +68,16 @@ TEST_CASE("unsupported head dimension, dtype spelling and flash's mask with caus
   c.mask = true;  // flash's mask is the built-in key lengths, which causal cannot take
   c.causal = true;
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("mask"));
-  c.mask = false;
   c.causal = false;
+  c.block_mask.block_tokens = 128, c.block_mask.blocks = 1, c.block_mask.bits = {1};  // nor the block-sparse kernels
+  c.algo = fk::Algo::flash2;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("mask"));
+  c.block_mask = {};
+  c.batch = int64_t{1} << 40;  // the built-in lengths are made only after B is checked
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("batch"));
+  c.batch = 1;
+  c.algo = fk::Algo::flash1;
+  c.mask = false;
   c.seqlen = 0;
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("seqlen"));
 }

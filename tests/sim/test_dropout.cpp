@@ -18,6 +18,7 @@
 #include "sim/kernel_catalog.h"
 #include "sim/schedule.h"
 #include "sim/simulate.h"
+#include "sim/split_kv.h"
 #include "sim/time_model.h"
 #include "matrix_error.h"
 #include "tiled_config.h"
@@ -393,4 +394,37 @@ TEST_CASE("dropout: flash1 and flash2 allow it with causal, grouped-query attent
   standard.algo = Algo::standard;
   standard.problem.mask = true;
   CHECK(test::refusal_of(standard, Field::dropout) == "accepted");
+}
+
+TEST_CASE("dropout: --splits auto and best keep one split (the fused-dropout kernels are built without splits), where "
+          "without dropout they would split a decode",
+          "[dropout][splits]") {
+  // One query against a long cache: a handful of blocks on 132 SMs, so auto splits without dropout.
+  Config c = test::shaped_config(Algo::flash2, Pass::fwd, 1, 2, 2, 1, 16384, 64, 128, 64, false, true);
+  REQUIRE(auto_splits(c) > 1);
+  c.problem.dropout = 0.1;
+  CHECK(auto_splits(c) == 1);
+  CHECK(best_splits(c) == 1);
+  c.splits = auto_splits(c);
+  CHECK_NOTHROW(validate(c));
+}
+
+TEST_CASE("dropout: the kernels' instance for fused dropout and key padding is the one the models take: flash1's "
+          "kernels and flash2's backward with dropout or any key lengths, flash2's forward with dropout only",
+          "[dropout][lengths]") {
+  Config c = dropout_config(Algo::flash1, Pass::fwdbwd, kShapes[0], false, 0.0);
+  for (KernelKind k : {KernelKind::flash1_fwd, KernelKind::flash1_bwd, KernelKind::flash2_fwd, KernelKind::flash2_bwd})
+    CHECK_FALSE(runs_dropout_instance(c, k));
+  c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{97, 97}), "test"};
+  CHECK(runs_dropout_instance(c, KernelKind::flash1_fwd));  // every length Nk still passes seqlens_k
+  CHECK(runs_dropout_instance(c, KernelKind::flash1_bwd));
+  CHECK(runs_dropout_instance(c, KernelKind::flash2_bwd));
+  CHECK_FALSE(runs_dropout_instance(c, KernelKind::flash2_fwd));  // its KV-cache instance
+  CHECK_FALSE(runs_dropout_instance(c, KernelKind::flash2_bwd_preprocess));
+  c.problem.key_lengths = {};
+  c.problem.mask = true;  // flash's --mask: the built-in lengths
+  CHECK(runs_dropout_instance(c, KernelKind::flash1_bwd));
+  c.problem.mask = false;
+  c.problem.dropout = 0.1;
+  CHECK(runs_dropout_instance(c, KernelKind::flash2_fwd));
 }
