@@ -118,6 +118,13 @@ struct AttentionConfig {
   // (causal: ≥ Nq); sequence b attends to its first key_lengths[b] keys, and the backward's dK, dV
   // of its later keys are zero. Empty: every sequence has Nk.
   std::vector<int64_t> key_lengths;
+  // Variable-length batches (flash2, forward and backward; docs/kernels.md, "Variable-length
+  // batches"): key_lengths are the sequences' own lengths n_b (queries and keys alike, each 1 … seqlen),
+  // packed without padding: sequence b's (H, n_b, d) rows of Q, O, dO, dQ and (Hkv, n_b, d) of K, V,
+  // dK, dV follow sequence b − 1's (cumulative offsets cu_b = Σ_{b' < b} n_b', as FlashAttention-2's
+  // varlen API; its heads are innermost, ours outermost within a sequence), lse (H, n_b) likewise.
+  // Inputs and outputs (HostInputs, HostOutputs) are in that packed layout.
+  bool varlen = false;
   // A sliding window (as sim::Problem's, sim/key_band.h): query q sees keys q + o − window_left …
   // q + o + window_right, o = Nk − Nq; −1: that side unbounded. flash2 (forward and backward)
   // and standard; not with causal's own right side, splits, pages or key lengths.

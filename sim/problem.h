@@ -60,6 +60,12 @@ struct Problem {
   double dropout = 0.0;
   Pass pass = Pass::fwd;
   KeyLengths key_lengths;  // empty: every sequence has Nk keys
+  // Variable-length batches (docs/shapes.md, "Variable-length batches"): the sequences of
+  // key_lengths packed without padding, as FlashAttention-2's varlen API (cumulative offsets):
+  // sequence b has n_b = key_lengths[b] queries and keys (each 1 … N), and its (H, n_b, d) block of
+  // Q, O, dO, dQ (and (Hkv, n_b, d) of K, V, dK, dV) follows sequence b − 1's. false: the padded
+  // layout (B, H, N, d), where key_lengths are the key-padding mask's lengths. flash2 only.
+  bool varlen = false;
 
   // B·H; throws CountOverflow (sim/checked.h) when it does not fit in 64 bits.
   int64_t batch_heads() const { return checked_mul(batch, heads); }
