@@ -91,13 +91,16 @@ struct AttentionRun::State {
   const FlashImpl* fwd = nullptr;
   const FlashImpl* bwd = nullptr;
   int stats_stride = 0;
-  int64_t elements = 0;     // B·H·Nq·d: Q, O, dO, dQ
-  int64_t kv_elements = 0;  // B·Hkv·Nk·d: K, V, dK, dV
+  int64_t elements = 0;     // B·H·Nq·d: Q, O, dO, dQ (packed: H·T·d, T = Σ n_b)
+  int64_t kv_elements = 0;  // B·Hkv·Nk·d: K, V, dK, dV (packed: Hkv·T·d)
+  int64_t stats = 0;        // fp32 per query row: B·H·stats_stride (packed: H·T, no padding)
+  int longest = 0;          // packed: the longest sequence, the grids' bound
   DeviceBuffer q, k, v, dout, o, dq, dk, dv;
   DeviceBuffer lse, row_sum, row_max, delta, o_accum, dq_accum;  // fp32
   DeviceBuffer lse_accum;  // fp32, flash2 with splits > 1 (o_accum then holds the splits' O)
   DeviceBuffer k_pages, v_pages, block_table;  // a paged KV cache (config.page_size > 0)
   DeviceBuffer seqlens_k;                      // int32, per-sequence key lengths (config.key_lengths)
+  DeviceBuffer cu_seqlens;                     // int32, B + 1 cumulative lengths (config.varlen)
   // Block-sparse (config.block_mask): each pass's visited tiles (kernels/block_sparse_tiles.h),
   // int32 offsets then tiles in one allocation per pass.
   DeviceBuffer fwd_tile_lists, bwd_tile_lists;
@@ -110,7 +113,6 @@ struct AttentionRun::State {
   bool inputs_filled = false, forward_done = false, backward_done = false;
   std::string bwd_missing;  // why there is no backward kernel for this configuration
 
-  int64_t stats_elements() const { return config.batch * config.heads * stats_stride; }
   FlashParams flash_params() const {
     FlashParams p;
     p.batch = static_cast<int>(config.batch);
@@ -141,6 +143,11 @@ struct AttentionRun::State {
       p.page_size = static_cast<int>(pages.page_size), p.pages_per_seq = static_cast<int>(pages.pages_per_sequence);
     }
     if (!config.key_lengths.empty()) p.seqlens_k = static_cast<const int*>(seqlens_k.ptr);
+    if (config.varlen) {  // packed sequences (FlashParams::cu_seqlens): the grids span the longest
+      p.cu_seqlens = static_cast<const int*>(cu_seqlens.ptr);
+      p.seqlen = p.seqlen_k = longest;
+      p.causal_offset = 0;
+    }
     p.dout = dout.ptr, p.delta = delta.f32(), p.dq_accum = dq_accum.f32();
     p.dq = dq.ptr, p.dk = dk.ptr, p.dv = dv.ptr;
     if (fwd_tile_lists.ptr) {
@@ -231,11 +238,20 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       if (static_cast<int64_t>(c.key_lengths.size()) != c.batch)
         fail("key_lengths: one per sequence, B = " + std::to_string(c.batch) + " (got " + std::to_string(c.key_lengths.size()) + ")");
       for (const int64_t len : c.key_lengths)
-        if (len < 1 || len > nk || (c.causal && len < c.seqlen))
+        if (len < 1 || len > nk || (c.causal && !c.varlen && len < c.seqlen))
           fail("key_lengths: each must be 1 to Nk = " + std::to_string(nk) + (c.causal ? " and at least Nq with causal" : "") +
                " (got " + std::to_string(len) + ")");
     }
     const bool windowed = c.window_left >= 0 || c.window_right >= 0;
+    // Variable-length batches (docs/kernels.md, "Variable-length batches"): flash2's KV-cache
+    // forward and kDropout backward instances over packed sequences of key_lengths' lengths.
+    if (c.varlen) {
+      if (c.algo != Algo::flash2) fail("varlen: only the flash2 kernels take packed sequences (got " + to_string(c.algo) + ")");
+      if (c.key_lengths.empty()) fail("varlen: needs the sequences' lengths (key_lengths, one per sequence)");
+      if (nk != c.seqlen) fail("varlen: each sequence has as many keys as queries; allowed: seqlen_k = seqlen (or 0)");
+      if (c.mask || c.dropout > 0.0 || windowed || c.splits > 1 || c.page_size > 0 || !c.block_mask.empty())
+        fail("varlen: not built with the padding mask, dropout, a window, splits, a paged cache or a block mask");
+    }
     if (c.window_left < -1 || c.window_right < -1 || c.window_left > (1 << 24) || c.window_right > (1 << 24))
       fail("window: each side a number of keys 0..16777216, or -1 for none");
     if (windowed) {
@@ -308,6 +324,23 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
     st.stats_stride = round_up(static_cast<int>(c.seqlen), 32);
     st.elements = c.batch * c.heads * c.seqlen * c.headdim;
     st.kv_elements = c.batch * hkv * nk * c.headdim;
+    st.stats = c.batch * c.heads * st.stats_stride;
+    if (c.varlen) {
+      int64_t total = 0;
+      std::vector<int> cu(1, 0);
+      for (const int64_t len : c.key_lengths) {
+        total += len;
+        if (total > (int64_t(1) << 31) - 1)
+          fail("varlen: the sequences' offsets are int32, so Σ n_b ≤ 2147483647 (got more)");
+        cu.push_back(static_cast<int>(total));
+        st.longest = std::max(st.longest, static_cast<int>(len));
+      }
+      st.elements = c.heads * total * c.headdim;
+      st.kv_elements = hkv * total * c.headdim;
+      st.stats = c.heads * total;
+      st.cu_seqlens.allocate(cu.size() * sizeof(int));
+      FLASHIO_CUDA_CHECK(cudaMemcpy(st.cu_seqlens.ptr, cu.data(), cu.size() * sizeof(int), cudaMemcpyHostToDevice));
+    }
     for (DeviceBuffer* b : {&st.q, &st.dout, &st.o, &st.dq}) b->allocate(static_cast<size_t>(st.elements) * 2);
     for (DeviceBuffer* b : {&st.k, &st.v, &st.dk, &st.dv}) b->allocate(static_cast<size_t>(st.kv_elements) * 2);
     if (c.page_size > 0) {  // the pages and the table (sim/paged_kv.h); filled with the inputs
@@ -328,7 +361,7 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       st.seqlens_k.allocate(lengths.size() * sizeof(int));
       FLASHIO_CUDA_CHECK(cudaMemcpy(st.seqlens_k.ptr, lengths.data(), lengths.size() * sizeof(int), cudaMemcpyHostToDevice));
     }
-    const size_t stats = static_cast<size_t>(st.stats_elements()) * 4;
+    const size_t stats = static_cast<size_t>(st.stats) * 4;
     switch (c.algo) {
       case Algo::flash2:
         st.lse.allocate(stats);
@@ -494,7 +527,9 @@ HostOutputs AttentionRun::copy_outputs() const {
   const int n = static_cast<int>(c.seqlen);
   if (st.forward_done) {
     out.o = widen(st.o, c.dtype, st.elements);
-    if (c.algo == Algo::flash2) out.lse = unpad_stats(st.lse, bh, n, st.stats_stride);
+    if (c.algo == Algo::flash2)  // packed: H·T values without padding, as Q's rows
+      out.lse = c.varlen ? unpad_stats(st.lse, 1, static_cast<int>(st.stats), static_cast<int>(st.stats))
+                         : unpad_stats(st.lse, bh, n, st.stats_stride);
     if (c.algo == Algo::flash1) {
       const std::vector<float> l = unpad_stats(st.row_sum, bh, n, st.stats_stride);
       out.lse = unpad_stats(st.row_max, bh, n, st.stats_stride);

@@ -15,18 +15,39 @@ namespace flashio::kernels {
 // Rows of one block of the element-wise kernels; ≤ 128 (the static staging below).
 constexpr int kRowKernelThreads = 128;
 
+// The rows of one row-kernel block (grid (⌈Nq / block_r⌉, H, B)): query head b·H + h's rows
+// row0 … row0 + rows − 1, their first row of Q, O, dO, dQ, dq_accum (first_row) and of lse and delta
+// (first_stat; strided per head by stats_stride). Packed (FlashParams::cu_seqlens): the sequence's
+// n_b rows from H·cu_b + h·n_b on, lse and delta as Q, and rows ≤ 0 past them.
+struct RowKernelTile {
+  int rows;
+  int64_t first_row, first_stat;
+  __device__ __forceinline__ RowKernelTile(const FlashParams& p, int block_r) {
+    const int row0 = blockIdx.x * block_r;
+    const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+    if (p.cu_seqlens != nullptr) {
+      const int first = __ldg(p.cu_seqlens + blockIdx.z), n = __ldg(p.cu_seqlens + blockIdx.z + 1) - first;
+      rows = min(block_r, n - row0);
+      first_row = first_stat = int64_t(p.heads) * first + int64_t(blockIdx.y) * n + row0;
+    } else {
+      rows = min(block_r, p.seqlen - row0);
+      first_row = bh * p.seqlen + row0;
+      first_stat = bh * p.stats_stride + row0;
+    }
+  }
+};
+
 template <typename T, int kD>
 __global__ void __launch_bounds__(kRowKernelThreads) flash2_bwd_preprocess_kernel(const FlashParams p, int block_r) {
   constexpr int kLanesPerRow = kD / 8;  // 16 bytes of O and of dO per lane
   constexpr int kRowsPerPass = kRowKernelThreads / kLanesPerRow;
   __shared__ float sDelta[128];
-  const int n = p.seqlen;
-  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int row0 = blockIdx.x * block_r;
-  const int rows = min(block_r, n - row0);
-  const T* o = static_cast<const T*>(p.o) + (bh * n + row0) * kD;
-  const T* dout = static_cast<const T*>(p.dout) + (bh * n + row0) * kD;
-  float* dq_accum = p.dq_accum + (bh * n + row0) * kD;
+  const RowKernelTile t(p, block_r);
+  if (t.rows <= 0) return;  // past a variable-length sequence's rows
+  const int rows = t.rows;
+  const T* o = static_cast<const T*>(p.o) + t.first_row * kD;
+  const T* dout = static_cast<const T*>(p.dout) + t.first_row * kD;
+  float* dq_accum = p.dq_accum + t.first_row * kD;
   const int sub = threadIdx.x % kLanesPerRow;
   for (int r0 = 0; r0 < rows; r0 += kRowsPerPass) {
     const int r = r0 + threadIdx.x / kLanesPerRow;
@@ -47,18 +68,17 @@ __global__ void __launch_bounds__(kRowKernelThreads) flash2_bwd_preprocess_kerne
   for (int u = threadIdx.x; u < rows * kD / 4; u += kRowKernelThreads)
     reinterpret_cast<float4*>(dq_accum)[u] = make_float4(0.f, 0.f, 0.f, 0.f);
   __syncthreads();
-  float* delta = p.delta + bh * p.stats_stride + row0;
+  float* delta = p.delta + t.first_stat;
   for (int r = threadIdx.x; r < rows; r += kRowKernelThreads) delta[r] = sDelta[r];
 }
 
 template <typename T, int kD>
 __global__ void __launch_bounds__(kRowKernelThreads) flash2_bwd_convert_dq_kernel(const FlashParams p, int block_r) {
-  const int n = p.seqlen;
-  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int row0 = blockIdx.x * block_r;
-  const int rows = min(block_r, n - row0);
-  const float* acc = p.dq_accum + (bh * n + row0) * kD;
-  T* dq = static_cast<T*>(p.dq) + (bh * n + row0) * kD;
+  const RowKernelTile t(p, block_r);
+  if (t.rows <= 0) return;  // past a variable-length sequence's rows
+  const int rows = t.rows;
+  const float* acc = p.dq_accum + t.first_row * kD;
+  T* dq = static_cast<T*>(p.dq) + t.first_row * kD;
   // 8 elements per thread: two 16-byte loads, one 16-byte store.
   for (int u = threadIdx.x; u < rows * kD / 8; u += kRowKernelThreads) {
     const float4 a = reinterpret_cast<const float4*>(acc)[2 * u];
@@ -125,10 +145,26 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // contiguous in Q, dO and dq_accum (the group's heads are adjacent), so that dK_j and dV_j are
   // summed over the group on chip (sim/config.h, gqa_pack). g = 1 without grouped-query attention.
   const int g = p.heads / p.kv_heads;
-  const int nq = p.seqlen, n = g * nq, nk = p.seqlen_k;
+  int nq = p.seqlen, n = g * nq, nk = p.seqlen_k;
   const int j = blockIdx.x;
   const int64_t bh_q0 = static_cast<int64_t>(blockIdx.z) * p.heads + int64_t(blockIdx.y) * g;
   const int64_t bkv = static_cast<int64_t>(blockIdx.z) * p.kv_heads + blockIdx.y;
+  // kDropout also runs variable-length batches (FlashParams::cu_seqlens): the sequence's n_b
+  // queries and keys, its group's rows packed from q_base on (lse and delta likewise, strided per
+  // head by n_b), its K/V head's from kv_base on; a key tile past n_b returns at once (no dK, dV
+  // rows exist there). Elsewhere the padded layout's bh_q0·Nq, the stats' bh_q0·stats_stride and bkv·Nk.
+  int64_t q_base = bh_q0 * nq, stats_base = bh_q0 * p.stats_stride, kv_base = bkv * nk;
+  int stats_stride = p.stats_stride;
+  if constexpr (kDropout)
+    if (p.cu_seqlens != nullptr) {
+      const int first = __ldg(p.cu_seqlens + blockIdx.z);
+      nq = nk = __ldg(p.cu_seqlens + blockIdx.z + 1) - first;
+      n = g * nq;
+      if (j * kBc >= nk) return;
+      q_base = stats_base = int64_t(p.heads) * first + int64_t(blockIdx.y) * g * nq;
+      kv_base = int64_t(p.kv_heads) * first + int64_t(blockIdx.y) * nq;
+      stats_stride = nq;
+    }
   const int k_row0 = j * kBc;
   const int cols = min(kBc, nk - k_row0);  // the tile's rows of K, V, dK, dV
   const int tr = (n + kBr - 1) / kBr;
@@ -140,7 +176,9 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // Nk_b visits no row tile. Elsewhere every sequence has Nk.
   int keys = nk, causal_offset = p.causal_offset;
   if constexpr (kDropout)
-    if (p.seqlens_k != nullptr) {
+    if (p.cu_seqlens != nullptr) {
+      causal_offset = 0;  // a square sequence
+    } else if (p.seqlens_k != nullptr) {
       keys = __ldg(p.seqlens_k + blockIdx.z);
       causal_offset = keys - nq;
     }
@@ -181,11 +219,13 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
                       : p.causal                    ? max(0, k_row0 - p.causal_offset) / kBr
                                                     : 0;
 
-  const T* q = static_cast<const T*>(p.q) + bh_q0 * nq * kD;
-  const T* dout = static_cast<const T*>(p.dout) + bh_q0 * nq * kD;
-  const float* lse = p.lse + bh_q0 * p.stats_stride;
-  const float* delta = p.delta + bh_q0 * p.stats_stride;
-  float* dq_accum = p.dq_accum + bh_q0 * nq * kD;
+  // The dense instances spell the padded layout's offsets as before (through the locals, ptxas may
+  // allocate them otherwise).
+  const T* q = static_cast<const T*>(p.q) + (kDropout ? q_base : bh_q0 * nq) * kD;
+  const T* dout = static_cast<const T*>(p.dout) + (kDropout ? q_base : bh_q0 * nq) * kD;
+  const float* lse = p.lse + (kDropout ? stats_base : bh_q0 * p.stats_stride);
+  const float* delta = p.delta + (kDropout ? stats_base : bh_q0 * p.stats_stride);
+  float* dq_accum = p.dq_accum + (kDropout ? q_base : bh_q0 * nq) * kD;
 
   // Row tile i into stage `stage`: Q_i, dO_i (valid rows), lse_i, delta_i (4-byte copies of the
   // valid rows, stacked row r from head r / Nq; rows ≥ g·Nq get lse = +inf, so P = 0 there, and
@@ -207,7 +247,7 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
             query %= nq;
           }
         }
-        const int64_t at = head * int64_t(p.stats_stride) + query;
+        const int64_t at = head * int64_t(kDropout ? stats_stride : p.stats_stride) + query;
         cp_async_4(sLse + stage * kBr + r, lse + at);
         cp_async_4(sDelta + stage * kBr + r, delta + at);
         if constexpr (kDropout) *Tile::row_key_at(sDq, r, stage) = dropout::row_key(p.dropout_seed, bh_q0 + head, query);
@@ -218,8 +258,10 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
     }
   };
 
-  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + (bkv * nk + k_row0) * kD, seen_cols, tid);
-  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + (bkv * nk + k_row0) * kD, seen_cols, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sK, static_cast<const T*>(p.k) + ((kDropout ? kv_base : bkv * nk) + k_row0) * kD,
+                                           seen_cols, tid);
+  tile::load_tile_async<kBc, kD, kThreads>(sV, static_cast<const T*>(p.v) + ((kDropout ? kv_base : bkv * nk) + k_row0) * kD,
+                                           seen_cols, tid);
   if (i_first < tr) load_row_tile(i_first, 0, tid);
   tile::cp_async_commit();
 
@@ -279,8 +321,10 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
   // dK_j, dV_j through the (now free) K, V tiles.
   acc.stage_dk_dv(sK, sV, p.scale, warp, lane, kDropout ? p.dropout_scale : 1.f);
   __syncthreads();
-  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + (bkv * nk + k_row0) * kD, sK, cols, tid);
-  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + (bkv * nk + k_row0) * kD, sV, cols, tid);
+  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dk) + ((kDropout ? kv_base : bkv * nk) + k_row0) * kD, sK, cols,
+                                      tid);
+  tile::store_tile<kBc, kD, kThreads>(static_cast<T*>(p.dv) + ((kDropout ? kv_base : bkv * nk) + k_row0) * kD, sV, cols,
+                                      tid);
 }
 
 template <typename T, int kD, int kBr, int kBc>

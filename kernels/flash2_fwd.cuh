@@ -56,11 +56,19 @@ constexpr int fwd_min_blocks(int block_r, int block_c, int headdim) {
 // it runs dense; one head's rows, no splits, contiguous. The kernels spell the choice
 // `kSparse ? __ldg(key_tiles + j) : j` in place: through a helper function, even one returning j,
 // ptxas allocated the dense mma.sync instances differently (2 registers either way).
+// kPackable, the KV-cache instance without splits or dropout, also runs
+// variable-length batches (FlashParams::cu_seqlens): the sequence's n_b queries and keys (causal on
+// its own square), its rows packed from q_base on (O's and lse's likewise: flash2_fwd_epilogue); a
+// block whose first row is past the sequence's rows is empty (rows ≤ 0) and the kernels return
+// before any copy. Only there, so that the split and dropout instances keep their registers.
 template <typename T, int kD, int kBr, int kBc, bool kStacked, bool kSplit = false, bool kPaged = false,
-          bool kWindow = false, bool kSparse = false>
+          bool kWindow = false, bool kSparse = false, bool kPackable = false>
 struct Flash2FwdRowTile {
+  static_assert(!kPackable || (kPaged && !kSplit), "packed sequences run in the KV-cache instance without splits");
+  static constexpr bool kPacked = kPackable;  // may run a packed variable-length batch
   int n, nk, q_row0, rows, j_last;  // n: rows of the grid head (Nq or g·Nq); nk: keys (from key0 on)
   int64_t bh_q0;                    // b·H + the first query head of the rows
+  int64_t q_base = 0;               // kPaged with cu_seqlens: the row of Q (O, lse) of the rows' first
   KeyLimits<kStacked, kWindow> lim;
   const T *q, *k, *v;  // Q_i; K and V of the K/V head (from key0 on)
   const int* table = nullptr;  // kPaged: the sequence's block-table row
@@ -72,7 +80,22 @@ struct Flash2FwdRowTile {
     n = p.group_rows ? g * p.seqlen : p.seqlen;
     nk = p.seqlen_k;
     int causal_offset = p.causal_offset;
-    if constexpr (kPaged) {
+    int nq = p.seqlen;
+    int64_t kv_base = 0;  // kPackable with cu_seqlens: the K/V head's first row
+    if constexpr (kPackable) {
+      if (p.cu_seqlens != nullptr) {
+        const int first = __ldg(p.cu_seqlens + b);
+        nq = __ldg(p.cu_seqlens + b + 1) - first;
+        n = p.group_rows ? g * nq : nq;
+        nk = nq;
+        causal_offset = 0;
+        q_base = int64_t(p.heads) * first + int64_t(qh0) * nq;
+        kv_base = int64_t(p.kv_heads) * first + int64_t(kvh) * nq;
+      } else if (p.seqlens_k != nullptr) {
+        nk = __ldg(p.seqlens_k + b);
+        causal_offset = nk - p.seqlen;
+      }
+    } else if constexpr (kPaged) {
       if (p.seqlens_k != nullptr) {
         nk = __ldg(p.seqlens_k + b);
         causal_offset = nk - p.seqlen;
@@ -82,17 +105,27 @@ struct Flash2FwdRowTile {
     q_row0 = blockIdx.x * kBr;
     if constexpr (kSplit) q_row0 = (blockIdx.x - split(p) * row_tiles(p)) * kBr;
     rows = min(kBr, n - q_row0);
-    if constexpr (kPaged) lim = KeyLimits<kStacked, kWindow>::of_row(q_row0, p.seqlen, nk, causal_offset, p.causal);
+    if constexpr (kPackable) lim = KeyLimits<kStacked, kWindow>::of_row(q_row0, nq, nk, causal_offset, p.causal);
+    else if constexpr (kPaged) lim = KeyLimits<kStacked, kWindow>::of_row(q_row0, p.seqlen, nk, causal_offset, p.causal);
     else lim = KeyLimits<kStacked, kWindow>::of_row(q_row0, p.seqlen, nk, p.causal_offset, p.causal, p.window_lo);
     // Causal: skip tiles wholly above the diagonal (beyond what the tile's last query sees).
     j_last = lim.last_key_tile(rows, kBc);
-    q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;
+    if constexpr (kPackable) {
+      if (p.cu_seqlens == nullptr) q_base = bh_q0 * p.seqlen;
+      q = static_cast<const T*>(p.q) + (q_base + q_row0) * kD;
+    } else {
+      q = static_cast<const T*>(p.q) + (bh_q0 * p.seqlen + q_row0) * kD;
+    }
     const int64_t bkv = int64_t(b) * p.kv_heads + kvh;
     if constexpr (kPaged) {
       if (p.block_table != nullptr) {
         k = static_cast<const T*>(p.k) + int64_t(kvh) * p.page_size * kD;
         v = static_cast<const T*>(p.v) + int64_t(kvh) * p.page_size * kD;
         table = p.block_table + int64_t(b) * p.pages_per_seq;
+      } else if constexpr (kPackable) {
+        if (p.cu_seqlens == nullptr) kv_base = bkv * p.seqlen_k;
+        k = static_cast<const T*>(p.k) + kv_base * kD;
+        v = static_cast<const T*>(p.v) + kv_base * kD;
       } else {
         k = static_cast<const T*>(p.k) + bkv * p.seqlen_k * kD;
         v = static_cast<const T*>(p.v) + bkv * p.seqlen_k * kD;
@@ -232,7 +265,15 @@ __device__ __forceinline__ void flash2_fwd_epilogue(Tile& acc, T* sQ, T* sK, con
       }
   }
   __syncthreads();
-  tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (t.bh_q0 * p.seqlen + t.q_row0) * kD, sO, t.rows, tid);
+  if constexpr (RowTile::kPacked) {  // the rows from q_base on, O's and lse's (packed: no stride)
+    tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (t.q_base + t.q_row0) * kD, sO, t.rows, tid);
+    if (p.cu_seqlens != nullptr) {
+      for (int r = tid; r < t.rows; r += kThreads) p.lse[t.q_base + t.q_row0 + r] = sLse[r];
+      return;
+    }
+  } else {
+    tile::store_tile<kBr, kD, kThreads>(static_cast<T*>(p.o) + (t.bh_q0 * p.seqlen + t.q_row0) * kD, sO, t.rows, tid);
+  }
   // lse is strided per head: a stacked row r goes to head r / Nq, position r mod Nq.
   float* lse = p.lse + t.bh_q0 * p.stats_stride;
   for (int r = tid; r < t.rows; r += kThreads) {
@@ -306,7 +347,10 @@ __global__ void __launch_bounds__(Flash2Fwd<T, kD, kBr, kBc>::kThreads, Flash2Fw
   T* sV = sK + 2 * kBc * kD;
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow, kSparse> t(p);
+  constexpr bool kPackable = kPaged && !kSplit && !kDropout;
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow, kSparse, kPackable> t(p);
+  if constexpr (kPackable)
+    if (t.rows <= 0) return;  // a row tile past its (variable-length) sequence's rows: nothing to do
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const int* const key_tiles = t.key_tiles(p);

@@ -57,7 +57,10 @@ __global__ void __launch_bounds__(Flash2FwdWgmma<T, kD, kBr, kBc>::kThreads, Fla
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warpgroup = warp / 4;
-  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow, kSparse> t(p);
+  constexpr bool kPackable = kPaged && !kSplit && !kDropout;  // as flash2_fwd_kernel's
+  const Flash2FwdRowTile<T, kD, kBr, kBc, kStacked, kSplit, kPaged, kWindow, kSparse, kPackable> t(p);
+  if constexpr (kPackable)
+    if (t.rows <= 0) return;  // a row tile past its (variable-length) sequence's rows (flash2_fwd_kernel)
   const int nk = t.nk, rows = t.rows, j_last = t.j_last;
   const T *q = t.q, *k = t.k, *v = t.v;
   const int* const key_tiles = t.key_tiles(p);

@@ -101,6 +101,14 @@ struct FlashParams {
   uint32_t dropout_threshold = 0;
   uint64_t dropout_seed = 0;
   float dropout_scale = 1.f;
+  // Variable-length batches (docs/kernels.md, "Variable-length batches"): sequence b's n_b =
+  // cu_seqlens[b + 1] − cu_seqlens[b] queries and keys, packed (AttentionConfig::varlen): its query
+  // head h's rows start at row H·cu_seqlens[b] + h·n_b of Q, O, dO, dq_accum, lse and delta, its K/V
+  // head's at Hkv·cu_seqlens[b] + kvh·n_b of K, V, dK, dV; seqlen = seqlen_k = the longest n_b (the
+  // grids' bound) and seqlens_k = the n_b, so that the KV-cache forward and the kDropout backward
+  // instances run it (the only ones that read this; a block past its sequence's rows exits).
+  // null: the padded layout.
+  const int* cu_seqlens = nullptr;
 };
 
 using LaunchFn = void (*)(const FlashParams&, cudaStream_t);

@@ -2,11 +2,13 @@
 // forward O and log-sum-exp, backward dQ, dK, dV, on awkward and round shapes, causal and not,
 // every registered tiling, outputs poisoned first, fresh random inputs each run.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "kernel_check.h"
 #include "kernels/attention.h"
@@ -893,4 +895,144 @@ TEST_CASE("every registered flash1 and flash2 tiling runs key padding with dropo
     else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
     check_against_reference(c, e.pass == fk::Pass::bwd);
   }
+}
+
+// Variable-length batches (docs/kernels.md, "Variable-length batches"): the packed sequences of
+// AttentionConfig::varlen, each checked against the reference of that sequence alone. Sequence b's
+// slice of the packed tensors (H·n_b rows of Q, O, dO, dQ from H·cu_b on; Hkv·n_b of K, V, dK, dV;
+// H·n_b of lse) is exactly the (1, H, n_b, d) layout of a one-sequence problem, which the
+// reference takes as it is.
+namespace {
+
+template <class T>
+std::vector<T> slice(const std::vector<T>& v, int64_t first, int64_t count) {
+  if (v.empty()) return {};
+  REQUIRE(first + count <= static_cast<int64_t>(v.size()));
+  return std::vector<T>(v.begin() + first, v.begin() + first + count);
+}
+
+void check_varlen(const fk::AttentionConfig& config, bool backward) {
+  const uint64_t seed = flashio::test::fresh_seed();
+  fk::HostInputs in;
+  const fk::HostOutputs got =
+      flashio::test::run_config(config, backward ? fk::Pass::fwdbwd : fk::Pass::fwd, seed, &in);
+  const int64_t h = config.heads, hkv = fk::kv_heads_of(config), d = config.headdim;
+  int64_t total = 0;
+  for (const int64_t n : config.key_lengths) total += n;
+  REQUIRE(static_cast<int64_t>(got.o.size()) == h * total * d);  // packed: no padding rows
+  REQUIRE(static_cast<int64_t>(got.lse.size()) == h * total);
+  REQUIRE(static_cast<int64_t>(in.k.size()) == hkv * total * d);
+  if (backward) REQUIRE(static_cast<int64_t>(got.dk.size()) == hkv * total * d);
+  int64_t first = 0;
+  for (size_t b = 0; b < config.key_lengths.size(); ++b) {
+    const int64_t n = config.key_lengths[b];
+    fk::AttentionConfig one = config;
+    one.varlen = false;
+    one.key_lengths.clear();
+    one.batch = 1, one.seqlen = n, one.seqlen_k = 0;
+    const int64_t q0 = h * first * d, qn = h * n * d, k0 = hkv * first * d, kn = hkv * n * d;
+    const fk::HostInputs in_b{slice(in.q, q0, qn), slice(in.k, k0, kn), slice(in.v, k0, kn), slice(in.dout, q0, qn)};
+    const fk::HostOutputs out_b{slice(got.o, q0, qn), slice(got.lse, h * first, h * n), slice(got.dq, q0, qn),
+                                slice(got.dk, k0, kn), slice(got.dv, k0, kn)};
+    const std::vector<AttentionErrors> e = flashio::test::compare_with_reference(one, in_b, {out_b});
+    INFO(label(config, "varlen") << " sequence " << b << " of " << n << " seed " << seed);
+    INFO("O   " << describe(e[0].o));
+    INFO("LSE " << describe(e[0].lse));
+    std::printf("%s | sequence %zu (n %lld) | O max %.2e | lse max %.2e", label(config, "varlen").c_str(), b,
+                static_cast<long long>(n), e[0].o.max_abs, e[0].lse.max_abs);
+    if (backward)
+      std::printf(" | dQ %.2e dK %.2e dV %.2e", e[0].dq.max_abs, e[0].dk.max_abs, e[0].dv.max_abs);
+    std::printf("\n");
+    CHECK(within_tolerance(e[0].o, ErrorStats{}, config.dtype));
+    CHECK(e[0].lse.count == h * n);
+    CHECK(within_tolerance(e[0].lse, ErrorStats{}, config.dtype));
+    if (backward) {
+      const double group = static_cast<double>(h / hkv);
+      INFO("dQ  " << describe(e[0].dq));
+      INFO("dK  " << describe(e[0].dk));
+      INFO("dV  " << describe(e[0].dv));
+      CHECK(within_tolerance(e[0].dq, ErrorStats{}, config.dtype));
+      CHECK(within_tolerance(e[0].dk, ErrorStats{}, config.dtype, group));
+      CHECK(within_tolerance(e[0].dv, ErrorStats{}, config.dtype, group));
+    }
+    first += n;
+  }
+}
+
+fk::AttentionConfig make_varlen(std::vector<int64_t> lengths, int64_t heads, int64_t kv_heads, int64_t d, bool causal,
+                                bool pack, fk::DType dtype = fk::DType::fp16) {
+  int64_t longest = 1;
+  for (const int64_t n : lengths) longest = std::max(longest, n);
+  fk::AttentionConfig c = make(fk::Algo::flash2, static_cast<int64_t>(lengths.size()), heads, longest, d, causal, dtype);
+  c.kv_heads = kv_heads, c.gqa_pack = pack;
+  c.key_lengths = std::move(lengths);
+  c.varlen = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("flash2 over packed variable-length sequences matches each sequence's reference alone, forward and "
+          "backward: lengths 1, 17, 1000 and ragged ones around the tiles, d 64 and 128, fp16 and bf16, causal and "
+          "not, grouped-query heads packed and not",
+          "[gpu][shapes][varlen]") {
+  for (int64_t d : {64, 128})
+    for (bool causal : {false, true}) {
+      check_varlen(make_varlen({1, 17, 1000}, 4, 4, d, causal, true), true);
+      check_varlen(make_varlen({1000, 17, 1}, 4, 4, d, causal, true, fk::DType::bf16), true);
+      // Equal lengths (one run), then lengths around 64- and 128-row tiles, over a group of 4.
+      for (bool pack : {true, false}) {
+        check_varlen(make_varlen({130, 130, 97}, 8, 2, d, causal, pack), true);
+        check_varlen(make_varlen({64, 65, 127, 128, 129, 2}, 8, 2, d, causal, pack), true);
+      }
+    }
+}
+
+TEST_CASE("every registered flash2 tiling runs packed variable-length sequences, forward and backward "
+          "(lengths 200, 1, 97)",
+          "[gpu][varlen]") {
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.algo != fk::Algo::flash2) continue;
+    fk::AttentionConfig c = make_varlen({200, 1, 97}, 4, 2, e.headdim, false, true, e.dtype);
+    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    check_varlen(c, e.pass == fk::Pass::bwd);
+  }
+}
+
+TEST_CASE("packed variable-length sequences are refused naming varlen: another algorithm, no lengths, Nk != N, "
+          "the padding mask, dropout, a window, splits, a paged cache",
+          "[gpu]") {
+  const fk::AttentionConfig ok = make_varlen({97, 40}, 2, 2, 64, true, true);
+  CHECK(refusal(ok) == "accepted");
+  fk::AttentionConfig c = ok;
+  c.algo = fk::Algo::flash1;
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen") && Catch::Contains("flash1"));
+  c = ok, c.key_lengths.clear();
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen"));
+  c = ok, c.seqlen_k = 200;
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen") || Catch::StartsWith("key_lengths"));
+  c = ok, c.causal = false, c.mask = true;
+  CHECK_THAT(refusal(c), Catch::StartsWith("mask") || Catch::StartsWith("varlen"));
+  c = ok, c.dropout = 0.1;
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen"));
+  c = ok, c.causal = false, c.window_left = 16;
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen") || Catch::StartsWith("window"));
+  c = ok, c.splits = 2;
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen"));
+  c = ok, c.page_size = 16;
+  CHECK_THAT(refusal(c), Catch::StartsWith("varlen"));
+}
+
+TEST_CASE("packed variable-length sequences run with every output written: lengths 97, 1, 200, GQA packed and not, "
+          "causal, d 64 and 128 (sanitizer target)",
+          "[gpu][sanitize][varlen]") {
+  for (int64_t d : {64, 128})
+    for (bool pack : {true, false}) {
+      const fk::HostOutputs out =
+          flashio::test::run_config(make_varlen({97, 1, 200}, 8, 2, d, true, pack), fk::Pass::fwdbwd, 11);
+      const int nan = nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv});
+      INFO("flash2 varlen d" << d << (pack ? " packed" : " unpacked"));
+      CHECK(nan == 0);
+    }
 }
