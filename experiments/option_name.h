@@ -30,6 +30,7 @@ inline std::string_view option_name(sim::Field field) {
     case Field::splits: return "--splits";
     case Field::page_size: return "--page-size";
     case Field::key_lengths: return "--lengths";
+    case Field::varlen: return "--varlen";
     case Field::window_left: return "--window-left";
     case Field::window_right: return "--window-right";
     case Field::hardware: return "--hw";

@@ -17,7 +17,7 @@ struct Split {
 
 std::vector<Bound> bounds(const Config& c) {
   const Problem& p = c.problem;
-  const double n = static_cast<double>(p.seqlen), d = static_cast<double>(p.headdim);
+  const double d = static_cast<double>(p.headdim);
   const double m = static_cast<double>(sram_elements(p, c.sram_bytes));  // M in elements
   // Per query head; the K/V tensors count Hkv/H of a head's (docs/shapes.md).
   const double scale = static_cast<double>(p.batch_heads() * element_bytes(p.dtype));
@@ -27,10 +27,19 @@ std::vector<Bound> bounds(const Config& c) {
   // (sim/config.h, key_length_runs: given, or the mask's padding in flash1 and flash2).
   const std::vector<KeyLengthRun> runs = key_length_runs(c);
   double mean_keys = static_cast<double>(p.keys());
+  // A varlen batch (docs/shapes.md, "Variable-length batches"): sequence b has n_b queries as well
+  // as keys, so a query head's queries are the mean length too, and its scores the mean of n_b²
+  // (the packed sizes: nothing of the padding to N).
+  double n = static_cast<double>(p.seqlen), mean_squares = 0;
   if (!runs.empty()) {
     double total = 0;
-    for (const KeyLengthRun& r : runs) total += static_cast<double>(r.count) * static_cast<double>(r.keys);
+    for (const KeyLengthRun& r : runs) {
+      const double count = static_cast<double>(r.count), keys = static_cast<double>(r.keys);
+      total += count * keys;
+      mean_squares += count * keys * keys / static_cast<double>(p.batch);
+    }
     mean_keys = total / static_cast<double>(p.batch);
+    if (p.varlen) n = mean_keys;
   }
   const bool shaped = p.kv_heads_count() != p.heads || p.keys() != p.seqlen || !runs.empty();
   const bool fwd = has_forward(p.pass), bwd = has_backward(p.pass);
@@ -76,7 +85,8 @@ std::vector<Bound> bounds(const Config& c) {
   else if (shaped)
     comp_formula = "inputs read once, outputs written once, per query head (K, V, dK, dV × Hkv/H): "
                    "fwd (Nq + 2Nk·Hkv/H)d r + Nq·d w, bwd (3Nq + 2Nk·Hkv/H)d r + (Nq + 2Nk·Hkv/H)d w";
-  if (!runs.empty()) comp_formula += " (Nk: the sequences' mean key length)";
+  if (p.varlen) comp_formula += " (varlen: Nq = Nk, the sequences' mean length)";
+  else if (!runs.empty()) comp_formula += " (Nk: the sequences' mean key length)";
   add(RowAlgo::compulsory, comp_formula, comp);
 
   // Theorem 2 with Algorithm 1's constant: Bc = M/4d gives Tc = 4Nd/M passes, each reading
@@ -84,7 +94,8 @@ std::vector<Bound> bounds(const Config& c) {
   // passes read Q, O, dO, dQ and write dQ: 16N²d²/M read, 4N²d²/M written.
   // Nq·Nk in place of N² for Nq ≠ Nk (each query head's passes over its keys).
   const double keys = mean_keys;
-  const double t2 = n * keys * d * d / m * s;
+  const double scores = p.varlen ? mean_squares : n * keys;  // Nq·Nk per query head (varlen: the mean n_b²)
+  const double t2 = scores * d * d / m * s;
   Split th;
   if (fwd) { th.read += 8 * t2; th.write += 4 * t2; }
   if (bwd) { th.read += 16 * t2; th.write += 4 * t2; }
@@ -102,11 +113,11 @@ std::vector<Bound> bounds(const Config& c) {
   add(RowAlgo::saha_ye,
       shaped ? "lower-bound shape min(NqNk·d²/M, NqNk·d/sqrt(M)) per pass and query head, total (constant 1)"
              : "lower-bound shape min(N²d²/M, N²d/sqrt(M)) per pass, total (constant 1)",
-      {passes * std::min(t2, n * keys * d / std::sqrt(m)), 0});
+      {passes * std::min(t2, scores * d / std::sqrt(m)), 0});
 
   // Standard attention, Θ(Nd + N²) (the paper's Algorithms 0 and 3).
   Split st;
-  const double kv = keys * kv_share * d, nn = n * keys;
+  const double kv = keys * kv_share * d, nn = scores;
   if (fwd) { st.read += n * d + 2 * kv + 2 * nn; st.write += n * d + 2 * nn; }
   if (bwd) { st.read += 3 * n * d + 2 * kv + 5 * nn; st.write += n * d + 2 * kv + 2 * nn; }
   add(RowAlgo::standard_theta,

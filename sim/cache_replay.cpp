@@ -144,7 +144,8 @@ void check_replay(const std::vector<KernelSchedule>& kernels, const Problem& pro
 }  // namespace
 
 TensorAddresses::TensorAddresses(const Problem& problem, const TensorLayout& layout)
-    : kv_heads_(problem.kv_heads_count()), pages_(page_table(problem.batch, problem.keys(), layout.page_size)) {
+    : kv_heads_(problem.kv_heads_count()), pages_(page_table(problem.batch, problem.keys(), layout.page_size)),
+      rows_(problem) {
   uint64_t next = kAllocationAlignBytes;  // address 0 is never an allocation
   for (int i = 0; i < kTensorCount; ++i) {
     const Tensor t = static_cast<Tensor>(i);
@@ -173,7 +174,7 @@ uint64_t TensorAddresses::address(Tensor t, int64_t bh, int64_t row, int64_t col
            static_cast<uint64_t>((((page * kv_heads_ + bh % kv_heads_) * p + row % p) * s.cols + col) * s.element_bytes);
   }
   return base_[static_cast<int>(t)] +
-         static_cast<uint64_t>((bh * s.rows + row) * s.cols + col) *
+         static_cast<uint64_t>((rows_.first_row(s, bh) + row) * s.cols + col) *
              static_cast<uint64_t>(s.element_bytes);
 }
 
@@ -348,33 +349,42 @@ int64_t blocksparse_blocks_per_sm(const Config& c, KernelKind kind) {
   }
 }
 
-// Fused dropout and key padding run flash1's and flash2's kDropout instances (runs_dropout_instance), which the
-// measured table (taken without dropout) does not have: their main kernels' occupancy is the
-// catalog's rule on dropout_registers, where those are known (0 otherwise: the instance is taken to
-// be as the measured one).
-int64_t dropout_blocks_per_sm(const Config& c, KernelKind kind) {
+// Fused dropout and key padding run flash1's and flash2's kDropout instances (runs_dropout_instance),
+// and a varlen batch's forward flash2's KV-cache instance (runs_kv_cache_instance), which the
+// measured table (taken without them) does not have: their main kernels' occupancy is the
+// catalog's rule on the instance's registers (dropout_registers, paged_registers: `registers`),
+// where those are known (0 otherwise: the instance is taken to be as the measured one).
+int64_t instance_blocks_per_sm(const Config& c, KernelKind kind, const KernelInstance& instance,
+                               int64_t BuiltKernel::*registers) {
   switch (kind) {
     case KernelKind::flash1_fwd:
     case KernelKind::flash1_bwd:
     case KernelKind::flash2_fwd:
     case KernelKind::flash2_bwd: {
       const BuiltKernel* b = find_built(algo_of(kind), pass_of(kind), c.problem.headdim, c.problem.dtype, c.tiling);
-      if (!b || b->dropout_registers == 0) return 0;
-      KernelInstance dropout;
-      dropout.dropout = true;
-      return built_blocks_per_sm(*b, main_kernel_kind(*b), c.hw, dropout);
+      if (!b || (*b).*registers == 0) return 0;
+      return built_blocks_per_sm(*b, main_kernel_kind(*b), c.hw, instance);
     }
     default: return 0;
   }
 }
 
 // The blocks per SM the replay takes for kernel `kind` of a pass's configuration: the catalog's
-// rule for blocksparse's and fused dropout's instances (above), else measured where the table has
-// the kernel; 0: the schedule's own figures.
+// rule for blocksparse's, fused dropout's and a varlen forward's instances (above), else measured
+// where the table has the kernel; 0: the schedule's own figures. A paged cache's forward keeps the
+// measured figures, with which its dram was validated on the H200 (docs/shapes.md, "Kernels").
 int64_t replay_occupancy(const Config& c, KernelKind kind) {
   if (algo_of(kind) == Algo::blocksparse) return blocksparse_blocks_per_sm(c, kind);
-  if (runs_dropout_instance(c, kind))
-    if (const int64_t b = dropout_blocks_per_sm(c, kind); b > 0) return b;
+  if (runs_dropout_instance(c, kind)) {
+    KernelInstance dropout;
+    dropout.dropout = true;
+    if (const int64_t b = instance_blocks_per_sm(c, kind, dropout, &BuiltKernel::dropout_registers); b > 0) return b;
+  }
+  if (c.problem.varlen && runs_kv_cache_instance(c, kind)) {
+    KernelInstance paged;
+    paged.paged = true;
+    if (const int64_t b = instance_blocks_per_sm(c, kind, paged, &BuiltKernel::paged_registers); b > 0) return b;
+  }
   return measured_blocks_per_sm(c, kind);
 }
 

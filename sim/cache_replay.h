@@ -15,8 +15,10 @@
 //   runs on SM s mod SMs;
 // - addresses: every tensor has its own base (aligned to 2 MiB, as cudaMalloc's large
 //   allocations are); element (bh, row, col) lies at base + ((bh·rows + row)·cols + col)·e, but
-//   in a paged K or V (Config::page_size), whose row lies in its sequence's page through the
-//   block table flashio runs with (sim/paged_kv.h): a paged tile is one run per page it touches;
+//   in a varlen batch's packed tensors, where head bh = b·heads + h starts at row heads·cu_b + h·n_b
+//   (sim/tensor.h, RowLayout), and in a paged K or V (Config::page_size), whose row lies in its
+//   sequence's page through the block table flashio runs with (sim/paged_kv.h): a paged tile is one
+//   run per page it touches;
 // - kernel boundaries: by default every kernel starts with a cold L2, and the dirty lines left
 //   at its end are written back and counted as that kernel's DRAM writes (what the profiler
 //   measures: it flushes the L2 before each kernel and adds to the kernel's DRAM writes those
@@ -142,6 +144,7 @@ class TensorAddresses {
   uint64_t end_ = 0;
   int64_t kv_heads_ = 1;
   PageTable pages_;
+  RowLayout rows_;  // each head's first row: (batch, head) outermost, or a varlen batch's packed sequences
   uint64_t base_[kTensorCount] = {};
   TensorShape shape_[kTensorCount] = {};
 };

@@ -117,6 +117,10 @@ bool runs_dropout_instance(const Config& c, KernelKind kind) {
   }
 }
 
+bool runs_kv_cache_instance(const Config& c, KernelKind kind) {
+  return kind == KernelKind::flash2_fwd && (c.page_size > 0 || c.problem.varlen);
+}
+
 int64_t sequence_keys(const Config& c, int64_t b) {
   const Problem& p = c.problem;
   if (!p.key_lengths.empty()) return p.keys_of(b);
@@ -181,10 +185,25 @@ void validate_fused_dropout(const Config& c) {
                                        "no window (causal is allowed)");
 }
 
+// A varlen batch (docs/shapes.md, "Variable-length batches") runs in flash2's kernels, as
+// FlashAttention-2's varlen API packs it; not split and not over pages (validate(Problem) refuses
+// the problem's own conflicts: no lengths, Nk != N, the mask, dropout, a window).
+void validate_varlen(const Config& c) {
+  if (c.algo != Algo::flash2)
+    throw InvalidInput(Field::varlen, "packs sequences as FlashAttention-2's varlen API, which flash2's kernels run (not " +
+                                          to_string(c.algo) + "); allowed: algo = flash2");
+  if (c.splits > 1)
+    throw InvalidInput(Field::varlen, "split-KV over packed sequences is not built; allowed with varlen: splits = 1");
+  if (c.page_size != 0)
+    throw InvalidInput(Field::varlen, "packs K and V contiguously, not in a paged cache; allowed with varlen: "
+                                      "page_size = 0");
+}
+
 }  // namespace
 
 void validate(const Config& c) {
   validate(c.problem);
+  if (c.problem.varlen) validate_varlen(c);
   if (c.sram_bytes <= 0)
     throw InvalidInput(Field::sram_bytes, "must be a positive size (got " +
                                               std::to_string(c.sram_bytes) + " B)");

@@ -91,6 +91,12 @@ inline bool pads_keys(const Config& config) {
 // or key lengths are given (kernels/flash1.cuh, flash2_bwd.cuh: FlashParams::seqlens_k set, even
 // with every length Nk), flash2's forward with dropout (with key lengths alone its KV-cache one).
 bool runs_dropout_instance(const Config& config, KernelKind kind);
+// Whether the models take, for kernel `kind`, the registers of flash2's forward KV-cache instance
+// (kPaged: BuiltKernel::paged_registers, paged_split_registers): over a paged cache, and over a
+// varlen batch's packed sequences (kernels/flash2_fwd.cuh reads their offsets there). Per-sequence
+// key lengths alone run it too, but the models keep the dense instance's registers there, so that
+// lengths all Nk predict exactly the time without them (docs/shapes.md, "Per-sequence key lengths").
+bool runs_kv_cache_instance(const Config& config, KernelKind kind);
 // Sequence b's keys as the configuration runs it: the one rule every model function of the tiled
 // algorithms reads (Nk without padding).
 int64_t sequence_keys(const Config& config, int64_t b);
@@ -100,12 +106,15 @@ int64_t sequence_keys(const Config& config, int64_t b);
 // (sim/limits.h).
 std::vector<KeyLengthRun> key_length_runs(const Config& config);
 // The configuration one sequence of `keys` keys runs (per-sequence key lengths): Nk = keys, no
-// lengths and no padding mask.
+// lengths and no padding mask; in a varlen batch (Problem::varlen) a sequence of that length alone,
+// Nq = Nk = keys (docs/shapes.md, "Variable-length batches").
 inline Config with_keys(const Config& config, int64_t keys) {
   Config c = config;
+  if (c.problem.varlen) c.problem.seqlen = keys;
   c.problem.seqlen_k = keys;
   c.problem.key_lengths = {};
   c.problem.mask = false;
+  c.problem.varlen = false;
   return c;
 }
 

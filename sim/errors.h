@@ -19,6 +19,7 @@ enum class Field {
   kv_heads,      // Problem::kv_heads, Hkv
   seqlen_k,      // Problem::seqlen_k, Nk
   key_lengths,   // Problem::key_lengths, per-sequence key lengths
+  varlen,        // Problem::varlen, a variable-length batch packed without padding
   window_left,   // Problem::window_left, a sliding window's left side
   window_right,  // Problem::window_right, its right side
   mask,          // Problem::mask, the key-padding mask pass of standard attention
@@ -41,7 +42,7 @@ enum class Field {
 // Every Field, for the front ends' tables and their tests.
 inline constexpr Field kAllFields[] = {
     Field::batch,      Field::heads,   Field::seqlen,  Field::headdim,    Field::kv_heads,
-    Field::seqlen_k,   Field::key_lengths, Field::window_left, Field::window_right, Field::mask,
+    Field::seqlen_k,   Field::key_lengths, Field::varlen, Field::window_left, Field::window_right, Field::mask,
     Field::dropout,    Field::pass,    Field::algo,    Field::sram_bytes, Field::block_r,
     Field::block_c,    Field::tiling,  Field::tiling_source, Field::block_mask, Field::splits,
     Field::page_size,
@@ -57,6 +58,7 @@ constexpr std::string_view field_name(Field field) {
     case Field::kv_heads: return "kv_heads";
     case Field::seqlen_k: return "seqlen_k";
     case Field::key_lengths: return "key_lengths";
+    case Field::varlen: return "varlen";
     case Field::window_left: return "window_left";
     case Field::window_right: return "window_right";
     case Field::mask: return "mask";

@@ -34,14 +34,16 @@ constexpr int64_t kGemmTile = kStandardGemmTile;
 // The off-chip memory of every head, and the one door to it: load, store and atomic_add count
 // the bytes of the tile they move (rows · cols · bytes of the tensor's storage type) into the
 // running kernel's Counts. A tensor is one matrix of its heads' rows one after another ((batch,
-// head) outermost, sim/tensor.h), so a tile of a K/V head's group's query rows is one block of
-// it; a tile names the head of its first row. `at` is the uncounted access for inputs and results.
+// head) outermost, sim/tensor.h; a varlen batch's packed sequences, RowLayout), so a tile of a K/V
+// head's group's query rows is one block of it; a tile names the head of its first row. `at` is
+// the uncounted access for inputs and results.
 class Memory {
  public:
   // layout: split-KV's count, which sizes the partial results, and the paged cache's page size
   // (sim/tensor.h). Paged, the block table holds the table flashio runs with (sim/paged_kv.h).
   Memory(const Problem& p, const TensorLayout& layout)
-      : problem_(p), layout_(layout), pages_(page_table(p.batch, p.keys(), layout.page_size)) {
+      : problem_(p), layout_(layout), pages_(page_table(p.batch, p.keys(), layout.page_size)), rows_(p) {
+    for (int t = 0; t < kTensorCount; ++t) shapes_[t] = tensor_shape(static_cast<Tensor>(t), p, layout);
     const std::vector<int64_t> entries = block_table_entries(pages_);
     for (size_t l = 0; l < entries.size(); ++l)
       at(Tensor::block_table)(static_cast<Eigen::Index>(l), 0) = static_cast<double>(entries[l]);
@@ -50,15 +52,15 @@ class Memory {
   Matrix& at(Tensor t) {
     Matrix& m = tensors_[static_cast<int>(t)];
     if (m.size() == 0) {
-      const TensorShape s = shape(t);
-      m = Matrix::Zero(s.copies * problem_.batch * s.heads * s.rows, s.cols);
+      const TensorShape& s = shape(t);
+      m = Matrix::Zero(s.total_rows(problem_.batch), s.cols);
     }
     return m;
   }
   // Head h of tensor t: its rows × cols (uncounted, for inputs and results).
   auto head(Tensor t, int64_t h) {
-    const TensorShape s = shape(t);
-    return at(t).middleRows(h * s.rows, s.rows);
+    const TensorShape& s = shape(t);
+    return at(t).middleRows(rows_.first_row(s, h), rows_.head_rows(s, h));
   }
   Matrix load(Tensor t, int64_t h, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
     count(t, Dir::read, rows, cols);
@@ -95,7 +97,7 @@ class Memory {
   Counts* counts = nullptr;  // the running kernel's; null while running uncounted
 
  private:
-  TensorShape shape(Tensor t) const { return tensor_shape(t, problem_, layout_); }
+  const TensorShape& shape(Tensor t) const { return shapes_[static_cast<int>(t)]; }
   Matrix& physical(Tensor t) {
     Matrix& m = physical_[t == Tensor::K ? 0 : 1];
     if (m.size() != 0) return m;
@@ -106,13 +108,15 @@ class Memory {
         m.row((pages_.physical(bkv / hkv, key / p) * hkv + bkv % hkv) * p + key % p) = at(t).row(bkv * nk + key);
     return m;
   }
-  int64_t first_row(Tensor t, int64_t h, int64_t row0) { return h * shape(t).rows + row0; }
+  int64_t first_row(Tensor t, int64_t h, int64_t row0) { return rows_.first_row(shape(t), h) + row0; }
   void count(Tensor t, Dir dir, int64_t rows, int64_t cols) {
     if (counts) counts->add_transfer(t, dir, rows * cols * shape(t).element_bytes);
   }
   Problem problem_;
   TensorLayout layout_;
   PageTable pages_;
+  RowLayout rows_;
+  std::array<TensorShape, kTensorCount> shapes_;
   std::array<Matrix, kTensorCount> tensors_;
   std::array<Matrix, 2> physical_;  // paged K, V
 };
@@ -321,7 +325,9 @@ OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i
 // (sequence_keys: key lengths, or flash's --mask) those of a problem whose Nk is the sequence's
 // length (its tiles, causal offset and split partition; the rows stay keys of the Nk-row cache),
 // else every sequence's the configuration's. `full` is the configuration's own (Nk keys): the
-// backward's dK and dV tiles.
+// launch's grid and the backward's dK and dV tiles. A varlen batch's sequences (docs/shapes.md,
+// "Variable-length batches") are problems of n_b queries and keys alone, and `full` the grid its
+// kernels launch, over the longest, n_max; a block past its sequence's tiles does nothing.
 struct SequenceTiles {
   Tiles full;
   std::vector<Tiles> distinct;
@@ -331,7 +337,7 @@ struct SequenceTiles {
   }
 };
 SequenceTiles sequence_tiles(const Config& c, bool group_rows, uint64_t seed) {
-  SequenceTiles st{make_tiles(c, group_rows, seed), {}, {}};
+  SequenceTiles st{make_tiles(c.problem.varlen ? with_keys(c, c.problem.longest_sequence()) : c, group_rows, seed), {}, {}};
   if (!pads_keys(c)) return st;
   std::map<int64_t, size_t> index_of;  // key length → its Tiles in distinct
   for (int64_t b = 0; b < c.problem.batch; ++b) {
@@ -349,6 +355,7 @@ void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo) {
   run.launch({flash2_kind(algo, Flash2Role::fwd), t0.heads, t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
              [&st](Memory& mem, int64_t gh, int64_t i) {
                const Tiles& t = st.of(gh);
+               if (i >= t.tr) return;  // past a packed sequence's rows
                const int64_t qh = t.query_head(gh);
                const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc);
                // Normalised once, written once, with L = m + log ℓ for the backward.
@@ -412,14 +419,18 @@ void flash2_split_forward(Launcher& run, const SequenceTiles& st, int64_t splits
              });
 }
 
-// tq: one query head's rows (the row kernels, every query row whatever the key lengths); sg: a
-// K/V head's group's rows (the backward, which sums dK and dV over the group on chip), per
-// sequence. Block j of a sequence of Nk_b keys reads its K, V rows below Nk_b and visits the row
-// tiles its own problem visits (none when j·Bc ≥ Nk_b), then writes all the tile's rows of dK and
-// dV of the Nk-key layout, zero past Nk_b (docs/schedules.md).
-void flash2_backward(Launcher& run, const Tiles& tq, const SequenceTiles& sg, Algo algo) {
+// sq: one query head's rows (the row kernels, every query row whatever the key lengths; a packed
+// sequence's n_b); sg: a K/V head's group's rows (the backward, which sums dK and dV over the
+// group on chip), per sequence. Block j of a sequence of Nk_b keys reads its K, V rows below Nk_b
+// and visits the row tiles its own problem visits (none when j·Bc ≥ Nk_b), then writes all the
+// tile's rows of dK and dV of the Nk-key layout, zero past Nk_b (docs/schedules.md); a packed
+// sequence has no rows past n_b, and its blocks past them do nothing.
+void flash2_backward(Launcher& run, const SequenceTiles& sq, const SequenceTiles& sg, Algo algo, bool packed) {
+  const Tiles& tq = sq.full;
   run.launch({flash2_kind(algo, Flash2Role::bwd_preprocess), tq.heads, tq.tr, 128, 0},
-             [&t = tq](Memory& mem, int64_t bh, int64_t i) {
+             [&sq](Memory& mem, int64_t bh, int64_t i) {
+               const Tiles& t = sq.of(bh);
+               if (i >= t.tr) return;
                const int64_t r = t.rows_in(i);
                const Matrix oi = mem.load(Tensor::O, bh, i * t.br, r, 0, t.d);
                const Matrix doi = mem.load(Tensor::dO, bh, i * t.br, r, 0, t.d);
@@ -429,10 +440,12 @@ void flash2_backward(Launcher& run, const Tiles& tq, const SequenceTiles& sg, Al
              });
   const Tiles& tg = sg.full;
   run.launch({flash2_kind(algo, Flash2Role::bwd), tg.heads, tg.tc, 256, (2 * tg.br + 2 * tg.bc) * tg.d * tg.e},
-             [&sg, &tg](Memory& mem, int64_t gh, int64_t j) {
+             [&sg, &tg, packed](Memory& mem, int64_t gh, int64_t j) {
                const Tiles& t = sg.of(gh);  // the sequence's
+               if (packed && j >= t.tc) return;
                const int64_t qh = t.query_head(gh), kvh = t.kv_head(gh);
-               Matrix dkj = Matrix::Zero(tg.cols_in(j), t.d), dvj = dkj;  // on chip, all the tile's rows
+               // On chip, all the tile's rows of the layout (a packed sequence's own).
+               Matrix dkj = Matrix::Zero((packed ? t : tg).cols_in(j), t.d), dvj = dkj;
                if (j < t.tc) {
                  const int64_t cj = t.cols_in(j);
                  const Matrix kj = mem.load(Tensor::K, kvh, j * t.bc, cj, 0, t.d);
@@ -461,7 +474,9 @@ void flash2_backward(Launcher& run, const Tiles& tq, const SequenceTiles& sg, Al
                mem.store(Tensor::dV, kvh, j * tg.bc, 0, dvj);
              });
   run.launch({flash2_kind(algo, Flash2Role::bwd_convert_dq), tq.heads, tq.tr, 128, 0},
-             [&t = tq](Memory& mem, int64_t bh, int64_t i) {
+             [&sq](Memory& mem, int64_t bh, int64_t i) {
+               const Tiles& t = sq.of(bh);
+               if (i >= t.tr) return;
                const int64_t r = t.rows_in(i);
                mem.store(Tensor::dQ, bh, i * t.br, 0, mem.load(Tensor::dq_accum, bh, i * t.br, r, 0, t.d));
              });
@@ -734,7 +749,8 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
   } else {
     if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
     else flash2_forward(fwd, forward, c.algo);
-    if (has_backward(pass)) flash2_backward(counted, make_tiles(c, false, seed), group, c.algo);
+    if (has_backward(pass))
+      flash2_backward(counted, sequence_tiles(c, false, seed), group, c.algo, c.problem.varlen);
   }
   return counted.kernels;
 }
@@ -778,7 +794,7 @@ int64_t execute_memory_bytes(const Config& c) {
     const bool input = tensor == Tensor::Q || tensor == Tensor::K || tensor == Tensor::V || tensor == Tensor::dO;
     if (b.read_bytes == 0 && b.write_bytes == 0 && !input) continue;
     const TensorShape s = tensor_shape(tensor, p, tensor_layout(c));
-    elements = saturating_add(elements, saturating_mul(s.copies, p.batch, s.heads, s.rows, s.cols));
+    elements = saturating_add(elements, s.total_elements(p.batch));
   }
   // The drawn inputs (Q, K, V, dO) and the returned HeadTensors (Q, K, V, dO, O, dQ, dK, dV, L)
   // of every query head, and 1 KiB of bookkeeping each.
@@ -796,9 +812,10 @@ Matrix dropout_multipliers(const Problem& p, int64_t bh, uint64_t seed) {
 
 ScoreMask kept_scores(const Config& c, int64_t bh) {
   const int64_t b = bh / c.problem.heads;
-  const int64_t n = c.problem.seqlen, nk = c.problem.keys();
-  ScoreMask keep = ScoreMask::Constant(n, nk, true);
   const int64_t len = sequence_keys(c, b);
+  // A packed sequence's head (Problem::varlen): n_b queries and keys, all of them.
+  const int64_t n = c.problem.queries_of(b), nk = c.problem.varlen ? len : c.problem.keys();
+  ScoreMask keep = ScoreMask::Constant(n, nk, true);
   if (len < nk) keep.rightCols(nk - len).setConstant(false);
   if (const KeyBand band = c.problem.band_with_keys(len); band.bounded())
     for (int64_t r = 0; r < n; ++r)
@@ -876,11 +893,13 @@ ExecuteResult execute(const Config& config, const std::vector<HeadTensors>& inpu
   Memory mem(p, tensor_layout(config));
   for (size_t bh = 0; bh < inputs.size(); ++bh) {
     const HeadTensors& in = inputs[bh];
-    auto shaped = [d](const Matrix& m, int64_t rows) { return m.rows() == rows && m.cols() == d; };
-    if (!shaped(in.q, n) || !shaped(in.k, nk) || !shaped(in.v, nk) || (has_backward(p.pass) && !shaped(in.d_o, n)))
-      throw InvalidInput("execute: inputs must be Q, dO of Nq × d (" + std::to_string(n) + " × " + std::to_string(d) +
-                         ") and K, V of Nk × d (" + std::to_string(nk) + " × " + std::to_string(d) + ")");
     const auto h = static_cast<int64_t>(bh);
+    // A packed sequence's head: n_b queries and keys (Problem::varlen).
+    const int64_t rows = p.queries_of(h / p.heads), keys = p.varlen ? rows : nk;
+    auto shaped = [d](const Matrix& m, int64_t rows) { return m.rows() == rows && m.cols() == d; };
+    if (!shaped(in.q, rows) || !shaped(in.k, keys) || !shaped(in.v, keys) || (has_backward(p.pass) && !shaped(in.d_o, rows)))
+      throw InvalidInput("execute: inputs must be Q, dO of Nq × d (" + std::to_string(rows) + " × " + std::to_string(d) +
+                         ") and K, V of Nk × d (" + std::to_string(keys) + " × " + std::to_string(d) + ")");
     mem.head(Tensor::Q, h) = in.q;
     if (has_backward(p.pass)) mem.head(Tensor::dO, h) = in.d_o;
     if (h % g == 0) {  // a group's K and V: its first query head's
@@ -930,10 +949,12 @@ std::vector<HeadTensors> random_inputs(const Problem& p, uint64_t seed, int64_t 
   std::vector<HeadTensors> inputs(static_cast<size_t>(std::max<int64_t>(heads, 0)));
   for (size_t h = 0; h < inputs.size(); ++h) {  // dO drawn for every pass, so Q, K, V do not depend on it
     HeadTensors& in = inputs[h];
-    in.q = draw(p.seqlen, p.headdim);
-    in.k = draw(p.keys(), p.headdim);
-    in.v = draw(p.keys(), p.headdim);
-    in.d_o = draw(p.seqlen, p.headdim);
+    // A packed sequence's head: n_b queries and keys (Problem::varlen).
+    const int64_t rows = p.queries_of(static_cast<int64_t>(h) / p.heads), keys = p.varlen ? rows : p.keys();
+    in.q = draw(rows, p.headdim);
+    in.k = draw(keys, p.headdim);
+    in.v = draw(keys, p.headdim);
+    in.d_o = draw(rows, p.headdim);
     if (h % g != 0) {  // a group shares its first query head's K and V
       in.k = inputs[h - h % g].k;
       in.v = inputs[h - h % g].v;

@@ -32,6 +32,9 @@ void check_explainable(const Config& c, int64_t tracked_row) {
   if (c.problem.kv_heads_count() != c.problem.heads)
     throw InvalidInput(Field::kv_heads, "explain traces one head with its own K and V, not Hkv = " +
                                             std::to_string(c.problem.kv_heads_count()) + "; allowed: kv_heads equal to heads");
+  if (c.problem.varlen)
+    throw InvalidInput(Field::varlen, "explain traces one head, and the packed sequences of a varlen batch run heads of "
+                                      "their own lengths; allowed: varlen = 0");
   if (!c.problem.key_lengths.empty())
     throw InvalidInput(Field::key_lengths, "explain traces one head, and sequences of their own key lengths run "
                                            "different ones; allowed: no key lengths");

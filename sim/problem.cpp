@@ -2,6 +2,7 @@
 
 #include "sim/errors.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace flashio::sim {
@@ -39,6 +40,27 @@ void validate(const Problem& p) {
     throw InvalidInput(Field::seqlen_k, "a window is aligned bottom-right (the last query at the last key), so with Nk = " +
                                             std::to_string(p.keys()) + " < Nq = " + std::to_string(p.seqlen) +
                                             " the first queries see no key; allowed with a window: seqlen_k >= seqlen");
+  // A varlen batch (docs/shapes.md, "Variable-length batches"): its sequences' own lengths, packed;
+  // what the kernels build it with (kernels/attention_run.cu refuses the rest).
+  if (p.varlen) {
+    if (p.key_lengths.empty())
+      throw InvalidInput(Field::varlen, "packs the sequences of key_lengths without padding (sequence b has n_b queries "
+                                        "and keys), so it needs them, one length per sequence; allowed: varlen with "
+                                        "key_lengths");
+    if (p.keys() != p.seqlen)
+      throw InvalidInput(Field::varlen, "each packed sequence has as many keys as queries (n_b of each, at most N), not "
+                                        "Nk = " + std::to_string(p.keys()) + " with N = " + std::to_string(p.seqlen) +
+                                            "; allowed with varlen: seqlen_k = seqlen");
+    if (p.mask)
+      throw InvalidInput(Field::varlen, "packs the sequences of key_lengths, which are then their only lengths, not the "
+                                        "mask's built-in padding; allowed with varlen: mask = 0");
+    if (p.dropout > 0)
+      throw InvalidInput(Field::varlen, "fused dropout over packed sequences is not built; allowed with varlen: "
+                                        "dropout = 0");
+    if (windowed)
+      throw InvalidInput(Field::varlen, "a sliding window over packed sequences is not built; allowed with varlen: no "
+                                        "window (causal is allowed)");
+  }
   if (!p.key_lengths.empty()) {
     const auto& lengths = *p.key_lengths.values;
     if (static_cast<int64_t>(lengths.size()) != p.batch)
@@ -46,10 +68,15 @@ void validate(const Problem& p) {
                                                  " of them (got " + std::to_string(lengths.size()) + ")");
     for (size_t b = 0; b < lengths.size(); ++b) {
       if (lengths[b] < 1 || lengths[b] > p.keys())
-        throw InvalidInput(Field::key_lengths, "sequence " + std::to_string(b) + "'s key length must be 1 to Nk = " +
-                                                   std::to_string(p.keys()) + ", the cache's keys (got " +
-                                                   std::to_string(lengths[b]) + ")");
-      if ((p.causal || windowed) && lengths[b] < p.seqlen)
+        throw InvalidInput(Field::key_lengths,
+                           p.varlen ? "sequence " + std::to_string(b) + "'s length must be 1 to N = " +
+                                          std::to_string(p.seqlen) + " (varlen: its queries and keys; got " +
+                                          std::to_string(lengths[b]) + ")"
+                                    : "sequence " + std::to_string(b) + "'s key length must be 1 to Nk = " +
+                                          std::to_string(p.keys()) + ", the cache's keys (got " +
+                                          std::to_string(lengths[b]) + ")");
+      // A packed sequence is square: causal is its own diagonal, whatever its length.
+      if (!p.varlen && (p.causal || windowed) && lengths[b] < p.seqlen)
         throw InvalidInput(Field::key_lengths, "causal aligns each sequence's last query with its last key, so "
                                                "sequence " + std::to_string(b) + "'s key length " +
                                                    std::to_string(lengths[b]) + " < Nq = " + std::to_string(p.seqlen) +
@@ -68,6 +95,13 @@ std::string band_label(const Problem& p) {
          side(p.causal ? 0 : p.window_right);
 }
 
+int64_t KeyLengths::longest() const {
+  int64_t most = 0;
+  if (values)
+    for (const int64_t v : *values) most = std::max(most, v);
+  return most;
+}
+
 int64_t key_padding_length(int64_t batch_index, int64_t batch, int64_t keys) {
   // b·Nk in 128 bits: both may be large (the model takes B and Nk past 2^32).
   const auto q = static_cast<__int128>(batch_index) * keys / (static_cast<__int128>(2) * batch);
@@ -82,13 +116,13 @@ double convention_flops(const Problem& p) {
 }
 
 double convention_flops(const Problem& p, const std::vector<KeyLengthRun>& runs) {
-  const double nq = static_cast<double>(p.seqlen);
   double factor = 0.0;
   if (has_forward(p.pass)) factor += 1.0;
   if (has_backward(p.pass)) factor += 2.5;  // five N²d GEMMs, the recomputation of S included
   // A sequence's scores (its own keys and band), times the sequences that share them.
   const auto of_sequences = [&](int64_t keys, double sequences) {
     const double nk = static_cast<double>(keys);
+    const double nq = static_cast<double>(p.varlen ? keys : p.seqlen);  // a packed sequence: n_b queries
     const double scores = p.windowed() ? p.band_with_keys(keys).visible_scores(p.seqlen, keys)
                                        : nq * nk * (p.causal ? 1.0 - nq / (2.0 * nk) : 1.0);
     return 4.0 * sequences * static_cast<double>(p.heads) * scores * static_cast<double>(p.headdim) * factor;

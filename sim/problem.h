@@ -20,6 +20,8 @@ struct KeyLengths {
   std::shared_ptr<const std::vector<int64_t>> values;
   std::string source;
   bool empty() const { return values == nullptr; }
+  // The longest of them (0 when empty): a varlen batch's n_max, which its kernels' grids span.
+  int64_t longest() const;
 };
 
 // Consecutive sequences [first, first + count) of the batch with one key length `keys`: the unit
@@ -78,6 +80,11 @@ struct Problem {
   // Causal with Nq ≠ Nk is aligned bottom-right, as FlashAttention does: query i sees the keys
   // j ≤ i + causal_offset(), the last query the last key (docs/shapes.md).
   int64_t causal_offset() const { return keys() - seqlen; }
+  // A varlen batch's longest sequence n_max (Problem::varlen with lengths; the rows and keys its
+  // kernels' grids span, docs/shapes.md), else N.
+  int64_t longest_sequence() const { return varlen && !key_lengths.empty() ? key_lengths.longest() : seqlen; }
+  // Sequence b's queries: its length n_b in a varlen batch, else N.
+  int64_t queries_of(int64_t b) const { return varlen && !key_lengths.empty() ? keys_of(b) : seqlen; }
   // Sequence b's keys: its key length (Problem::key_lengths), or Nk; and its causal offset
   // (bottom-right in its own keys). A configuration's, the mask's padding for flash1 and flash2
   // included: sequence_keys (sim/config.h).
@@ -103,7 +110,8 @@ void validate(const Problem& problem);
 // The field's FLOP convention (docs/paper.md, "FLOP convention"): 4·B·H·Nq·Nk·d forward, 2.5×
 // that backward, 3.5× for fwdbwd; causal keeps Nq·Nk − Nq²/2 of the Nq·Nk scores (half when
 // Nq = Nk; bottom-right aligned, docs/shapes.md). What TFLOP/s is computed from, for every algorithm.
-// With per-sequence key lengths, the sum over the sequences of their own Nk. A window counts the
+// With per-sequence key lengths, the sum over the sequences of their own Nk; in a varlen batch of
+// their own 4·H·n_b²·d (n_b queries and keys, causal halved per sequence). A window counts the
 // scores it keeps exactly (KeyBand::visible_scores), so `--window-right 0` counts Nq/2 more per
 // head than causal's convention (the diagonal's other half).
 double convention_flops(const Problem& problem);

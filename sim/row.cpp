@@ -103,7 +103,7 @@ const std::vector<std::string>& key_columns() {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
       "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
-      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "window_left", "window_right"};
+      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "varlen", "window_left", "window_right"};
   return k;
 }
 
@@ -140,6 +140,7 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "splits") return std::to_string(r.splits);
   if (col == "page_size") return std::to_string(r.page_size);
   if (col == "lengths") return r.lengths;
+  if (col == "varlen") return std::to_string(r.varlen);
   if (col == "window_left") return window_text(r.window_left);
   if (col == "window_right") return window_text(r.window_right);
   for (const auto& [name, field] : value_fields())
@@ -172,6 +173,7 @@ Row config_row(const Config& c, RowSource source) {
   base.splits = c.splits;
   base.page_size = c.page_size;
   base.lengths = c.problem.key_lengths.source;
+  base.varlen = c.problem.varlen ? 1 : 0;
   base.window_left = c.problem.window_left;
   base.window_right = c.problem.window_right;
   return base;
@@ -264,6 +266,7 @@ nlohmann::json to_json(const Row& r) {
   j["splits"] = r.splits;
   j["page_size"] = r.page_size;
   j["lengths"] = r.lengths;
+  j["varlen"] = r.varlen;
   j["window_left"] = window_text(r.window_left);
   j["window_right"] = window_text(r.window_right);
   for (const auto& [name, field] : value_fields())
@@ -394,6 +397,7 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
       else if (col == "splits") r.splits = v.empty() ? 1 : as_int();
       else if (col == "page_size") r.page_size = v.empty() ? 0 : as_int();
       else if (col == "lengths") r.lengths = v;
+      else if (col == "varlen") r.varlen = v.empty() ? 0 : static_cast<int>(as_int());
       else if (col == "window_left" || col == "window_right") {
         int64_t side = kNoWindow;
         if (!v.empty() && v != "none") {

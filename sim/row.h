@@ -47,6 +47,9 @@ struct Row {
   // Per-sequence key lengths (sim/problem.h, KeyLengths::source): the lengths file as given;
   // empty (every sequence Nk keys) in a file without the column.
   std::string lengths;
+  // Whether the sequences of `lengths` are packed without padding (sim/problem.h, Problem::varlen;
+  // docs/shapes.md, "Variable-length batches"): 1, or 0 (the padded layout) in a file without the column.
+  int varlen = 0;
   // A sliding window's sides (sim/problem.h; kNoWindow, written `none`, in a file without the columns).
   int64_t window_left = kNoWindow, window_right = kNoWindow;
   // Value columns.

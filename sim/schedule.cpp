@@ -11,8 +11,10 @@ TileGrid tile_grid(const Config& c, bool group_rows) {
   TileGrid g;
   g.group = p.group();
   g.group_rows = group_rows;
-  g.nq = p.seqlen;
-  g.nk = p.keys();
+  // A varlen batch's grid spans its longest sequence, n_max queries and keys (its sequences' own
+  // grids: with_keys); otherwise Nq and Nk.
+  g.nq = p.varlen ? p.longest_sequence() : p.seqlen;
+  g.nk = p.varlen ? p.longest_sequence() : p.keys();
   g.n = group_rows ? checked_mul(g.group, g.nq) : g.nq;
   const KeyBand band = p.band_of();
   g.offset = band.offset;

@@ -135,7 +135,8 @@ struct TileGrid {
   int64_t kv_head(int64_t grid_head) const { return group_rows ? grid_head : grid_head / group; }
 };
 // The grid of the configuration's tiling; group_rows as above (the kernels that take a group's
-// rows: sim/schedule_flash1.cpp, schedule_flash2.cpp).
+// rows: sim/schedule_flash1.cpp, schedule_flash2.cpp). A varlen batch's is the grid its kernels
+// launch, over its longest sequence n_max (docs/shapes.md, "Variable-length batches").
 TileGrid tile_grid(const Config& config, bool group_rows = false);
 // Grid heads of a kernel: B·Hkv when its blocks take a group's rows, else B·H.
 int64_t grid_heads(const Problem& problem, bool group_rows);
@@ -146,12 +147,16 @@ int64_t grid_heads_per_batch(const Problem& problem, bool group_rows);
 // runs of consecutive sequences of one key length (key_length_runs, sim/config.h), each running
 // the schedule of a problem whose Nk is that length (with_keys: its key tiles, causal offset and
 // split partition) at the cache's addresses (a transfer's rows are keys of the Nk-row layout either
-// way). Without padding, one run of every head at Nk. `values` hold what a kernel's blocks need of
-// their run, made once per run (sequence_runs); the run's configuration itself is not kept (a
-// sweep's Config is large) but remade where needed (run_config).
+// way). In a varlen batch (docs/shapes.md, "Variable-length batches") a run is of sequences of one
+// length n, and runs the schedule of a sequence alone, Nq = Nk = n (with_keys), within the launch's
+// grid over n_max (tile_grid): its blocks past the run's own tiles emit nothing; a transfer's rows
+// are then rows of the sequence's own head, which the packed layout places (sim/tensor.h,
+// RowLayout). Without padding, one run of every head at Nk. `values` hold what a kernel's blocks
+// need of their run, made once per run (sequence_runs); the run's configuration itself is not kept
+// (a sweep's Config is large) but remade where needed (run_config).
 template <class T>
 struct SequenceRuns {
-  std::vector<int64_t> keys;       // each run's key length (Nk without padding)
+  std::vector<int64_t> keys;       // each run's key length (Nk without padding; a varlen run's n)
   std::vector<T> values;           // `make` of each run's configuration
   std::vector<HeadRun> head_runs;  // each run's grid heads in launch order (KernelSchedule::head_runs); empty without padding
   size_t run_of(int64_t grid_head) const {
@@ -167,12 +172,17 @@ struct SequenceRuns {
     return head_runs.empty() ? config : with_keys(config, keys[run_of(grid_head)]);
   }
 };
+// What makes a kernel's heads run differently: the sequences' keys (the tiled kernels), or only
+// their query rows (flash2's row kernels, whose heads differ in a varlen batch alone).
+enum class RunsBy { keys, queries };
 // The runs of a kernel whose grid heads take a group's rows (`group_rows`) or a query head's;
 // make(run's Config) → T.
 template <class T, class Make>
-std::shared_ptr<const SequenceRuns<T>> sequence_runs(const Config& config, bool group_rows, Make make) {
+std::shared_ptr<const SequenceRuns<T>> sequence_runs(const Config& config, bool group_rows, Make make,
+                                                     RunsBy by = RunsBy::keys) {
   auto out = std::make_shared<SequenceRuns<T>>();
-  const std::vector<KeyLengthRun> runs = key_length_runs(config);
+  const std::vector<KeyLengthRun> runs =
+      by == RunsBy::keys || config.problem.varlen ? key_length_runs(config) : std::vector<KeyLengthRun>{};
   if (runs.empty()) {
     out->keys.push_back(config.problem.keys());
     out->values.push_back(make(config));

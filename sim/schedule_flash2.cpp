@@ -217,7 +217,8 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     const auto base = std::make_shared<const Config>(c);  // the runs' configurations: run_config
     const KvPages pages = kv_pages(c, c.gqa_pack);
     const bool dropout = c.problem.dropout > 0;  // fused: the same transfers, more CUDA-core work
-    const TileGrid& g0 = runs->values.front().filter.grid();  // rows and Tr: every run's; Tc: at most this
+    // The launch's grid: rows and Tr every run's (a varlen batch's: its longest sequence's), Tc at most this.
+    const TileGrid g0 = tile_grid(c, c.gqa_pack);
     KernelSchedule k;
     k.kind = flash2_kind(c.algo, Flash2Role::fwd);
     k.heads = grid_heads(c.problem, c.gqa_pack);
@@ -226,10 +227,11 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.threads_per_block = 128;
     k.smem_bytes = saturating_mul(saturating_add(g0.br, saturating_mul(2, g0.bc)), d, e);  // Q tile + one K and one V tile
     // Q; K, V per tile (and their pages); O, L
-    k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), tile_grid(c, c.gqa_pack).tc));
+    k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), g0.tc));
     k.emit_block = [runs, pages, d, dropout](int64_t gh, int64_t i, ScheduleSink& s) {
       const ForwardRun& run = runs->of(gh);
       const TileGrid& g = run.filter.grid();
+      if (i >= g.tr) return;  // a varlen batch's block past its sequence's rows: nothing at all
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
       emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
@@ -257,19 +259,24 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
   if (has_backward(c.problem.pass)) {
     // The row kernels take one query head's rows; the backward a K/V head's group's, so that
     // dK and dV are summed over the group on chip (sim/config.h, gqa_pack). The row kernels take
-    // every query row whatever the key lengths; the main kernel's heads run in runs of one key
-    // length (sim/schedule.h, SequenceRuns) over the grid of Nk, the cache's keys.
+    // every query row whatever the key lengths (a varlen batch's heads: their sequence's n_b rows,
+    // in runs of one length); the main kernel's heads run in runs of one key length
+    // (sim/schedule.h, SequenceRuns) over the grid of Nk, the cache's keys (a varlen batch's: n_max).
     const TileGrid gq = tile_grid(c);
     const TileGrid g = tile_grid(c, true);
-    const int64_t nq = gq.n;
+    const bool packed = c.problem.varlen;  // no rows past a sequence's own: no dK, dV written there
+    const auto rows = sequence_runs<TileGrid>(c, false, [](const Config& rc) { return tile_grid(rc); }, RunsBy::queries);
     KernelSchedule pre;
     pre.kind = flash2_kind(c.algo, Flash2Role::bwd_preprocess);
     pre.heads = c.problem.batch_heads();
+    pre.head_runs = rows->head_runs;
     pre.blocks_per_head = gq.tr;
     pre.threads_per_block = 128;
     pre.smem_bytes = 0;
     pre.transfers_per_block = 4;
-    pre.emit_block = [g = gq, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    pre.emit_block = [rows, d](int64_t bh, int64_t i, ScheduleSink& s) {
+      const TileGrid& g = rows->of(bh);
+      if (i >= g.tr) return;  // a varlen batch's block past its sequence's rows
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::O, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dO, Dir::read, bh, i * g.br, r, 0, d});
@@ -277,7 +284,8 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       s.transfer({Tensor::delta, Dir::write, bh, i * g.br, r, 0, 1});
       s.transfer({Tensor::dq_accum, Dir::write, bh, i * g.br, r, 0, d});  // zeroed for atomics
     };
-    pre.head_counts = [n = nq, d, e](int64_t) {
+    pre.head_counts = [rows, d, e](int64_t bh) {
+      const int64_t n = rows->of(bh).n;
       Counts h;
       h.add_transfer(Tensor::O, Dir::read, checked_mul(n, d, e));
       h.add_transfer(Tensor::dO, Dir::read, checked_mul(n, d, e));
@@ -302,10 +310,11 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     const auto base = std::make_shared<const Config>(c);  // the runs' configurations: run_config
     const bool dropout = c.problem.dropout > 0;  // fused: the same transfers, more CUDA-core work
     k.head_runs = runs->head_runs;
-    k.emit_block = [runs, g, d, dropout](int64_t gh, int64_t j, ScheduleSink& s) {
+    k.emit_block = [runs, g, d, dropout, packed](int64_t gh, int64_t j, ScheduleSink& s) {
       const TileFilter& filter = runs->of(gh);
       const TileGrid& gb = filter.grid();  // the sequence's: Nk_b keys
       const int64_t qh = g.query_head(gh), kvh = g.kv_head(gh);
+      if (packed && j >= gb.tc) return;  // a varlen batch's block past its sequence's keys: nothing at all
       if (j < gb.tc) {
         const int64_t cj = gb.cols_in(j);
         s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
@@ -323,12 +332,14 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
           s.transfer(dq);
         }
       }
-      s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, g.cols_in(j), 0, d});  // summed over the group's rows
-      s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, g.cols_in(j), 0, d});
+      // Summed over the group's rows; every row of the layout's tile (packed: the sequence's own).
+      const int64_t written = packed ? gb.cols_in(j) : g.cols_in(j);
+      s.transfer({Tensor::dK, Dir::write, kvh, j * g.bc, written, 0, d});
+      s.transfer({Tensor::dV, Dir::write, kvh, j * g.bc, written, 0, d});
     };
-    k.head_counts = [runs, base, d, e, dropout](int64_t gh) {
+    k.head_counts = [runs, base, d, e, dropout, packed](int64_t gh) {
       const Config rc = runs->run_config(*base, gh);
-      const int64_t nk = base->problem.keys(), nk_b = rc.problem.keys();
+      const int64_t nk_b = rc.problem.keys(), nk = packed ? nk_b : base->problem.keys();
       const TileVisits v = tile_visits(rc, true);
       const int64_t q_rows = sum(v.q_rows);  // Q, dO, L, D once per visited (i, j)
       Counts h;
@@ -339,7 +350,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       h.add_transfer(Tensor::lse, Dir::read, checked_mul(q_rows, 4));
       h.add_transfer(Tensor::delta, Dir::read, checked_mul(q_rows, 4));
       h.add_transfer(Tensor::dq_accum, Dir::write, checked_mul(q_rows, d, 4));
-      h.add_transfer(Tensor::dK, Dir::write, checked_mul(nk, d, e));  // every key's row, zero past Nk_b
+      h.add_transfer(Tensor::dK, Dir::write, checked_mul(nk, d, e));  // every key's row of the layout, zero past Nk_b
       h.add_transfer(Tensor::dV, Dir::write, checked_mul(nk, d, e));
       h.flops = flops_model::flash2_bwd_tile(rc.tiling.block_r, rc.tiling.block_c, d, dropout).scaled(v.tiles());
       return h;
@@ -349,16 +360,20 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     KernelSchedule conv;
     conv.kind = flash2_kind(c.algo, Flash2Role::bwd_convert_dq);
     conv.heads = c.problem.batch_heads();
+    conv.head_runs = rows->head_runs;
     conv.blocks_per_head = gq.tr;
     conv.threads_per_block = 128;
     conv.smem_bytes = 0;
     conv.transfers_per_block = 2;
-    conv.emit_block = [g = gq, d](int64_t bh, int64_t i, ScheduleSink& s) {
+    conv.emit_block = [rows, d](int64_t bh, int64_t i, ScheduleSink& s) {
+      const TileGrid& g = rows->of(bh);
+      if (i >= g.tr) return;  // a varlen batch's block past its sequence's rows
       const int64_t r = g.rows_in(i);
       s.transfer({Tensor::dq_accum, Dir::read, bh, i * g.br, r, 0, d});
       s.transfer({Tensor::dQ, Dir::write, bh, i * g.br, r, 0, d});
     };
-    conv.head_counts = [n = nq, d, e](int64_t) {
+    conv.head_counts = [rows, d, e](int64_t bh) {
+      const int64_t n = rows->of(bh).n;
       Counts h;
       h.add_transfer(Tensor::dq_accum, Dir::read, checked_mul(n, d, 4));
       h.add_transfer(Tensor::dQ, Dir::write, checked_mul(n, d, e));

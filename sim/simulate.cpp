@@ -39,8 +39,7 @@ int64_t extra_memory_bytes(const Config& config, const Counts& touched) {
     if ((b.read_bytes == 0 && b.write_bytes == 0) || is_input_or_output(tensor, config.problem.pass))
       continue;
     const TensorShape s = tensor_shape(tensor, config.problem, tensor_layout(config));
-    bytes = checked_add(bytes, checked_mul(checked_mul(s.rows, s.cols, s.element_bytes),
-                                           checked_mul(s.copies, config.problem.batch, s.heads)));
+    bytes = checked_add(bytes, checked_mul(s.total_rows(config.problem.batch), s.cols, s.element_bytes));
   }
   return bytes;
 }

@@ -18,9 +18,9 @@ int64_t forward_key_tiles(const Config& c) {
 }
 
 namespace {
-// The kernels split only a forward without fused dropout or a window (sim/config.cpp refuses the
-// others): one split there, whatever the grid.
-bool splits_built(const Config& c) { return c.problem.dropout <= 0.0 && !c.problem.windowed(); }
+// The kernels split only a forward without fused dropout, a window or packed sequences (varlen;
+// sim/config.cpp refuses the others): one split there, whatever the grid.
+bool splits_built(const Config& c) { return c.problem.dropout <= 0.0 && !c.problem.windowed() && !c.problem.varlen; }
 }  // namespace
 
 int64_t auto_splits(const Config& c) {

@@ -121,12 +121,12 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // With grouped-query attention flash2's forward (packed) and backward run the instance for
     // a group's stacked rows (kernels/key_limits.cuh).
     // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
-    // paged instance (kPaged), a window's left side its window instance (kWindow), blocksparse
+    // KV-cache instance (kPaged, as a varlen batch's), a window's left side its window instance (kWindow), blocksparse
     // its block-sparse instance (kSparse), dropout and key lengths its instance for them (kDropout).
     KernelInstance instance;
     instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
     instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
-    instance.paged = config.page_size > 0 && pass_of(k.kind) == Pass::fwd;
+    instance.paged = runs_kv_cache_instance(config, k.kind);  // a paged cache's, a varlen batch's: kPaged
     instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
     instance.sparse = algo_of(k.kind) == Algo::blocksparse;     // a block mask its block-sparse instances (kSparse)
     instance.dropout = runs_dropout_instance(config, k.kind);  // fused dropout and key padding: kDropout
@@ -197,10 +197,10 @@ class BlockWorkSink : public ScheduleSink {
       const int64_t rounds = dependent_load_rounds(*entry_, t.tensor, t.rows, t.cols);
       if (rounds > 0) {
         work_.dependent_load_rounds += rounds;
-        work_.dependent_read_bytes += saturating_mul(t.rows, t.cols, tensor_shape(t.tensor, problem_).element_bytes);
+        work_.dependent_read_bytes += saturating_mul(t.rows, t.cols, tensor_element_bytes(t.tensor, problem_));
       }
     }
-    const int64_t bytes = saturating_mul(t.rows, t.cols, tensor_shape(t.tensor, problem_).element_bytes);
+    const int64_t bytes = saturating_mul(t.rows, t.cols, tensor_element_bytes(t.tensor, problem_));
     if (t.atomic) {
       work_.atomic_bytes = saturating_add(work_.atomic_bytes, bytes);
     } else if (t.dir == Dir::read) {
@@ -480,6 +480,13 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       std::vector<double> block_s(work.size());
       for (size_t b = 0; b < work.size(); ++b) {
         const BlockWork& w = work[b];
+        // A block that moves and computes nothing returns at once (a varlen batch's block past its
+        // sequence's tiles, docs/shapes.md): no time, no waits.
+        if (w.read_bytes == 0 && w.write_bytes == 0 && w.atomic_bytes == 0 && w.flops.tensor == 0 &&
+            w.flops.exp == 0 && w.flops.other == 0) {
+          block_s[b] = 0;
+          continue;
+        }
         // Bytes in flight per SM: each resident block's loads of one tile step (Little's law:
         // the bandwidth a stream reaches depends on them, docs/calibration.md).
         const int64_t row_in_flight = row_kernel_bytes_in_flight(k.kind, f.threads, config.problem.keys(),

@@ -11,7 +11,7 @@ class CountingSink : public ScheduleSink {
  public:
   explicit CountingSink(const Problem& p) {
     for (int t = 0; t < kTensorCount; ++t)
-      element_bytes_[t] = tensor_shape(static_cast<Tensor>(t), p).element_bytes;
+      element_bytes_[t] = tensor_element_bytes(static_cast<Tensor>(t), p);
   }
   void transfer(const Transfer& t) override {
     counts.add_transfer(t.tensor, t.dir,

@@ -126,6 +126,7 @@ TEST_CASE("every sim input error names its field in sim's spelling and no comman
            c.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>(c.problem.batch, 1)), "x"};
          });
        }},
+      {"varlen without key lengths", Field::varlen, [&] { config_with([](Config& c) { c.problem.varlen = true; }); }},
       {"page size with flash1", Field::page_size,
        [&] { config_with([](Config& c) { c.algo = Algo::flash1, c.page_size = 16; }); }},
       {"block mask with flash2", Field::block_mask,

@@ -16,32 +16,17 @@
 #include "sim/execute.h"
 #include "sim/hardware.h"
 #include "sim/simulate.h"
+#include "matrix_error.h"
 #include "tiled_config.h"
 
 using namespace flashio::sim;
+using flashio::sim::test::scaled_error;
 
 namespace {
 
 Config make(Algo algo, int64_t n, int64_t d, int64_t br, int64_t bc, bool causal, Pass pass,
             int64_t batch = 1, int64_t heads = 1) {
   return test::tiled_config(algo, pass, batch, heads, n, d, br, bc, causal);
-}
-
-// Largest |a − b| relative to 1 + max |b|; equal infinities (rows with no kept score) agree.
-double scaled_error(const Matrix& a, const Matrix& b) {
-  REQUIRE(a.rows() == b.rows());
-  REQUIRE(a.cols() == b.cols());
-  double err = 0, scale = 1;
-  for (Eigen::Index i = 0; i < a.size(); ++i) {
-    const double x = a.data()[i], y = b.data()[i];
-    if (std::isinf(x) || std::isinf(y)) {
-      if (x != y) return std::numeric_limits<double>::infinity();
-      continue;
-    }
-    err = std::max(err, std::abs(x - y));
-    scale = std::max(scale, 1 + std::abs(y));
-  }
-  return err / scale;
 }
 
 constexpr double kTolerance = 1e-12;

@@ -10,48 +10,16 @@
 #include "sim/bounds.h"
 #include "sim/execute.h"
 #include "sim/simulate.h"
+#include "matrix_error.h"
 #include "tiled_config.h"
 
 using namespace flashio::sim;
 
 namespace {
 
+using test::check_group_reference;
+using test::scaled_error;
 using test::shaped_config;
-
-double scaled_error(const Matrix& a, const Matrix& b) {
-  REQUIRE(a.rows() == b.rows());
-  REQUIRE(a.cols() == b.cols());
-  double err = 0, scale = 1;
-  for (Eigen::Index i = 0; i < a.size(); ++i) {
-    if (std::isinf(a.data()[i]) || std::isinf(b.data()[i])) {
-      if (a.data()[i] != b.data()[i]) return std::numeric_limits<double>::infinity();
-      continue;
-    }
-    err = std::max(err, std::abs(a.data()[i] - b.data()[i]));
-    scale = std::max(scale, 1 + std::abs(b.data()[i]));
-  }
-  return err / scale;
-}
-
-// Every head against the dense reference with its group's K, V; dK, dV the sum over the group.
-void check_reference(const Config& c, const ExecuteResult& r) {
-  const Problem& p = c.problem;
-  const int64_t g = p.group();
-  REQUIRE(static_cast<int64_t>(r.heads.size()) == p.batch_heads());
-  for (int64_t first = 0; first < p.batch_heads(); first += g) {
-    Matrix dk = Matrix::Zero(p.keys(), p.headdim), dv = dk;
-    for (int64_t h = first; h < first + g; ++h) {
-      const HeadTensors& got = r.heads[h];
-      const HeadTensors ref = dense_reference(got.q, r.heads[first].k, r.heads[first].v, &got.d_o, p.causal);
-      CHECK(scaled_error(got.o, ref.o) < 1e-12);
-      if (c.algo != Algo::standard) CHECK(scaled_error(got.lse, ref.lse) < 1e-12);
-      CHECK(scaled_error(got.dq, ref.dq) < 1e-12);
-      dk += ref.dk, dv += ref.dv;
-    }
-    CHECK(scaled_error(r.heads[first].dk, dk) < 1e-12);
-    CHECK(scaled_error(r.heads[first].dv, dv) < 1e-12);
-  }
-}
 
 void check_counts(const Config& c, const ExecuteResult& r) {
   const std::vector<KernelCounts> walked = walk_counts(c), formula = closed_form_counts(c);
@@ -89,7 +57,7 @@ TEST_CASE("with grouped-query attention and Nq != Nk, execute equals the dense r
             const Config c = shaped_config(algo, Pass::fwdbwd, 2, s.heads, s.kv_heads, s.nq, s.nk, 16, br, bc, causal, pack);
             CAPTURE(to_string(algo), s.heads, s.kv_heads, s.nq, s.nk, causal, pack, br, bc);
             const ExecuteResult r = execute(c, 5);
-            check_reference(c, r);
+            check_group_reference(c, r);
             check_counts(c, r);
           }
 }
