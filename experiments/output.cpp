@@ -549,6 +549,7 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
         (key == "kv_heads" && !grouped) || (key == "seqlen_k" && first.seqlen_k == first.seqlen) ||
         (key == "gqa_pack" && !grouped) || (key == "splits" && first.splits == 1) ||
         (key == "page_size" && first.page_size == 0) || (key == "lengths" && first.lengths.empty()) ||
+        (key == "varlen" && value == "0") ||
         (key == "window_left" && value == "none") || (key == "window_right" && value == "none"))
       continue;
     std::string shown_value = value;

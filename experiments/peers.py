@@ -38,7 +38,7 @@ import tempfile
 # tests/scripts/test_peers.py checks it against `flashio simulate --format csv`.
 KEY_COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype",
                "causal", "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask",
-               "kv_heads", "seqlen_k", "gqa_pack", "splits", "page_size", "lengths",
+               "kv_heads", "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "varlen",
                "window_left", "window_right"]
 VALUE_COLUMNS = ["flops", "flops_tensor", "flops_exp", "flops_other", "io_read_bytes",
                  "io_write_bytes", "dram_read_bytes", "dram_write_bytes", "extra_memory_bytes",
@@ -250,7 +250,7 @@ def peer_row(config, time_ms, hw):
     row.update(source="peer", algo="torch_" + c["backend"], kernel="total",
                batch=str(c["batch"]), heads=str(c["heads"]), seqlen=str(c["seqlen"]),
                headdim=str(c["headdim"]), dtype=c["dtype"], causal=str(int(c["causal"])), hw=hw,
-               mask="0", dropout="0", flops=number(flops), time_ms=number(time_ms),
+               mask="0", dropout="0", varlen="0", flops=number(flops), time_ms=number(time_ms),
                tflops=number(flops / (time_ms * 1e-3) / 1e12))
     row["pass"] = c["pass_"]
     row["kv_heads"] = str(c["kv_heads"])

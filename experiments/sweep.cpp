@@ -115,7 +115,7 @@ int64_t SweepSpec::size() const {
                            size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
                            size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs),
                            size_or_one(splits),     size_or_one(page_sizes),  size_or_one(key_lengths),
-                           size_or_one(window_lefts), size_or_one(window_rights)};
+                           size_or_one(window_lefts), size_or_one(window_rights), size_or_one(varlens)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -154,7 +154,15 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "flash1 and flash2, forward and backward, over sequences of their own key lengths (a KV cache, "
        "key padding): FILE holds one key length per line, one line per sequence (B of them, each 1 to "
        "--seqlen-k, the cache's keys); causal aligns each sequence's last query with its last key; "
-       "not with standard (its --mask pads) (list of files) [every sequence --seqlen-k]")
+       "not with standard (its --mask pads); with --varlen each sequence's own length n_b (list of files) "
+       "[every sequence --seqlen-k]")
+      ("varlen", po::value<std::string>()->implicit_value("1"),
+       "a variable-length batch (flash2, FlashAttention-2's varlen API): the --lengths sequences packed "
+       "without padding, sequence b with n_b queries and keys (1 to --seqlen, the longest sizing the grids); "
+       "0: the padded (B, H, N, d) layout with those key lengths, so --varlen=0,1 puts the padded and "
+       "the packed rows side by side, the padding's cost their difference (causal and --kv-heads allowed; "
+       "not with --seqlen-k other than --seqlen, --mask, --dropout, a window, --splits or --page-size) "
+       "(a switch) [0]")
       ("page-size", po::value<std::string>(),
        "flash2's forward over a paged KV cache: K and V in pages of P tokens (a multiple of 16) found "
        "through a block table, whose entries each K/V tile reads; 0: contiguous (list or range) [0]")
@@ -233,6 +241,7 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   s.headdims = positive_ints("--headdim", given_or(vm, "headdim", d.headdim));
   s.dtypes = named<sim::DType>("--dtype", given_or(vm, "dtype", d.dtype), sim::parse_dtype,
                                sim::allowed_dtypes());
+  s.varlens = parse_switch_list("--varlen", given_or(vm, "varlen", "0"));
   s.causals = parse_switch_list("--causal", given_or(vm, "causal", "0"));
   s.window_lefts = window_sides("--window-left", given_or(vm, "window-left", "none"));
   s.window_rights = window_sides("--window-right", given_or(vm, "window-right", "none"));
@@ -309,6 +318,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   p.dropout = s.dropouts[at.dropout];
   p.pass = s.passes[at.pass];
   p.key_lengths = s.key_lengths[at.key_lengths];
+  p.varlen = s.varlens[at.varlen] != 0;
   const sim::Algo algo = s.algos[at.algo];
   std::optional<int64_t> sram;
   if (!s.sram_bytes.empty()) sram = s.sram_bytes[at.sram];
@@ -334,7 +344,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
                       &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.window_left, &at.window_right, &at.mask,       &at.dropout,
                       &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.key_lengths,
-                      &at.page_size, &at.splits, &at.algo};
+                      &at.varlen, &at.page_size, &at.splits, &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
                            s.dtypes.size(),    s.batches.size(),
                            s.heads.size(),     std::max<size_t>(1, s.kv_heads.size()),
@@ -345,7 +355,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),
                            std::max<size_t>(1, s.block_cs.size()),
-                           s.block_masks.size(), s.gqa_packs.size(), s.key_lengths.size(), s.page_sizes.size(),
+                           s.block_masks.size(), s.gqa_packs.size(), s.key_lengths.size(), s.varlens.size(),
+                           s.page_sizes.size(),
                            s.splits.size(), s.algos.size()};
   constexpr int kDigits = sizeof(limits) / sizeof(limits[0]);
   using Clock = std::chrono::steady_clock;
@@ -355,8 +366,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   // Split counts: the two fastest digits are splits and algo, so each point of the others spans
   // splits × algos consecutive indices; `auto` and `best` resolve per configuration and may name
   // a count already visited there (then not a new config), and a split count above 1 applies to
-  // flash2 only when the sweep also runs other algorithms (as a page size does; key lengths, to
-  // flash1 and flash2).
+  // flash2 only when the sweep also runs other algorithms (as a page size and a varlen batch do;
+  // key lengths, to flash1 and flash2).
   const int64_t split_span = static_cast<int64_t>(s.splits.size() * s.algos.size());
   const auto sweeps = [&](sim::Algo a) { return std::find(s.algos.begin(), s.algos.end(), a) != s.algos.end(); };
   const bool sweeps_flash2 = sweeps(sim::Algo::flash2), sweeps_flash = sweeps_flash2 || sweeps(sim::Algo::flash1);
@@ -365,7 +376,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
     if (index % split_span == 0) splits_seen.clear();
     const sim::Algo algo = s.algos[at.algo];
     const bool split_elsewhere =
-        (sweeps_flash2 && algo != sim::Algo::flash2 && (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0)) ||
+        (sweeps_flash2 && algo != sim::Algo::flash2 &&
+         (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0 || s.varlens[at.varlen] != 0)) ||
         (sweeps_flash && algo != sim::Algo::flash1 && algo != sim::Algo::flash2 && !s.key_lengths[at.key_lengths].empty());
     if ((at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) || split_elsewhere) {
       ++not_applicable;

@@ -63,6 +63,8 @@ struct SweepSpec {
   // Per-sequence key lengths (sim/problem.h), one entry per --lengths file; one empty entry
   // (every sequence --seqlen-k keys) without the option.
   std::vector<sim::KeyLengths> key_lengths;
+  // Whether the lengths' sequences are packed without padding (sim/problem.h, varlen), 0 or 1.
+  std::vector<int> varlens;
   std::vector<sim::DType> dtypes;
   std::vector<int> causals, masks;  // 0 or 1
   // A sliding window's sides (sim/problem.h, window_left and window_right; sim::kNoWindow = none).
@@ -97,7 +99,7 @@ SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defa
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,
-         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0, window_left = 0, window_right = 0, key_lengths = 0;
+         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0, window_left = 0, window_right = 0, key_lengths = 0, varlen = 0;
 };
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 

@@ -337,6 +337,80 @@ TEST_CASE("key padding: --mask runs in flash1 and flash2 as the built-in key len
   check_rejected({{"simulate", "--algo", "blocksparse", "--mask"}, "--mask: "});
 }
 
+TEST_CASE("a variable-length batch: --varlen without --lengths, with another algorithm, --seqlen-k other than --seqlen, "
+          "--mask, --dropout, a window, --splits, --page-size or in explain is an error naming --varlen, and --lengths F "
+          "--varlen=0,1 gives the padded and the packed rows side by side") {
+  TempDir dir;
+  const auto lengths = dir / "lengths.txt", small = dir / "small.txt", long_one = dir / "long.txt";
+  write_file(lengths, "1\n17\n1000\n513\n");
+  write_file(small, "16\n8\n");
+  write_file(long_one, "1\n17\n1025\n513\n");
+  const std::vector<std::string> base = {"simulate", "--batch", "4", "--heads", "8", "--seqlen", "1024",
+                                         "--headdim", "64", "--lengths", lengths.string(), "--varlen"};
+  auto with = [&](std::vector<std::string> extra, std::vector<std::string> args = {}) {
+    if (args.empty()) args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  check_rejected({{"simulate", "--algo", "flash2", "--varlen"}, "--varlen: "});
+  for (const std::string algo : {"standard", "flash1", "blocksparse"})
+    check_rejected({with({"--algo", algo}), "--varlen: packs sequences as FlashAttention-2's varlen API"});
+  check_rejected({with({"--algo", "flash2", "--seqlen-k", "2048"}), "--varlen: "});
+  check_rejected({with({"--algo", "flash2", "--mask"}), "--varlen: "});
+  check_rejected({with({"--algo", "flash2", "--dropout", "0.1"}), "--varlen: "});
+  check_rejected({with({"--algo", "flash2", "--window-left", "16"}), "--varlen: "});
+  check_rejected({with({"--algo", "flash2", "--splits", "2"}), "--varlen: "});
+  check_rejected({with({"--algo", "flash2", "--page-size", "16"}), "--varlen: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--batch", "4", "--seqlen", "1024", "--lengths", long_one.string(),
+                   "--varlen"},
+                  "--lengths: "});
+  check_rejected({{"explain", "--algo", "flash2", "--batch", "2", "--seqlen", "16", "--headdim", "4", "--sram", "1KiB",
+                   "--lengths", small.string(), "--varlen"},
+                  "--varlen: "});
+  // Allowed: causal (each packed sequence is its own square), grouped-query attention packed and not,
+  // --splits auto (one split), and a sweep of all algorithms, the others skipped at varlen = 1.
+  for (const std::string pack : {"0", "1"}) {
+    const CliResult r = run_in_process(with({"--algo", "flash2", "--causal", "--kv-heads", "2", "--gqa-pack", pack,
+                                             "--splits", "auto", "--pass", "fwdbwd", "--format", "csv"}));
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+    const std::vector<flashio::sim::Row> rows = csv_rows(r.out);
+    REQUIRE(rows.size() == 5);
+    for (const auto& row : rows) {
+      CHECK(row.varlen == 1);
+      CHECK(row.splits == 1);
+    }
+  }
+  const std::vector<std::string> sweep = {"simulate", "--algo", "standard,flash1,flash2", "--batch", "4", "--heads", "8",
+                                          "--seqlen", "1024", "--headdim", "64", "--lengths", lengths.string(),
+                                          "--varlen=0,1", "--pass", "fwdbwd", "--format", "csv"};
+  const CliResult r = run_in_process(sweep);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  std::vector<const flashio::sim::Row*> totals;
+  const std::vector<flashio::sim::Row> rows = csv_rows(r.out);
+  for (const auto& row : rows)
+    if (row.is_total()) totals.push_back(&row);
+  REQUIRE(totals.size() == 3);  // padded: flash1, flash2 (standard takes no lengths); packed: flash2
+  CHECK(totals[0]->algo == flashio::sim::RowAlgo::flash1);
+  CHECK(totals[0]->varlen == 0);
+  CHECK(totals[1]->algo == flashio::sim::RowAlgo::flash2);
+  CHECK(totals[1]->varlen == 0);
+  CHECK(totals[2]->algo == flashio::sim::RowAlgo::flash2);
+  CHECK(totals[2]->varlen == 1);
+  CHECK(totals[2]->lengths == lengths.string());
+  // The padding's cost: the packed row moves and computes less.
+  CHECK(*totals[2]->io_read_bytes < *totals[1]->io_read_bytes);
+  CHECK(*totals[2]->io_write_bytes < *totals[1]->io_write_bytes);
+  CHECK(*totals[2]->flops < *totals[1]->flops);
+  // The table shows varlen as a column where it varies.
+  std::vector<std::string> table = sweep;
+  table.resize(table.size() - 2);
+  const CliResult shown = run_in_process(table);
+  REQUIRE(shown.status == 0);
+  CHECK(shown.out.find("varlen") != std::string::npos);
+}
+
 TEST_CASE("split-KV: --splits best is the count the time model predicts fastest, auto or best naming a count "
           "already listed adds no row, and a count above 1 skips the other algorithms of the sweep") {
   const std::vector<std::string> decode = {"simulate", "--batch", "8", "--heads", "32", "--kv-heads", "8", "--seqlen",

@@ -14,11 +14,11 @@ using namespace flashio::cli::test;
 namespace {
 
 // The key columns of docs/rows.md; mask, dropout and block_mask are variants that may be at
-// defaults.
+// defaults (varlen, 0 or 1, is always written).
 const std::vector<std::string> kAlwaysFilled = {"source", "algo",    "pass",   "kernel",
                                                 "batch",  "heads",   "seqlen", "headdim",
                                                 "dtype",  "causal",  "sram_bytes", "block_r",
-                                                "block_c", "hw",     "mask",   "dropout"};
+                                                "block_c", "hw",     "mask",   "dropout", "varlen"};
 
 struct Csv {
   std::vector<std::string> header;
