@@ -149,6 +149,7 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.splits = c.splits;
   k.page_size = c.page_size;
   if (!c.problem.key_lengths.empty()) k.key_lengths = *c.problem.key_lengths.values;
+  k.varlen = c.problem.varlen;  // the lengths are then the packed sequences' own (docs/shapes.md)
   k.headdim = c.problem.headdim;
   k.causal = c.problem.causal;
   k.window_left = c.problem.window_left;  // sim::kNoWindow is the kernels' −1

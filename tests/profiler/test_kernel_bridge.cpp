@@ -140,6 +140,28 @@ TEST_CASE("bridge: what the kernels do not build is refused with one line naming
         fs::Problem{}.seqlen);
 }
 
+TEST_CASE("bridge: a varlen batch reaches the kernels as AttentionConfig::varlen with its sequences' lengths, and "
+          "its launches are the model's kernels, forward and backward") {
+  fs::Problem p;
+  p.batch = 4, p.heads = 8, p.kv_heads = 2, p.seqlen = 1024, p.headdim = 64, p.causal = true;
+  p.key_lengths = {std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{1, 17, 1000, 513}), "lengths"};
+  for (fs::Pass pass : {fs::Pass::fwd, fs::Pass::bwd, fs::Pass::fwdbwd})
+    for (bool varlen : {false, true}) {
+      p.pass = pass, p.varlen = varlen;
+      if (!varlen) p.causal = false;  // padded key lengths below N take no causal
+      const fs::Config c = fs::make_config(fs::Algo::flash2, p, fs::hardware_preset("h200"), std::nullopt,
+                                           {fs::TilingSource::kernel});
+      INFO(fs::to_string(pass) << " varlen=" << varlen);
+      const fk::AttentionConfig k = fp::kernel_config(c);
+      CHECK(k.varlen == varlen);
+      CHECK(k.key_lengths == *p.key_lengths.values);
+      CHECK(k.seqlen == 1024);
+      CHECK(fk::keys_of(k) == 1024);
+      CHECK(launched_kinds(c) == model_kinds(c));
+      p.causal = true;
+    }
+}
+
 TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorithm and pass") {
   for (fk::Algo a : {fk::Algo::standard, fk::Algo::flash1, fk::Algo::flash2})
     for (fk::Pass pass : {fk::Pass::fwd, fk::Pass::bwd}) {
