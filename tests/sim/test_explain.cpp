@@ -25,11 +25,7 @@ Config make(Algo algo, int64_t n, int64_t d, int64_t br, int64_t bc, bool causal
   return test::tiled_config(algo, Pass::fwd, batch, heads, n, d, br, bc, causal);
 }
 
-Counts total(const std::vector<KernelCounts>& kernels) {
-  Counts t;
-  for (const auto& k : kernels) t += k.counts;
-  return t;
-}
+using test::total;
 
 }  // namespace
 

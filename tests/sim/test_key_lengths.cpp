@@ -32,11 +32,7 @@ Config lengths_config(int64_t heads, int64_t kv_heads, int64_t nq, int64_t nk, s
   return c;
 }
 
-Counts total(const std::vector<KernelCounts>& ks) {
-  Counts c;
-  for (const KernelCounts& k : ks) c += k.counts;
-  return c;
-}
+using test::total;
 
 }  // namespace
 

@@ -60,11 +60,7 @@ Config mask_config(Algo algo, Pass pass, int64_t batch, int64_t n, int64_t br, i
   return c;
 }
 
-Counts total(const std::vector<KernelCounts>& ks) {
-  Counts c;
-  for (const KernelCounts& k : ks) c += k.counts;
-  return c;
-}
+using test::total;
 
 // Every query head of `r` against the dense reference over its group's K and V with the scores
 // the lengths keep, built here from the definition (key c < Nk_b; causal c <= r + Nk_b − Nq), and

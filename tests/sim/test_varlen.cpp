@@ -51,11 +51,7 @@ Config alone(const Config& c, int64_t n) {
   return one;
 }
 
-Counts total(const std::vector<KernelCounts>& ks) {
-  Counts c;
-  for (const KernelCounts& k : ks) c += k.counts;
-  return c;
-}
+using test::total;
 
 int64_t io(const Counts& c) { return c.io_read_bytes() + c.io_write_bytes(); }
 
@@ -266,13 +262,14 @@ TEST_CASE("varlen: the L2 model gives rows for every kernel, equal in io to the 
   for (KernelKind k : {KernelKind::flash2_fwd, KernelKind::flash2_bwd_preprocess, KernelKind::flash2_bwd,
                        KernelKind::flash2_bwd_convert_dq})
     same.blocks_per_sm[k] = 2;
-  const CacheResult a = replay_cache(full, same), b = replay_cache(none, same);
-  REQUIRE(a.kernels.size() == b.kernels.size());
-  for (size_t i = 0; i < a.kernels.size(); ++i) {
-    CAPTURE(to_string(a.kernels[i].kind));
-    CHECK(a.kernels[i].counts == b.kernels[i].counts);
-    CHECK(a.kernels[i].l2.dram_read_bytes == b.kernels[i].l2.dram_read_bytes);
-    CHECK(a.kernels[i].l2.dram_write_bytes == b.kernels[i].l2.dram_write_bytes);
+  const std::vector<Row> a = cache_rows(replay_cache(full, same)), b = cache_rows(replay_cache(none, same));
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CAPTURE(kernel_text(a[i].kernel));
+    CHECK(a[i].varlen == 1);
+    CHECK(b[i].varlen == 0);
+    for (const std::string column : {"io_read_bytes", "io_write_bytes", "dram_read_bytes", "dram_write_bytes", "flops"})
+      CHECK(cell(a[i], column) == cell(b[i], column));
   }
 }
 

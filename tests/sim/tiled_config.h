@@ -1,10 +1,12 @@
-// Test helper: a configuration with an explicit Br × Bc tiling on the h200 preset's M.
+// Test helpers: a configuration with an explicit Br × Bc tiling on the h200 preset's M, what
+// sim::validate says of one, and the counts of a pass's kernels added up.
 #pragma once
 #include <string>
 
 #include "sim/config.h"
 #include "sim/errors.h"
 #include "sim/hardware.h"
+#include "sim/simulate.h"
 
 namespace flashio::sim::test {
 
@@ -43,6 +45,13 @@ inline std::string refusal_of(const Config& config, Field field) {
     return std::string("another field: ") + e.what();
   }
   return "accepted";
+}
+
+// The counts of all the kernels of a pass (closed_form_counts, walk_counts, execute).
+inline Counts total(const std::vector<KernelCounts>& kernels) {
+  Counts t;
+  for (const KernelCounts& k : kernels) t += k.counts;
+  return t;
 }
 
 }  // namespace flashio::sim::test
