@@ -8,10 +8,11 @@
 # PART: tests (GPU tests, memcheck, racecheck, the speed benchmark) or validate (the rows) for
 # windows; blocksparse and validate-blocksparse the same for block-sparse masks (PASSES=fwd or bwd
 # in the environment: validate one pass); dropout and validate-dropout the same for fused dropout,
-# validate-padding for key padding; fig2 the paper's Figure 2, left (experiments/fig2_left.cfg).
+# validate-padding for key padding; fig2 the paper's Figure 2, left (experiments/fig2_left.cfg);
+# varlen the padded and packed layouts of variable-length batches (validate, bench, simulate).
 set -u
 if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
-  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout|validate-padding|fig2 (BIN holding flashio, OUT an existing folder)" >&2
+  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout|validate-padding|fig2|varlen (BIN holding flashio, OUT an existing folder)" >&2
   exit 2
 fi
 BIN=$1
@@ -164,5 +165,38 @@ if [ "$PART" = fig2 ]; then
   step done
   exit 0
 fi
-echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout, validate-padding, fig2" >&2
+if [ "$PART" = varlen ]; then
+  # Variable-length batches (docs/kernels.md, "Variable-length batches"): the padded layout with
+  # the lengths as key padding (--varlen 0) beside the packed sequences (--varlen 1): the counters
+  # against the model (validate: B 8 and B 16 lengths files, d 64 and 128, causal and not, forward
+  # and backward: 24 kernel=total rows, 16 packed), then the time of each (bench) and the model's
+  # prediction of it (simulate), B 16, H 16.
+  L8=experiments/results/h200_masks/lengths_varlen_b8.txt
+  L16=experiments/results/h200_masks/lengths_varlen_b16.txt
+  # Causal runs packed only: the padded layout's causal aligns each sequence's last query with its
+  # last key, so it refuses key lengths below N.
+  for pass in ${PASSES:-fwd bwd}; do
+    for f in b8 b16; do
+      for run in "0,1 0" "1 1"; do
+        set -- $run
+        step "validate $pass varlen $f varlen=$1 causal=$2"
+        name="${pass}_varlen_${f}_${1/,/}_causal$2"
+        timeout 150 "$BIN/flashio" validate --algo flash2 --batch "${f#b}" --heads 16 --seqlen 4096 --headdim 64,128 \
+          --lengths "experiments/results/h200_masks/lengths_varlen_$f.txt" --varlen="$1" --causal "$2" --pass $pass \
+          --format csv --measured-out "$OUT/validate_${name}_measured.csv" --predicted-out "$OUT/validate_${name}_predicted.csv" \
+          > "$OUT/validate_${name}.csv" 2> "$OUT/validate_${name}.err"
+        echo "rc=$?" >> "$OUT/validate_${name}.err"
+      done
+    done
+  done
+  step "bench varlen"
+  timeout 150 "$BIN/flashio" bench --algo flash2 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128 --lengths "$L16" \
+    --varlen=0,1 --pass fwd,bwd,fwdbwd --repeats 10 --format csv --out "$OUT/bench_varlen.csv" > "$OUT/bench.log" 2>&1
+  echo "rc=$?" >> "$OUT/bench.log"
+  timeout 100 "$BIN/flashio" simulate --algo flash2 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128 --lengths "$L16" \
+    --varlen=0,1 --pass fwd,bwd,fwdbwd --tiling kernel --format csv > "$OUT/simulate_varlen.csv" 2>> "$OUT/bench.log"
+  step done
+  exit 0
+fi
+echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout, validate-padding, fig2, varlen" >&2
 exit 2
