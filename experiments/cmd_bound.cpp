@@ -72,6 +72,7 @@ void print_report(std::ostream& out, const sim::Config& c) {
     const sim::Config mc = sim::make_config(algo, p, c.hw, c.sram_bytes);  // the rule's tiling
     if (!sim::tiling_fits(p, mc.tiling, c.sram_bytes)) continue;
     try {
+      sim::validate(mc);      // an algorithm that does not take the problem (key lengths, varlen) has no io here
       sim::check_counts(mc);  // the rule's tiling of another algorithm may pass 64 bits
     } catch (const sim::InvalidInput&) {
       continue;
