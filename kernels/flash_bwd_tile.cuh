@@ -64,8 +64,9 @@ struct BwdTile {
   // nothing else touches), so that the dropout instances need no shared memory more. The step
   // regenerates the forward's decisions (Algorithm 4, lines 14, 16 and 20): dV += (P ∘ Z)ᵀ dO
   // and dS = P ∘ (Z ∘ dP / (1 − p) − D), Z's 1 / (1 − p) of dV applied once, when it is written.
-  // A thread holds keys 16 apart, so each score takes a draw of its own (the forward's threads
-  // hold adjacent keys and share one between two).
+  // A thread holds keys 8 apart of one parity, so it decides one score of each draw; the lane
+  // holding the pair's other key (lane ^ 4) decides the other, and the two share the hashing by
+  // a shuffle (the forward's threads hold adjacent keys and use both halves of their draws).
   struct Dropout {
     uint32_t threshold = 0;
     float scale = 1.f;
@@ -109,14 +110,21 @@ struct BwdTile {
         const int key = k_row0 + warp * 16 + g;
         const uint32_t pair0 = uint32_t(key >> 1) * dropout::kPairStep;
         const uint32_t pair1 = uint32_t((key + 8) >> 1) * dropout::kPairStep;
+        // Lanes g and g ^ 1 (lane ^ 4) hold keys 2m and 2m + 1 of one pair for the same queries, so
+        // they share its draws: the even lane computes those of its key's pair (h = 0), the odd one
+        // those of key + 8's (h = 1), and each takes the other's by a shuffle — half the hashing.
+        const bool odd = g & 1;
+        const uint32_t pair_mine = odd ? pair1 : pair0;
 #pragma unroll
         for (int nt = 0; nt < kQT; ++nt)
 #pragma unroll
           for (int c = 0; c < 2; ++c) {
             const uint32_t rk = *row_key_at(sDq, nt * 8 + t * 2 + c, drop.slot);
+            const uint32_t mine = dropout::lowbias32(rk + pair_mine);
+            const uint32_t theirs = __shfl_xor_sync(0xffffffffu, mine, 4);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const uint32_t draw = dropout::lowbias32(rk + (h ? pair1 : pair0));
+              const uint32_t draw = (h == 1) == odd ? mine : theirs;
               const int bit = nt * 4 + h * 2 + c;
               kept[bit / 32] |= (dropout::keeps(draw, key, drop.threshold) ? 1u : 0u) << (bit % 32);
             }
