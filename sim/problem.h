@@ -89,11 +89,14 @@ struct Problem {
   // (bottom-right in its own keys). A configuration's, the mask's padding for flash1 and flash2
   // included: sequence_keys (sim/config.h).
   int64_t keys_of(int64_t b) const { return key_lengths.empty() ? keys() : (*key_lengths.values)[static_cast<size_t>(b)]; }
-  int64_t causal_offset_of(int64_t b) const { return keys_of(b) - seqlen; }
+  // A packed sequence of a varlen batch is square: offset 0.
+  int64_t causal_offset_of(int64_t b) const { return varlen ? 0 : keys_of(b) - seqlen; }
   // The keys sequence b's queries see by position: causal and the window in one rule.
   KeyBand band_of(int64_t b = 0) const { return band_with_keys(keys_of(b)); }
-  // The same for a sequence of `keys` keys.
-  KeyBand band_with_keys(int64_t keys) const { return KeyBand{keys - seqlen, window_left, causal ? 0 : window_right}; }
+  // The same for a sequence of `keys` keys (in a varlen batch, of as many queries).
+  KeyBand band_with_keys(int64_t keys) const {
+    return KeyBand{varlen ? 0 : keys - seqlen, window_left, causal ? 0 : window_right};
+  }
   // Some key is hidden by position (causal or a window side bounded).
   bool banded() const { return band_of().bounded(); }
   // A window side is given (beyond causal's own right side).

@@ -91,6 +91,21 @@ TEST_CASE("varlen: execute equals the dense reference of each sequence alone, fo
       }
 }
 
+TEST_CASE("varlen: the scores a packed sequence's head keeps are its own n_b × n_b, causal its own diagonal",
+          "[varlen]") {
+  for (bool causal : {false, true}) {
+    const Config c = varlen_config(Pass::fwd, 2, 2, 130, {1, 17, 130}, 16, 16, 16, causal, true);
+    for (int64_t bh = 0; bh < c.problem.batch_heads(); ++bh) {
+      const int64_t n = c.problem.queries_of(bh / 2);
+      const ScoreMask keep = kept_scores(c, bh);
+      REQUIRE(keep.rows() == n);
+      REQUIRE(keep.cols() == n);
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t k = 0; k < n; ++k) CHECK(keep(r, k) == (!causal || k <= r));
+    }
+  }
+}
+
 TEST_CASE("varlen: a batch counts exactly the sum of its sequences run alone (B = 1, Nq = Nk = n_b), kernel by kernel: "
           "io of every tensor, FLOPs and the FLOP convention",
           "[varlen]") {
