@@ -17,7 +17,7 @@ const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
     "gqa-pack", "splits", "page-size", "lengths", "window-left", "window-right", "dropout", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
-const std::vector<std::string> kSwitches = {"causal", "mask", "help", "no-cache"};
+const std::vector<std::string> kSwitches = {"causal", "mask", "varlen", "help", "no-cache"};
 
 // `also`: what else the option takes, named in the message (", or auto").
 int64_t positive(const std::string& option, const std::string& text, int64_t max, const std::string& also = "") {
@@ -58,10 +58,10 @@ double dropout_probability(const std::string& text) {
 std::string usage_text() {
   return "usage: flashio-gui [--algo LIST] [--batch B] [--heads H] [--seqlen N] [--headdim D]\n"
          "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto] [--page-size P]\n"
-         "  [--lengths FILE] [--window-left L|none] [--window-right R|none] [--dropout P] [--mask]\n"
-         "  [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal] [--sram SIZE]\n"
-         "  [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC] [--sweep MIN:MAX]\n"
-         "  [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
+         "  [--lengths FILE] [--varlen] [--window-left L|none] [--window-right R|none]\n"
+         "  [--dropout P] [--mask] [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal]\n"
+         "  [--sram SIZE] [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC]\n"
+         "  [--sweep MIN:MAX] [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
          "  [--screenshot FILE.png] [--tiling-step K] [--no-cache]\n"
          "  --view NAME: block, scaling, breakdown, tiling (teaching) or map (tiling map)\n"
          "  --kv-heads: K/V heads, dividing --heads (1: multi-query); --seqlen-k: keys per head\n"
@@ -78,7 +78,10 @@ std::string usage_text() {
          "  --dropout: the probability of dropping an attention probability, 0 to 0.99 (0, the\n"
          "  default: none); standard runs it as separate passes, flash1 and flash2 fuse it\n"
          "  --mask: the key-padding mask, sequence b keeping its first N - floor(b*N/(2B)) keys\n"
-         "  (--mask=0 / =1 as for --causal)\n";
+         "  (--mask=0 / =1 as for --causal)\n"
+         "  --varlen: pack the --lengths FILE's sequences without padding (FlashAttention-2's\n"
+         "  varlen API: sequence b has n_b queries and keys; flash2 only); --varlen=0 (the\n"
+         "  default) is the padded layout with those key lengths; needs --lengths\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -124,6 +127,11 @@ ParseResult parse_command_line(const QStringList& arguments) {
         if (has_value && value != "0" && value != "1")
           throw sim::InvalidInput("--mask takes no value, or =0 / =1 (one configuration)");
         p.problem.mask = !has_value || value == "1";
+        cl.params_given = true;
+      } else if (name == "varlen") {  // the runner's --varlen: a switch
+        if (has_value && value != "0" && value != "1")
+          throw sim::InvalidInput("--varlen takes no value, or =0 / =1 (one configuration)");
+        p.varlen = !has_value || value == "1";
         cl.params_given = true;
       } else if (name == "dropout") {
         p.problem.dropout = dropout_probability(value);
@@ -241,13 +249,20 @@ ParseResult parse_command_line(const QStringList& arguments) {
         cl.screenshot_path = QString::fromStdString(value);
       }
     }
+    if (p.varlen && p.lengths_file.empty())
+      throw sim::InvalidInput("--varlen packs the sequences of a lengths file without padding, so it needs "
+                              "--lengths FILE");
     if (cl.params_given) {
       try {
-        sim::validate(p.problem);
+        validate_panel_problem(p);
       } catch (const sim::InvalidInput& e) {
         if (!e.field()) throw;
-        // named by the option that sets the field, as every other message here is
-        throw sim::InvalidInput(std::string(cli::option_name(*e.field())) + ": " + e.problem());
+        // A page size or lengths that do not fit the problem are the window's to show (the panel's
+        // problem), as a file that reads is taken here; packing refused (--varlen with dropout, the
+        // mask, a window, --seqlen-k, splits, a page size) is refused, as the problem itself is.
+        if (e.field() != sim::Field::page_size && e.field() != sim::Field::key_lengths)
+          // named by the option that sets the field, as every other message here is
+          throw sim::InvalidInput(std::string(cli::option_name(*e.field())) + ": " + e.problem());
       }
     }
   } catch (const sim::InvalidInput& e) {

@@ -24,6 +24,7 @@ std::string_view field_label(sim::Field field) {
     case Field::splits: return "splits (split-KV)";
     case Field::page_size: return "page size (paged KV)";
     case Field::key_lengths: return "key lengths file";
+    case Field::varlen: return "packed (varlen)";  // the panel's check box beside the lengths file
     case Field::window_left: return "window left";
     case Field::window_right: return "window right";
     case Field::hardware: return "hardware preset";

@@ -26,6 +26,7 @@ void save_params(QSettings& s, const WorkbenchParams& p) {
   s.setValue("problem/splits", static_cast<qlonglong>(p.splits));
   s.setValue("problem/page_size", static_cast<qlonglong>(p.page_size));
   s.setValue("problem/lengths_file", QString::fromStdString(p.lengths_file));
+  s.setValue("problem/varlen", p.varlen);
   s.setValue("hw/name", QString::fromStdString(p.hw_name));
   s.setValue("hw/sram_bytes", static_cast<qlonglong>(p.sram_bytes));
   QStringList algos;
@@ -68,6 +69,7 @@ std::optional<WorkbenchParams> restore_params(const QSettings& s) {
   p.page_size = s.value("problem/page_size", 0).toLongLong();
   if (p.page_size < 0 || p.page_size > 4096 || p.page_size % 16 != 0) p.page_size = 0;
   p.lengths_file = s.value("problem/lengths_file", "").toString().toStdString();
+  p.varlen = s.value("problem/varlen", false).toBool();
   const std::string hw = s.value("hw/name", "h200").toString().toStdString();
   p.hw_name = sim::is_hardware_preset(hw) ? hw : "h200";
   p.sram_bytes = s.value("hw/sram_bytes", 0).toLongLong();

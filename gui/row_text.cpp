@@ -31,7 +31,8 @@ QString packing_text(int64_t heads, int64_t kv_heads, bool gqa_pack) {
   return gqa_pack ? QStringLiteral(", groups packed") : QStringLiteral(", groups not packed");
 }
 
-QString problem_options_text(int64_t window_left, int64_t window_right, bool causal, double dropout, bool mask) {
+QString problem_options_text(int64_t window_left, int64_t window_right, bool causal, double dropout, bool mask,
+                             bool varlen) {
   QString text;
   if (window_left != sim::kNoWindow || window_right != sim::kNoWindow) {
     const auto side = [](int64_t v) { return v == sim::kNoWindow ? QStringLiteral("none") : QString::number(v); };
@@ -39,11 +40,18 @@ QString problem_options_text(int64_t window_left, int64_t window_right, bool cau
   }
   if (dropout > 0) text += QStringLiteral(", dropout %1").arg(dropout, 0, 'g', 9);
   if (mask) text += QStringLiteral(", key-padding mask");
+  if (varlen) text += QStringLiteral(", packed (varlen)");
   return text;
 }
 
 QString problem_options_text(const sim::Problem& p) {
-  return problem_options_text(p.window_left, p.window_right, p.causal, p.dropout, p.mask);
+  return problem_options_text(p.window_left, p.window_right, p.causal, p.dropout, p.mask, p.varlen);
+}
+
+QString problem_options_text(const WorkbenchParams& params) {
+  sim::Problem p = params.problem;
+  p.varlen = packs_sequences(params);
+  return problem_options_text(p);
 }
 
 QString row_tooltip(const sim::Row& row) {
@@ -56,7 +64,7 @@ QString row_tooltip(const sim::Row& row) {
                           QString::fromStdString(sim::to_string(row.dtype)), row.causal ? " causal" : "",
                           packing_text(row.heads, row.kv_heads, row.gqa_pack != 0),
                           problem_options_text(row.window_left, row.window_right, row.causal != 0, row.dropout,
-                                               row.mask != 0));
+                                               row.mask != 0, row.varlen != 0));
   if (row.sram_bytes)
     text += QStringLiteral("\nM = %1 B (%2)").arg(format_exact(static_cast<double>(*row.sram_bytes)),
                                                   format_bytes_binary(static_cast<double>(*row.sram_bytes)));
@@ -84,7 +92,8 @@ ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass) {
   const sim::Problem& p = params.problem;
   ProblemKey key{p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
                  p.window_left, p.window_right, p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, p.dropout,
-                 p.mask ? 1 : 0, params.splits, params.page_size, params.lengths_file, std::nullopt};
+                 p.mask ? 1 : 0, params.splits, params.page_size, params.lengths_file,
+                 packs_sequences(params) ? 1 : 0, std::nullopt};
   try {
     WorkbenchParams of_pass = params;
     of_pass.problem.pass = pass;
@@ -117,7 +126,7 @@ bool row_matches(const sim::Row& row, const ProblemKey& key) {
          row.seqlen == key.seqlen && row.headdim == key.headdim && row.dtype == key.dtype &&
          row.pass == key.pass && row.causal == key.causal && row.window_left == key.window_left &&
          row.window_right == key.window_right && same_dropout(row.dropout, key.dropout) &&
-         (row.mask != 0) == (key.mask != 0) &&
+         (row.mask != 0) == (key.mask != 0) && (row.varlen != 0) == (key.varlen != 0) &&
          resolved(row.kv_heads, row.heads) == key.kv_heads &&
          resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
          (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0)) &&

@@ -18,17 +18,20 @@ QString shape_text(const sim::Problem& problem);
 // ", groups packed" / ", groups not packed" where the problem groups query heads (gqa_pack
 // changes the schedule only then); empty otherwise.
 QString packing_text(int64_t heads, int64_t kv_heads, bool gqa_pack);
-// What a heading adds for a problem's window, dropout and key-padding mask, in the runner's
-// words (sim::band_label's for the window): ", window left L, right R" (a side "none" when
-// unbounded; only where a window side is given, causal being said apart), ", dropout p" and
-// ", key-padding mask"; empty for none of them.
-QString problem_options_text(int64_t window_left, int64_t window_right, bool causal, double dropout, bool mask);
+// What a heading adds for a problem's window, dropout, key-padding mask and packed sequences, in
+// the runner's words (sim::band_label's for the window): ", window left L, right R" (a side "none"
+// when unbounded; only where a window side is given, causal being said apart), ", dropout p",
+// ", key-padding mask" and ", packed (varlen)"; empty for none of them.
+QString problem_options_text(int64_t window_left, int64_t window_right, bool causal, double dropout, bool mask,
+                             bool varlen = false);
 QString problem_options_text(const sim::Problem& problem);
+// The panel's: its problem's, packed where packs_sequences says so.
+QString problem_options_text(const WorkbenchParams& params);
 
 QString row_tooltip(const sim::Row& row);
 
 // Whether a loaded row (measured or peer) is of the problem the panel shows: the same B, H, Hkv,
-// N, Nk, d, dtype, causal flag, window, dropout, key-padding mask and pass, the same gqa_pack where the problem groups query heads
+// N, Nk, d, dtype, causal flag, window, dropout, key-padding mask, packing (varlen) and pass, the same gqa_pack where the problem groups query heads
 // (without grouping both values are one schedule, docs/shapes.md), and a whole-pass
 // (kernel=total) row. kv_heads and seqlen_k are resolved (never 0), as sim's row reader
 // resolves a file's. A flash2 row's splits must be the panel's splits resolved for that row's
@@ -48,6 +51,7 @@ struct ProblemKey {
   int64_t splits = 1;                   // the panel's request (0: auto)
   int64_t page_size = 0;                // the panel's page size (flash2 forward rows only)
   std::string lengths;                  // the panel's lengths file (flash2 forward rows only)
+  int varlen = 0;                       // the panel packs the lengths file's sequences (packs_sequences)
   std::optional<sim::Config> flash2;    // the panel's flash2 Config of this pass, to resolve it
 };
 // The key of the panel's problem, for `pass` (the tiling map's maps are one pass each).

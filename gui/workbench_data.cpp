@@ -162,17 +162,7 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
   const int64_t d = params.problem.headdim;
   data.crossover_sram_bytes = static_cast<double>(d * d * e);
   try {
-    sim::validate(params.problem);
-    // A page size sim refuses (not a multiple of 16, too many pages) is the panel's problem too:
-    // every flash2 forward Config would carry it.
-    // So are a lengths file it cannot read or whose lengths do not fit the problem.
-    if (params.page_size != 0 || !params.lengths_file.empty()) {
-      try {
-        sim::validate(current_config(params, sim::Algo::flash2));
-      } catch (const sim::InvalidInput& invalid) {
-        if (invalid.field() == sim::Field::page_size || invalid.field() == sim::Field::key_lengths) throw;
-      }
-    }
+    validate_panel_problem(params);
   } catch (const sim::InvalidInput& invalid) {
     data.problem_error = error_message(invalid);
     data.skipped.push_back(data.problem_error);

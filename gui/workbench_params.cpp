@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/errors.h"
 #include "sim/key_lengths_file.h"
 #include "sim/split_kv.h"
 
@@ -33,13 +34,30 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
   const sim::Problem& b = o.problem;
   return a.batch == b.batch && a.heads == b.heads && a.seqlen == b.seqlen &&
          a.kv_heads == b.kv_heads && a.seqlen_k == b.seqlen_k && gqa_pack == o.gqa_pack &&
-         splits == o.splits && page_size == o.page_size && lengths_file == o.lengths_file &&
+         splits == o.splits && page_size == o.page_size && lengths_file == o.lengths_file && varlen == o.varlen &&
          a.headdim == b.headdim && a.dtype == b.dtype && a.causal == b.causal &&
          a.window_left == b.window_left && a.window_right == b.window_right &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
          block_r == o.block_r && block_c == o.block_c && sweep_min == o.sweep_min &&
          sweep_max == o.sweep_max && shape == o.shape;
+}
+
+bool packs_sequences(const WorkbenchParams& params) { return params.varlen && !params.lengths_file.empty(); }
+
+void validate_panel_problem(const WorkbenchParams& params) {
+  sim::validate(params.problem);
+  // A page size sim refuses (not a multiple of 16, too many pages), a lengths file it cannot read
+  // or whose lengths do not fit the problem, and packing them where it cannot (dropout, the mask, a
+  // window, Nk != N, split-KV, a page size): every flash2 forward Config would carry them.
+  if (params.page_size != 0 || !params.lengths_file.empty()) {
+    try {
+      sim::validate(current_config(params, sim::Algo::flash2));
+    } catch (const sim::InvalidInput& invalid) {
+      const auto field = invalid.field();
+      if (field == sim::Field::page_size || field == sim::Field::key_lengths || field == sim::Field::varlen) throw;
+    }
+  }
 }
 
 bool is_panel_dropout(double p) {
@@ -81,12 +99,17 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   sim::Config config = sim::make_config(algo, params.problem, hardware_of(params), sram_bytes, tiling);
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   config.gqa_pack = params.gqa_pack;
+  // Packed sequences on every algorithm's Config (sim refuses all but flash2's), set before the
+  // splits: "auto" keeps one split over packed sequences (sim::auto_splits).
+  const bool packed = packs_sequences(params);
+  config.problem.varlen = packed;
   config.splits = resolved_splits(config, params.splits);
   // The page size for the Configs that read a KV cache (sim::reads_kv_cache); the lengths file for
   // those that take per-sequence key lengths (sim::takes_key_lengths: flash1 and flash2, both
-  // passes); the others read whole contiguous K and V.
+  // passes), and for every Config that packs them (the sequences are then the batch); the others
+  // read whole contiguous K and V.
   if (sim::reads_kv_cache(config)) config.page_size = params.page_size;
-  if (sim::takes_key_lengths(config) && !params.lengths_file.empty())
+  if ((packed || sim::takes_key_lengths(config)) && !params.lengths_file.empty())
     config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
   return config;
 }

@@ -44,6 +44,12 @@ struct WorkbenchParams {
   // config_of for flash1's and flash2's Configs (sim::takes_key_lengths; sim::read_key_lengths; a bad file throws
   // sim::InvalidInput naming Field::key_lengths); empty: every sequence Nk keys.
   std::string lengths_file;
+  // sim::Problem::varlen (docs/shapes.md, "Variable-length batches"): the lengths file's sequences
+  // packed without padding, sequence b with n_b = its length queries and keys, as FlashAttention-2's
+  // varlen API; false: the padded (B, H, N, d) layout, the lengths being key padding. Only with a
+  // lengths file (packs_sequences; the panel greys the box out without one). config_of sets it on
+  // every algorithm's Config, so sim refuses those that do not run it (flash2 alone does).
+  bool varlen = false;
   std::string hw_name = "h200";
   int64_t sram_bytes = 0;  // M in bytes; 0 means the hardware preset's
   std::vector<sim::Algo> algos = {sim::Algo::standard, sim::Algo::flash1, sim::Algo::flash2};
@@ -58,6 +64,16 @@ struct WorkbenchParams {
   // Field by field (sim::Problem has no operator==).
   bool operator==(const WorkbenchParams& other) const;
 };
+
+// Whether the panel's Configs pack the lengths file's sequences: varlen ticked and a lengths file
+// given (without one there is nothing to pack, and the box is greyed out).
+bool packs_sequences(const WorkbenchParams& params);
+
+// sim's refusal of the panel's problem as a whole, thrown as sim::InvalidInput: sim::validate of
+// the problem, then what every flash2 Config of the panel carries (a page size, the lengths file
+// and its packing; flash2's forward Config, as current_config builds it, is the one checked). The
+// block-size view's note, the status bar and the panel's red line say it; no view computes then.
+void validate_panel_problem(const WorkbenchParams& params);
 
 // The panel's dropout box (sim::Problem::dropout): 0 ("none") to kMaxDropout in
 // kDropoutDecimals decimals. The command line and the settings take only what the box holds
@@ -86,7 +102,8 @@ int64_t resolved_splits(const sim::Config& config, int64_t requested);
 sim::Hardware hardware_of(const WorkbenchParams& params);
 int64_t effective_sram_bytes(const WorkbenchParams& params);
 
-// The panel's configuration for an algorithm (sim::make_config, the one factory, plus gqa_pack),
+// The panel's configuration for an algorithm (sim::make_config, the one factory, plus gqa_pack,
+// the splits, the page size, the lengths file and varlen as the fields above say),
 // with M and the tiling as asked: by default the panel's M and its tiling (explicit Br/Bc where given, the
 // rule's otherwise). Not validated (a tiling may not fit; callers validate).
 sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sram_bytes,
