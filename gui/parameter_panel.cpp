@@ -176,7 +176,8 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
       "Per-sequence key lengths (flash1 and flash2, forward and backward): a file of one key length per line, "
       "one line per sequence (B of them, each 1 to Nk), as a KV cache whose sequences differ in length or a "
       "padded batch. Each sequence visits only its own key tiles; causal aligns its last query with its last "
-      "key. Empty: every sequence has Nk keys.");
+      "key. Empty: every sequence has Nk keys. Packed (varlen), beside it, packs the sequences without padding.");
+  varlen_ = new QCheckBox("packed (varlen)");
   block_mask_ = new QLineEdit("banded:2");
   block_mask_->setToolTip("blocksparse's block mask, on blocks of 128 × 128 tokens whatever the tiling "
                           "(@T for T × T: banded:1@16 at small N): banded:W (|bi − bj| ≤ W) or random:DENSITY[:SEED]");
@@ -221,7 +222,10 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   dropout_row->addWidget(dropout_, 1);
   dropout_row->addWidget(mask_, 2);
   pf->addRow(label(Field::dropout), dropout_row);
-  pf->addRow(label(Field::key_lengths), lengths_file_);
+  auto* lengths_row = new QHBoxLayout();
+  lengths_row->addWidget(lengths_file_, 1);
+  lengths_row->addWidget(varlen_);
+  pf->addRow(label(Field::key_lengths), lengths_row);
   pf->addRow(problem_error_);
 
   auto* hardware = new QGroupBox("Hardware and SRAM size M");
@@ -281,6 +285,8 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   for (auto* a : algos_) connect(a, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
   connect(block_mask_, &QLineEdit::editingFinished, this, &ParameterPanel::emit_changed);
   connect(lengths_file_, &QLineEdit::editingFinished, this, &ParameterPanel::emit_changed);
+  connect(lengths_file_, &QLineEdit::textChanged, this, &ParameterPanel::sync_varlen_enabled);
+  connect(varlen_, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
   connect(hw_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
     sram_->setValue(static_cast<int>(sim::hardware_preset(name.toStdString()).sram_bytes));
     emit_changed();
@@ -292,6 +298,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   connect(sram_, &QSpinBox::valueChanged, this, &ParameterPanel::on_sram_box);
   on_sram_box(sram_->value());
   sync_gqa_pack_enabled();
+  sync_varlen_enabled();
 }
 
 QCheckBox* ParameterPanel::algo_box(sim::Algo algo) const {
@@ -336,12 +343,13 @@ void ParameterPanel::emit_changed() {
 }
 
 void ParameterPanel::sync_problem_error() {
-  // sim decides what can exist (Hkv dividing H, causal with Nk >= N); the panel only says it,
+  // sim decides what can exist (Hkv dividing H, causal with Nk >= N, a lengths file that fits, what
+  // packing its sequences allows: validate_panel_problem); the panel only says it,
   // at once, beside the fields that set it. The views show no numbers for such a problem
   // (compute_workbench computes none).
   QString error;
   try {
-    sim::validate(params().problem);
+    validate_panel_problem(params());
   } catch (const sim::InvalidInput& invalid) {
     error = QString::fromStdString(error_message(invalid));
   }
@@ -353,6 +361,24 @@ void ParameterPanel::sync_gqa_pack_enabled() {
   // Packing changes the schedule only where query heads share a K/V head.
   const int kv_heads = kv_heads_->value();
   gqa_pack_->setEnabled(kv_heads > 0 && kv_heads != heads_->value());
+}
+
+void ParameterPanel::sync_varlen_enabled() {
+  // Packing needs sequences to pack: the lengths file's. Without one the box keeps its tick (as
+  // packing keeps its own where Hkv = H) and packs nothing (packs_sequences).
+  static const QString what =
+      "Packed (varlen): the key lengths file's sequences one after another without padding, as "
+      "FlashAttention-2's varlen API packs them (cumulative offsets): sequence b has n_b = its length "
+      "queries and keys, and no tile of padding is read, computed or written. Unticked: the padded (B, H, "
+      "N, d) layout, the lengths being key padding (each sequence's N queries against its first n_b keys). "
+      "flash2 only (the other algorithms are left out with sim's reason), with Nk = N and without dropout, "
+      "the mask, a window, split-KV or a page size. The breakdown shows flash2's padded bytes beside "
+      "the packed ones.";
+  const bool has_file = !lengths_file_->text().trimmed().isEmpty();
+  varlen_->setEnabled(has_file);
+  varlen_->setToolTip(has_file ? what
+                               : what + "\n\nGreyed out: give a key lengths file first (its sequences are what "
+                                        "is packed).");
 }
 
 WorkbenchParams ParameterPanel::params() const {
@@ -367,6 +393,7 @@ WorkbenchParams ParameterPanel::params() const {
   p.splits = splits_->value();  // 0: auto
   p.page_size = page_size_->value();  // 0: contiguous
   p.lengths_file = lengths_file_->text().trimmed().toStdString();
+  p.varlen = varlen_->isChecked();
   p.problem.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   p.problem.pass = sim::parse_pass(pass_->currentText().toStdString()).value_or(sim::Pass::fwd);
   p.problem.causal = causal_->isChecked();
@@ -400,6 +427,7 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   splits_->setValue(static_cast<int>(std::clamp<int64_t>(p.splits, 0, 128)));
   page_size_->setValue(static_cast<int>(std::clamp<int64_t>(p.page_size, 0, 4096)));
   lengths_file_->setText(QString::fromStdString(p.lengths_file));
+  varlen_->setChecked(p.varlen);
   dtype_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.dtype)));
   pass_->setCurrentText(QString::fromStdString(sim::to_string(p.problem.pass)));
   causal_->setChecked(p.problem.causal);

@@ -3,7 +3,8 @@
 // problem's fields include the shapes people serve (docs/shapes.md): K/V heads Hkv and keys Nk
 // ("= H" and "= N" at their lowest value, 0, which sim reads as "the same"), whether a forward
 // block packs a K/V group's query heads, and a one-click decoding preset; the window, dropout
-// ("none" at 0) and the key-padding mask (the built-in lengths); a problem sim refuses is named
+// ("none" at 0) and the key-padding mask (the built-in lengths); the key lengths file and whether
+// its sequences are packed (varlen, greyed out without a file); a problem sim refuses is named
 // under the fields by the panel's labels.
 #pragma once
 #include <QCheckBox>
@@ -39,6 +40,7 @@ class ParameterPanel : public QWidget {
   QSpinBox* splits_box() const { return splits_; }
   QSpinBox* page_size_box() const { return page_size_; }
   QLineEdit* lengths_file_box() const { return lengths_file_; }
+  QCheckBox* varlen_box() const { return varlen_; }  // packed (varlen); greyed out without a lengths file
   QCheckBox* causal_box() const { return causal_; }
   QSpinBox* window_left_box() const { return window_left_; }
   QSpinBox* window_right_box() const { return window_right_; }
@@ -64,12 +66,14 @@ class ParameterPanel : public QWidget {
   void emit_changed();
   void sync_problem_error();
   void sync_gqa_pack_enabled();
+  void sync_varlen_enabled();
 
   QSpinBox *batch_, *heads_, *seqlen_, *headdim_, *kv_heads_, *seqlen_k_;
   QCheckBox* gqa_pack_;
   QSpinBox* splits_;
   QSpinBox* page_size_;
   QLineEdit* lengths_file_;
+  QCheckBox* varlen_;
   QPushButton* decode_;
   QLabel* problem_error_;
   QComboBox *dtype_, *pass_, *hw_, *shape_;

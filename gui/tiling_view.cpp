@@ -374,10 +374,12 @@ void TilingView::redraw(const ViewInputs& inputs) {
   const int64_t m = effective_sram_bytes(params);
   if (p.dtype == base_problem_.dtype && m == sram_bytes_ && hw.name == hw_.name &&
       p.window_left == base_problem_.window_left && p.window_right == base_problem_.window_right &&
-      p.dropout == base_problem_.dropout && p.mask == base_problem_.mask && params.lengths_file == lengths_file_)
+      p.dropout == base_problem_.dropout && p.mask == base_problem_.mask && params.lengths_file == lengths_file_ &&
+      packs_sequences(params) == varlen_)
     return;  // nothing the teaching view shows has changed: keep the current step
   base_problem_ = p;
   lengths_file_ = params.lengths_file;
+  varlen_ = packs_sequences(params);
   hw_ = hw;
   sram_bytes_ = m;
   rebuild();
@@ -428,8 +430,11 @@ void TilingView::rebuild() {
     // The traced sequence is sequence 0 (of a batch of one): with a lengths file it has the
     // file's first length where the charts' Configs read the file (config_of: sim::takes_key_lengths),
     // and a file sim cannot read is its refusal. sim::explain refuses key lengths today, and the
-    // view shows its reason as for any configuration it cannot trace.
-    if (!lengths_file_.empty() && sim::takes_key_lengths(config)) {
+    // view shows its reason as for any configuration it cannot trace. Packed (varlen), the traced
+    // sequence is that length's alone, on every algorithm (config_of's rule): sim refuses flash1's,
+    // and explain flash2's.
+    config.problem.varlen = varlen_;
+    if (!lengths_file_.empty() && (varlen_ || sim::takes_key_lengths(config))) {
       const sim::KeyLengths all = sim::read_key_lengths(lengths_file_);
       if (all.values && !all.values->empty())
         config.problem.key_lengths = {std::make_shared<const std::vector<int64_t>>(1, all.values->front()), all.source};

@@ -81,6 +81,7 @@ class TilingView : public WorkbenchView {
   sim::Problem base_problem_;
   // The panel's key lengths file: the traced sequence (0, of a batch of one) takes its first length.
   std::string lengths_file_;
+  bool varlen_ = false;  // the panel packs the lengths file's sequences (packs_sequences)
   int64_t sram_bytes_ = 0;
   sim::Hardware hw_;
   sim::ExplainTrace trace_;
