@@ -14,6 +14,19 @@
 #include "gui/size_text.h"
 
 namespace flashio::gui {
+namespace {
+
+// A bar's algorithm, and "padded" on flash2's padded-layout bar beside the packed one.
+QString bar_name(const BreakdownBar& bar) {
+  const QString algo = QString::fromStdString(sim::to_string(bar.algo));
+  return bar.padded ? algo + QStringLiteral(" padded") : algo;
+}
+
+double bar_bytes(const BreakdownBar& bar) {
+  return static_cast<double>(bar.counts.io_read_bytes() + bar.counts.io_write_bytes());
+}
+
+}  // namespace
 
 BreakdownView::BreakdownView(QWidget* parent) : WorkbenchView(parent) {
   view_ = new ChartPanel(QString());
@@ -55,13 +68,13 @@ void BreakdownView::rebuild() {
     chart->setTitle(QStringLiteral("Bytes per tensor, %1 %2%3, %4%5%6 (read + write)")
                         .arg(shape_text(p), QString::fromStdString(sim::to_string(p.dtype)),
                              p.causal ? " causal" : "", QString::fromStdString(sim::to_string(p.pass)),
-                             packing_text(p.heads, p.kv_heads, data.params.gqa_pack), problem_options_text(p)));
+                             packing_text(p.heads, p.kv_heads, data.params.gqa_pack), problem_options_text(data.params)));
   QAbstractBarSeries* series = percent_->isChecked()
                                    ? static_cast<QAbstractBarSeries*>(new QPercentBarSeries())
                                    : static_cast<QAbstractBarSeries*>(new QStackedBarSeries());
   QStringList categories;
   for (const auto& bar : data.breakdown) {
-    const std::string algo = sim::to_string(bar.algo);
+    const QString algo = bar_name(bar);
     QString tiling = QStringLiteral("tiling ignored");
     if (bar.algo != sim::Algo::standard)
       for (const auto& row : data.breakdown_rows)
@@ -69,11 +82,13 @@ void BreakdownView::rebuild() {
           tiling = QStringLiteral("Br×Bc %1×%2").arg(*row.block_r).arg(*row.block_c);
           break;
         }
-    const auto& t = bar.counts;
-    categories << QStringLiteral("%1: %2 (%3)")
-                      .arg(QString::fromStdString(algo),
-                           format_bytes_decimal(static_cast<double>(t.io_read_bytes() + t.io_write_bytes())),
-                           tiling);
+    const double bytes = bar_bytes(bar);
+    // The padded layout's bar says what it costs over the packed one (flash2's other bar, of the
+    // same tiling).
+    for (const auto& packed : data.breakdown)
+      if (bar.padded && !packed.padded && packed.algo == bar.algo && bar_bytes(packed) > 0)
+        tiling = QStringLiteral("%1× packed").arg(bytes / bar_bytes(packed), 0, 'f', 2);
+    categories << QStringLiteral("%1: %2 (%3)").arg(algo, format_bytes_decimal(bytes), tiling);
   }
   double max_total = 0;
   std::vector<LegendEntry> legend;
@@ -106,7 +121,7 @@ void BreakdownView::rebuild() {
       const auto& b = bar.counts.of(tensor);
       QToolTip::showText(QCursor::pos(),
                          QStringLiteral("%1, tensor %2\nread %3 B (%4)\nwrite %5 B (%6)")
-                             .arg(QString::fromStdString(sim::to_string(bar.algo)), set->label(),
+                             .arg(bar_name(bar), set->label(),
                                   format_exact(static_cast<double>(b.read_bytes)),
                                   format_bytes_decimal(static_cast<double>(b.read_bytes)),
                                   format_exact(static_cast<double>(b.write_bytes)),
@@ -115,9 +130,7 @@ void BreakdownView::rebuild() {
     });
     series->append(set);
   }
-  for (const auto& bar : data.breakdown)
-    max_total = std::max(max_total, static_cast<double>(bar.counts.io_read_bytes() +
-                                                        bar.counts.io_write_bytes()));
+  for (const auto& bar : data.breakdown) max_total = std::max(max_total, bar_bytes(bar));
   chart->addSeries(series);
   auto* x_axis = new QBarCategoryAxis();
   x_axis->append(categories);

@@ -236,6 +236,19 @@ WorkbenchData compute_workbench(const WorkbenchParams& params, const ProgressFn&
       data.skipped.push_back(sim::to_string(algo) + " (breakdown): " + error_message(ex));
     }
   }
+  // What packing saves: flash2's Config with the box unticked (the padded layout, the lengths as
+  // key padding), counted by sim like every other bar.
+  if (packs_sequences(params) && params.shows(sim::Algo::flash2)) {
+    WorkbenchParams padded = params;
+    padded.varlen = false;
+    try {
+      const sim::SimResult result = sim::simulate(current_config(padded, sim::Algo::flash2), sim::CountMethod::formula);
+      data.breakdown.push_back({sim::Algo::flash2, result.total, true});
+      for (auto& row : sim::rows_from_result(result)) data.breakdown_rows.push_back(row);
+    } catch (const std::exception& ex) {
+      data.skipped.push_back("flash2 padded (breakdown): " + error_message(ex));
+    }
+  }
 
   // Theorem 2's slopes: 2 in N (1 in Nk at a fixed N: its Nq·Nk·d²/M) once Tr (or Tc) ≫ 1, so
   // fit the four largest; −1 in M while the re-read term Nq·Nk·d²/M dominates the compulsory

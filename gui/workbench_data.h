@@ -31,6 +31,9 @@ struct SlopeFit {
 struct BreakdownBar {
   sim::Algo algo;
   sim::Counts counts;  // whole problem, all kernels of the pass
+  // flash2's bar of the padded layout beside the packed one (packs_sequences: the panel's Config
+  // with varlen unticked, sim::Problem::varlen false), so the padding's bytes show.
+  bool padded = false;
 };
 
 struct WorkbenchData {
@@ -55,7 +58,8 @@ struct WorkbenchData {
   // of sim's default time method) at the panel's Config with Config::splits = x.
   std::vector<PlotRow> splits_rows;
   double crossover_sram_bytes = 0;  // Saha–Ye: M = d² elements, in bytes
-  // Breakdown view: per-tensor bytes at the current configuration, and its kernel rows.
+  // Breakdown view: per-tensor bytes at the current configuration, and its kernel rows (with
+  // packed sequences, flash2's padded layout too: BreakdownBar::padded, rows with varlen 0).
   std::vector<BreakdownBar> breakdown;
   std::vector<sim::Row> breakdown_rows;
   // Configurations left out, and why (a tiling that does not fit, a bad block mask).
