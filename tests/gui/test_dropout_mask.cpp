@@ -11,9 +11,7 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QLabel>
-#include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
 
@@ -37,18 +35,8 @@ using namespace flashio::gui;
 
 namespace {
 
-// A problem every swept tiling of the default sweep fits (so every block-size job is sim's to
-// accept or refuse, not left out for M), small enough to compute quickly.
-WorkbenchParams small_params() {
-  WorkbenchParams p;
-  p.problem.batch = 2;
-  p.problem.heads = 2;
-  p.problem.seqlen = 256;
-  p.problem.headdim = 64;
-  p.sweep_min = 16;
-  p.sweep_max = 128;
-  return p;
-}
+using test::refusal;
+using test::small_params;
 
 // The model's total rows of an algorithm in the block-size view's data.
 std::vector<sim::Row> block_totals(const WorkbenchData& data, sim::Algo algo) {
@@ -61,18 +49,6 @@ std::vector<sim::Row> block_totals(const WorkbenchData& data, sim::Algo algo) {
 
 bool contains(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
-}
-
-// sim's refusal of the panel's Config for `algo`, as the GUI words it (error_message: the field by
-// the panel's label), prefixed with the algorithm as the block-size view's note lists it; empty
-// when sim accepts it.
-std::string refusal(const WorkbenchParams& p, sim::Algo algo) {
-  try {
-    sim::validate(current_config(p, algo));
-  } catch (const sim::InvalidInput& e) {
-    return sim::to_string(algo) + ": " + error_message(e);
-  }
-  return {};
 }
 
 }  // namespace
@@ -290,17 +266,7 @@ TEST_CASE("the command line takes --dropout P and --mask as the runner spells th
   CHECK(usage_text().find("--mask") != std::string::npos);
 
   // The real program: status 2, one line naming the option, no file written.
-  QTemporaryDir dir;
-  const QString png = dir.filePath("shot.png");
-  QProcess process;
-  process.start(FLASHIO_GUI_EXE, {"--screenshot", png, "--dropout", "1.5"});
-  REQUIRE(process.waitForFinished(60000));
-  CHECK(process.exitCode() == 2);
-  const QString err = QString::fromLocal8Bit(process.readAllStandardError()).trimmed();
-  INFO(err.toStdString());
-  CHECK(err.count('\n') == 0);
-  CHECK(err.contains("--dropout"));
-  CHECK_FALSE(QFile::exists(png));
+  test::check_refused_in_one_line({"--dropout", "1.5"}, "--dropout");
 }
 
 TEST_CASE("a loaded row of another dropout or mask is not matched", "[gui][dropout][mask][loading]") {
