@@ -9,10 +9,11 @@
 # windows; blocksparse and validate-blocksparse the same for block-sparse masks (PASSES=fwd or bwd
 # in the environment: validate one pass); dropout and validate-dropout the same for fused dropout,
 # validate-padding for key padding; fig2 the paper's Figure 2, left (experiments/fig2_left.cfg);
-# varlen the padded and packed layouts of variable-length batches (validate, bench, simulate).
+# varlen the padded and packed layouts of variable-length batches (validate, bench, simulate);
+# window-tilings the window (256, 0) over every built tiling.
 set -u
 if [ $# -lt 3 ] || [ ! -x "$1/flashio" ] || [ ! -d "$2" ]; then
-  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout|validate-padding|fig2|varlen (BIN holding flashio, OUT an existing folder)" >&2
+  echo "usage: $0 BIN OUT tests|validate|blocksparse|validate-blocksparse|dropout|validate-dropout|validate-padding|fig2|varlen|window-tilings (BIN holding flashio, OUT an existing folder)" >&2
   exit 2
 fi
 BIN=$1
@@ -198,5 +199,30 @@ if [ "$PART" = varlen ]; then
   step done
   exit 0
 fi
-echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout, validate-padding, fig2, varlen" >&2
+if [ "$PART" = window-tilings ]; then
+  # The window (256, 0) at N = 16384 over every built flash2 tiling (the speed target is
+  # against dense flash2 at its default tiling), beside dense at the default and the model's pick.
+  step "bench window tilings"
+  for t in "fwd 64 64x32 64x64 64x128 128x32 128x64 128x128" "fwd 128 64x32 64x64 64x128 128x32 128x64 128x128" \
+           "bwd 64 32x64 32x128 64x64 64x128 128x64 128x128" "bwd 128 32x32 32x64 32x128 64x32 64x64 64x128"; do
+    set -- $t
+    pass=$1 d=$2
+    shift 2
+    for tiling in "$@"; do
+      timeout 60 "$BIN/flashio" bench --algo flash2 --batch 4 --heads 16 --seqlen 16384 --headdim $d --pass $pass \
+        --window-left 256 --window-right 0 --block-r ${tiling%x*} --block-c ${tiling#*x} --repeats 10 --format csv \
+        --out "$OUT/bench_window_${pass}_d${d}_${tiling}.csv" >> "$OUT/bench.log" 2>&1
+      echo "rc=$? $pass $d $tiling" >> "$OUT/bench.log"
+    done
+  done
+  timeout 200 "$BIN/flashio" bench --algo flash2 --batch 4 --heads 16 --seqlen 16384 --headdim 64,128 --pass fwd,bwd \
+    --window-left 256,none --window-right 0,none --tiling kernel --repeats 10 --format csv \
+    --out "$OUT/bench_window_default.csv" >> "$OUT/bench.log" 2>&1
+  echo "rc=$? default" >> "$OUT/bench.log"
+  timeout 100 "$BIN/flashio" tune --algo flash2 --batch 4 --heads 16 --seqlen 16384 --headdim 64,128 --pass fwd,bwd \
+    --window-left 256 --window-right 0 --format csv > "$OUT/tune_window.csv" 2>> "$OUT/bench.log"
+  step done
+  exit 0
+fi
+echo "unknown PART '$PART'; allowed: tests, validate, blocksparse, validate-blocksparse, dropout, validate-dropout, validate-padding, fig2, varlen, window-tilings" >&2
 exit 2
