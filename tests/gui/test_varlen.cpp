@@ -129,7 +129,7 @@ TEST_CASE("the packed (varlen) box is greyed out without a lengths file, enabled
   for (const sim::Algo algo : kAllAlgos) CHECK_FALSE(current_config(panel.params(), algo).problem.varlen);
 }
 
-TEST_CASE("packed sets Problem::varlen on every Config; flash2's packed io is below the padded layout's for ragged "
+TEST_CASE("packed sets Problem::varlen on every Config, and flash2's packed io is below the padded layout's for ragged "
           "lengths and equal for lengths all N",
           "[gui][varlen]") {
   QTemporaryDir dir;
