@@ -103,6 +103,12 @@ fk::AttentionConfig make(fk::Algo algo, int64_t b, int64_t h, int64_t n, int64_t
   return c;
 }
 
+// Runs entry e's tiling in its pass (the forward's, or the backward's).
+void use_tiling(fk::AttentionConfig& c, const fk::KernelEntry& e) {
+  if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+  else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+}
+
 fk::AttentionConfig with_dropout(fk::AttentionConfig c, double p) {
   c.dropout = p;
   return c;
@@ -223,8 +229,7 @@ TEST_CASE("every registered flash2 tiling handles stacked rows crossing heads: H
     for (bool causal : {false, true}) {
       fk::AttentionConfig c = make_shape({1, 8, 2, 97, e.pass == fk::Pass::fwd ? 1000 : 200}, e.headdim, causal, true,
                                          e.dtype);
-      if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-      else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+      use_tiling(c, e);
       check_against_reference(c, e.pass == fk::Pass::bwd);
     }
   }
@@ -532,8 +537,7 @@ TEST_CASE("every registered flash2 tiling runs a window, forward and backward (w
   for (const fk::KernelEntry& e : fk::registry()) {
     if (e.algo != fk::Algo::flash2) continue;
     fk::AttentionConfig c = make_window(fk::Algo::flash2, 200, e.headdim, 33, 5, e.dtype);
-    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    use_tiling(c, e);
     check_against_reference(c, e.pass == fk::Pass::bwd);
   }
   for (int64_t d : {64, 128})
@@ -617,8 +621,7 @@ TEST_CASE("every registered flash2 tiling runs block-sparse, forward and backwar
   for (const fk::KernelEntry& e : fk::registry()) {
     if (e.algo != fk::Algo::flash2) continue;
     fk::AttentionConfig c = make_sparse("random:0.5:4", 300, e.headdim, false, e.dtype);
-    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    use_tiling(c, e);
     check_against_reference(c, e.pass == fk::Pass::bwd);
   }
 }
@@ -649,8 +652,7 @@ TEST_CASE("every kernel runs once on a small causal shape with every output writ
   // tiling, causal gives diagonal and skipped tiles.
   for (const fk::KernelEntry& e : fk::registry()) {
     fk::AttentionConfig c = make(e.algo, 1, 2, 97, e.headdim, true, e.dtype);
-    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    use_tiling(c, e);
     const fk::HostOutputs out = flashio::test::run_config(c, e.pass == fk::Pass::fwd ? fk::Pass::fwd : fk::Pass::fwdbwd, 5);
     const int nan = nan_count({&out.o, &out.lse, &out.dq, &out.dk, &out.dv});
     INFO(fk::to_string(e.algo) << " " << fk::to_string(e.pass) << " d" << e.headdim << " " << e.block_r << "x" << e.block_c);
@@ -819,8 +821,7 @@ TEST_CASE("every registered flash1 and flash2 tiling runs fused dropout, forward
           "[gpu][dropout]") {
   for (const fk::KernelEntry& e : fk::registry()) {
     fk::AttentionConfig c = with_dropout(make(e.algo, 1, 3, 200, e.headdim, true, e.dtype), 0.3);
-    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    use_tiling(c, e);
     check_against_reference(c, e.pass == fk::Pass::bwd);
   }
   for (int64_t d : {64, 128})
@@ -891,8 +892,7 @@ TEST_CASE("every registered flash1 and flash2 tiling runs key padding with dropo
   for (const fk::KernelEntry& e : fk::registry()) {
     fk::AttentionConfig c = with_dropout(make(e.algo, 3, 2, 200, e.headdim, false, e.dtype), 0.2);
     c.key_lengths = {200, 17, 100};
-    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    use_tiling(c, e);
     check_against_reference(c, e.pass == fk::Pass::bwd);
   }
 }
@@ -994,8 +994,7 @@ TEST_CASE("every registered flash2 tiling runs packed variable-length sequences,
   for (const fk::KernelEntry& e : fk::registry()) {
     if (e.algo != fk::Algo::flash2) continue;
     fk::AttentionConfig c = make_varlen({200, 1, 97}, 4, 2, e.headdim, false, true, e.dtype);
-    if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
-    else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+    use_tiling(c, e);
     check_varlen(c, e.pass == fk::Pass::bwd);
   }
 }
