@@ -29,8 +29,10 @@ inline constexpr int64_t kDropoutBwdFlopsPerScore = 2;
 // A key's test takes its 16 bits of the draw (an and for an even key's low half; an odd key's high
 // half is compared with the threshold shifted up, nothing) and compares: 2 for an even key, 1 for
 // an odd one. The forward draws once per pair of adjacent keys of a row (a thread holds both, the
-// mma accumulator layout), 6 per score; the backward once per score (a thread's keys are 16
-// apart, no two in one pair), 10.5 per score. (Row keys, Br per block or per step, not counted.)
+// mma accumulator layout), 6 per score; the backward once per pair too, but a pair's two keys
+// lie in two lanes (lane and lane ^ 4, Sᵀ's layout), so each lane draws for one of its pairs and
+// takes the other's draw by a shuffle, then selects which of the two each score reads: per pair
+// a draw, a shuffle and two selects, 7.5 per score. (Row keys, Br per block or per step, not counted.)
 inline constexpr int64_t kDropoutDrawIntegerOps = 9;
 // The tests of a row of Bc keys from an even one: a compare each, an and for each even key.
 inline int64_t dropout_key_test_integer_ops(int64_t bc) { return checked_add(bc, ceil_div(bc, 2)); }
@@ -39,7 +41,9 @@ inline int64_t dropout_fwd_tile_integer_ops(int64_t br, int64_t bc) {
   return checked_mul(br, checked_add(checked_mul(kDropoutDrawIntegerOps, draws), dropout_key_test_integer_ops(bc)));
 }
 inline int64_t dropout_bwd_tile_integer_ops(int64_t br, int64_t bc) {
-  return checked_mul(br, checked_add(checked_mul(kDropoutDrawIntegerOps, bc), dropout_key_test_integer_ops(bc)));
+  const int64_t draws = ceil_div(bc, 2);  // per row, each with its shuffle
+  return checked_mul(br, checked_add(checked_mul(kDropoutDrawIntegerOps + 1, draws),
+                                     checked_add(bc, dropout_key_test_integer_ops(bc))));
 }
 
 // One visited tile of flash2's forward: S = QKᵀ and O += PV (2·Br·Bc·d each); exp of the tile

@@ -263,11 +263,11 @@ TEST_CASE("dropout: the keep decisions' integer instructions follow the rule (a 
           "[dropout][time]") {
   // Forward: a draw per pair of keys, tests of 2 (even key) and 1 (odd): 6 a score.
   CHECK(flops_model::dropout_fwd_tile_integer_ops(64, 64) == 6 * 64 * 64);
-  // Backward: a draw per score: 9 + 1.5.
-  CHECK(flops_model::dropout_bwd_tile_integer_ops(64, 64) == 64 * 64 * 21 / 2);
+  // Backward: a draw and a shuffle per pair of keys (lanes share them), a select and the test per score: 5 + 1 + 1.5.
+  CHECK(flops_model::dropout_bwd_tile_integer_ops(64, 64) == 64 * 64 * 15 / 2);
   // An odd Bc: the last key is even and has a draw of its own.
   CHECK(flops_model::dropout_fwd_tile_integer_ops(1, 5) == 3 * 10 + 5);
-  CHECK(flops_model::dropout_bwd_tile_integer_ops(1, 5) == 5 * 10 + 3);
+  CHECK(flops_model::dropout_bwd_tile_integer_ops(1, 5) == 3 * 10 + 5 + 5 + 3);
 }
 
 TEST_CASE("dropout: the time model puts the integer instructions and the extra FLOPs on the fp32 pipe, and "
