@@ -29,6 +29,7 @@ inline std::string_view option_name(sim::Field field) {
     case Field::block_mask: return "--block-mask";
     case Field::splits: return "--splits";
     case Field::page_size: return "--page-size";
+    case Field::kernel_impl: return "--kernel";
     case Field::key_lengths: return "--lengths";
     case Field::varlen: return "--varlen";
     case Field::window_left: return "--window-left";

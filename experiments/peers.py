@@ -39,7 +39,7 @@ import tempfile
 KEY_COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype",
                "causal", "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask",
                "kv_heads", "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "varlen",
-               "window_left", "window_right"]
+               "window_left", "window_right", "kernel_impl"]
 VALUE_COLUMNS = ["flops", "flops_tensor", "flops_exp", "flops_other", "io_read_bytes",
                  "io_write_bytes", "dram_read_bytes", "dram_write_bytes", "extra_memory_bytes",
                  "time_ms", "tflops"]

@@ -115,7 +115,8 @@ int64_t SweepSpec::size() const {
                            size_or_one(block_rs),   size_or_one(block_cs),    size_or_one(hardware),
                            size_or_one(kv_heads),   size_or_one(seqlens_k),   size_or_one(gqa_packs),
                            size_or_one(splits),     size_or_one(page_sizes),  size_or_one(key_lengths),
-                           size_or_one(window_lefts), size_or_one(window_rights), size_or_one(varlens)};
+                           size_or_one(window_lefts), size_or_one(window_rights), size_or_one(varlens),
+                           size_or_one(kernels)};
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (n > kMaxSweepConfigs / s) return kMaxSweepConfigs + 1;
@@ -194,6 +195,13 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "Br, rows of Q per tile (list or range) [chosen by --tiling]")
       ("block-c", po::value<std::string>(),
        "Bc, rows of K, V per tile (list or range) [chosen by --tiling]")
+      ("kernel", po::value<std::string>(),
+       "the forward kernel's family: mma_sync, wgmma (Hopper's warpgroup mma) or wgmma_ws (warp-specialised, "
+       "FlashAttention-3's structure; dense attention only: not with --mask, --dropout, --window-left, --splits, "
+       "--page-size, --lengths, --varlen or a block mask): the built kernel of that family at the forward's "
+       "tiling, refused where there is none (flash1's are mma_sync; standard has none); the backward's kernels "
+       "are mma_sync, and --pass bwd runs that family's forward first (list) [the tiling's first kernel that "
+       "runs the problem]")
       ("tiling", po::value<std::string>(),
        text("how an open tiling is chosen: rule (the paper's rule from M), best (the built tiling the "
             "calibrated time model predicts fastest, flashio tune) or kernel (the built "
@@ -272,6 +280,12 @@ SweepSpec read_sweep(const po::variables_map& vm, const SweepDefaults& d, int64_
   if (!block_r.empty()) s.block_rs = positive_ints("--block-r", block_r);
   const std::string block_c = given_or(vm, "block-c", d.block_c);
   if (!block_c.empty()) s.block_cs = positive_ints("--block-c", block_c);
+  if (vm.count("kernel")) {
+    s.kernels.clear();
+    for (sim::MmaKind k : named<sim::MmaKind>("--kernel", vm["kernel"].as<std::string>(), sim::parse_mma_kind,
+                                              sim::allowed_mma_kinds()))
+      if (std::find(s.kernels.begin(), s.kernels.end(), k) == s.kernels.end()) s.kernels.push_back(k);
+  }
   for (const std::string& name : parse_name_list("--hw", given_or(vm, "hw", d.hw)))
     s.hardware.push_back(sim::resolve_hardware(name));  // throws InvalidInput naming --hw
   s.count = parse_count(given_or(vm, "count", d.count));
@@ -323,7 +337,7 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   std::optional<int64_t> sram;
   if (!s.sram_bytes.empty()) sram = s.sram_bytes[at.sram];
   // One of Br, Bc given: the other still comes from the --tiling choice.
-  sim::TilingRequest tiling{s.tiling, std::nullopt, std::nullopt};
+  sim::TilingRequest tiling{s.tiling, std::nullopt, std::nullopt, s.kernels[at.kernel]};
   if (!s.block_rs.empty()) tiling.block_r = s.block_rs[at.block_r];
   if (!s.block_cs.empty()) tiling.block_c = s.block_cs[at.block_c];
   sim::Config c = sim::make_config(algo, p, s.hardware[at.hw], sram, tiling);
@@ -343,7 +357,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   SweepPoint at;
   size_t* digits[] = {&at.hw,     &at.pass,   &at.dtype,   &at.batch,      &at.heads,   &at.kv_heads,
                       &at.headdim, &at.seqlen, &at.seqlen_k, &at.causal,  &at.window_left, &at.window_right, &at.mask,       &at.dropout,
-                      &at.sram,   &at.block_r, &at.block_c, &at.block_mask, &at.gqa_pack, &at.key_lengths,
+                      &at.sram,   &at.block_r, &at.block_c, &at.kernel, &at.block_mask, &at.gqa_pack, &at.key_lengths,
                       &at.varlen, &at.page_size, &at.splits, &at.algo};
   const size_t limits[] = {s.hardware.size(),  s.passes.size(),
                            s.dtypes.size(),    s.batches.size(),
@@ -355,6 +369,7 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
                            std::max<size_t>(1, s.sram_bytes.size()),
                            std::max<size_t>(1, s.block_rs.size()),
                            std::max<size_t>(1, s.block_cs.size()),
+                           s.kernels.size(),
                            s.block_masks.size(), s.gqa_packs.size(), s.key_lengths.size(), s.varlens.size(),
                            s.page_sizes.size(),
                            s.splits.size(), s.algos.size()};
@@ -367,10 +382,11 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
   // splits × algos consecutive indices; `auto` and `best` resolve per configuration and may name
   // a count already visited there (then not a new config), and a split count above 1 applies to
   // flash2 only when the sweep also runs other algorithms (as a page size and a varlen batch do;
-  // key lengths, to flash1 and flash2).
+  // key lengths, to flash1 and flash2; a kernel family, to the algorithms with tiled kernels).
   const int64_t split_span = static_cast<int64_t>(s.splits.size() * s.algos.size());
   const auto sweeps = [&](sim::Algo a) { return std::find(s.algos.begin(), s.algos.end(), a) != s.algos.end(); };
   const bool sweeps_flash2 = sweeps(sim::Algo::flash2), sweeps_flash = sweeps_flash2 || sweeps(sim::Algo::flash1);
+  const bool sweeps_tiled = sweeps_flash || sweeps(sim::Algo::blocksparse);
   std::set<std::pair<int64_t, size_t>> splits_seen;  // (resolved splits, algo) at this point
   for (bool done = total == 0; !done; ++index) {
     if (index % split_span == 0) splits_seen.clear();
@@ -378,7 +394,8 @@ SweepStats run_sweep(const SweepSpec& s, const std::function<void(const sim::Con
     const bool split_elsewhere =
         (sweeps_flash2 && algo != sim::Algo::flash2 &&
          (s.splits[at.splits] > 1 || s.page_sizes[at.page_size] > 0 || s.varlens[at.varlen] != 0)) ||
-        (sweeps_flash && algo != sim::Algo::flash1 && algo != sim::Algo::flash2 && !s.key_lengths[at.key_lengths].empty());
+        (sweeps_flash && algo != sim::Algo::flash1 && algo != sim::Algo::flash2 && !s.key_lengths[at.key_lengths].empty()) ||
+        (sweeps_tiled && algo == sim::Algo::standard && s.kernels[at.kernel]);
     if ((at.block_mask > 0 && s.algos[at.algo] != sim::Algo::blocksparse) || split_elsewhere) {
       ++not_applicable;
     } else {

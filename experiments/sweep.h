@@ -72,6 +72,9 @@ struct SweepSpec {
   std::vector<double> dropouts;
   std::vector<std::string> block_masks;  // "" = dense
   std::vector<int64_t> sram_bytes, block_rs, block_cs;
+  // The forward kernel's families (sim/config.h, Config::kernel_impl); one nullopt entry (the
+  // tiling's first kernel that runs the configuration) without --kernel.
+  std::vector<std::optional<sim::MmaKind>> kernels{std::nullopt};
   std::vector<sim::Hardware> hardware;
   sim::CountMethod count = sim::CountMethod::formula;
   sim::TilingSource tiling = sim::TilingSource::rule;  // rule or kernel
@@ -99,7 +102,8 @@ SweepSpec read_sweep(const po::variables_map& options, const SweepDefaults& defa
 struct SweepPoint {
   size_t algo = 0, pass = 0, batch = 0, heads = 0, seqlen = 0, headdim = 0, dtype = 0,
          causal = 0, mask = 0, dropout = 0, block_mask = 0, sram = 0, block_r = 0, block_c = 0,
-         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0, window_left = 0, window_right = 0, key_lengths = 0, varlen = 0;
+         hw = 0, kv_heads = 0, seqlen_k = 0, gqa_pack = 0, splits = 0, page_size = 0, window_left = 0, window_right = 0, key_lengths = 0, varlen = 0,
+         kernel = 0;
 };
 sim::Config make_sweep_config(const SweepSpec& spec, const SweepPoint& point);
 

@@ -23,6 +23,7 @@ std::string_view field_label(sim::Field field) {
     case Field::block_mask: return "block mask";
     case Field::splits: return "splits (split-KV)";
     case Field::page_size: return "page size (paged KV)";
+    case Field::kernel_impl: return "kernel";  // the panel's kernel family combo beside the tiling
     case Field::key_lengths: return "key lengths file";
     case Field::varlen: return "packed (varlen)";  // the panel's check box beside the lengths file
     case Field::window_left: return "window left";

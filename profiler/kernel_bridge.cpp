@@ -67,8 +67,18 @@ sim::MmaKind to_sim(kernels::MmaKind mma) {
   switch (mma) {
     case kernels::MmaKind::mma_sync: return sim::MmaKind::mma_sync;
     case kernels::MmaKind::wgmma: return sim::MmaKind::wgmma;
+    case kernels::MmaKind::wgmma_ws: return sim::MmaKind::wgmma_ws;
   }
   throw std::logic_error("kernels::MmaKind out of range");
+}
+
+kernels::MmaKind to_kernels(sim::MmaKind mma) {
+  switch (mma) {
+    case sim::MmaKind::mma_sync: return kernels::MmaKind::mma_sync;
+    case sim::MmaKind::wgmma: return kernels::MmaKind::wgmma;
+    case sim::MmaKind::wgmma_ws: return kernels::MmaKind::wgmma_ws;
+  }
+  throw std::logic_error("sim::MmaKind out of range");
 }
 
 sim::KernelKind to_sim(kernels::Launch launch) {
@@ -160,17 +170,19 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.algo = to_kernels(c.algo);
   if (c.algo == sim::Algo::blocksparse) k.block_mask = token_block_mask(c);
   if (c.algo == sim::Algo::standard) return k;
-  // A backward runs after a forward (untimed for pass bwd): both tilings are chosen.
-  sim::Tiling fwd = c.tiling, bwd = c.bwd_tiling.value_or(c.tiling);
+  if (c.kernel_impl) k.kernel = to_kernels(*c.kernel_impl);  // the forward's family
+  // A backward runs after a forward (untimed for pass bwd): both tilings are chosen. The forward's
+  // is sim::forward_tiling's, the rule a row's kernel_impl is resolved by.
+  const std::optional<sim::Tiling> forward = sim::forward_tiling(c);
+  // nullopt where no default forward is built: default_tiling refuses it, naming what is.
+  const sim::Tiling fwd = forward ? *forward : default_tiling(c, sim::Pass::fwd);
+  sim::Tiling bwd = c.bwd_tiling.value_or(c.tiling);
   if (c.tiling_source == sim::TilingSource::kernel) {
-    fwd = default_tiling(c, sim::Pass::fwd);
     bwd = default_tiling(c, sim::Pass::bwd);
-  } else if (c.tiling_source == sim::TilingSource::best) {
+  } else if (c.tiling_source == sim::TilingSource::best && !sim::has_backward(c.problem.pass)) {
     // The model's best built tiling of each pass the configuration runs (sim/tiling_advisor.h);
-    // the untimed forward before a backward runs the kernels' default.
-    const bool fwd_run = sim::has_forward(c.problem.pass);
-    fwd = fwd_run ? c.tiling : default_tiling(c, sim::Pass::fwd);
-    bwd = sim::has_backward(c.problem.pass) ? c.bwd_tiling.value_or(c.tiling) : default_tiling(c, sim::Pass::bwd);
+    // a forward alone carries the kernels' default backward.
+    bwd = default_tiling(c, sim::Pass::bwd);
   }
   k.block_r = static_cast<int>(fwd.block_r);
   k.block_c = static_cast<int>(fwd.block_c);
@@ -199,6 +211,9 @@ sim::Row measured_row(const sim::Config& c, const kernels::KernelEntry* entry) {
   if (entry) {
     row.block_r = entry->block_r;
     row.block_c = entry->block_c;
+    // The family the kernels ran (the catalog's, which the model resolved, in a CUDA build:
+    // tests/kernels/test_catalog.cpp); a backward's entry is mma_sync and names no forward.
+    if (entry->pass == kernels::Pass::fwd) row.kernel_impl = to_sim(entry->mma);
   }
   return row;
 }

@@ -19,6 +19,7 @@ namespace flashio::profiler {
 kernels::DType to_kernels(sim::DType dtype);
 kernels::Algo to_kernels(sim::Algo algo);
 kernels::Pass to_kernels(sim::Pass pass);
+kernels::MmaKind to_kernels(sim::MmaKind mma);
 
 // kernels → sim.
 sim::DType to_sim(kernels::DType dtype);
@@ -29,8 +30,9 @@ sim::KernelKind to_sim(kernels::Launch launch);
 
 // The kernels' view of a configuration: the problem, and the tilings the kernels run — the
 // configuration's own (rule or given: both passes run it), or for TilingSource::kernel the
-// catalog's defaults of each pass (sim/kernel_catalog.h); bwd_block_* are set only where the
-// backward's differs. Throws std::invalid_argument for an algorithm or element type the kernels
+// catalog's defaults of each pass (sim/kernel_catalog.h), the forward's by sim::forward_tiling;
+// bwd_block_* are set only where the backward's differs; AttentionConfig::kernel is
+// Config::kernel_impl. Throws std::invalid_argument for an algorithm or element type the kernels
 // do not have.
 kernels::AttentionConfig kernel_config(const sim::Config& config);
 // blocksparse's mask (sim/block_mask.h, config.block_mask at config.problem's N) as the kernels
@@ -39,7 +41,8 @@ kernels::AttentionConfig kernel_config(const sim::Config& config);
 kernels::TokenBlockMask token_block_mask(const sim::Config& config);
 
 // A source=measured row with the configuration's key columns and the tiling the kernels ran for
-// the pass: `entry` is the backward's for bwd, the forward's otherwise (standard: none).
+// the pass: `entry` is the backward's for bwd, the forward's otherwise (standard: none), whose
+// family is the row's kernel_impl.
 sim::Row measured_row(const sim::Config& config, const kernels::KernelEntry* entry);
 
 }  // namespace flashio::profiler

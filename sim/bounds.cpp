@@ -133,6 +133,7 @@ std::vector<Row> bound_rows(const Config& c) {
   for (const Bound& b : bounds(c)) {
     Row r = config_row(c, RowSource::bound);
     r.algo = b.algo;
+    r.kernel_impl.reset();  // a bound runs no kernel
     r.io_read_bytes = b.read_bytes;
     r.io_write_bytes = b.write_bytes;
     rows.push_back(std::move(r));

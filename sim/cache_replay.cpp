@@ -1,6 +1,7 @@
 #include "sim/cache_replay.h"
 
 #include "sim/kernel_catalog.h"
+#include "sim/kernel_choice.h"
 
 #include <algorithm>
 #include <limits>
@@ -210,6 +211,17 @@ int64_t instance_registers(const BuiltKernel& kernel, const KernelInstance& i) {
   return registers > 0 ? registers : kernel.registers;
 }
 
+KernelInstance kernel_instance(const Config& config, KernelKind kind) {
+  KernelInstance instance;
+  instance.stacked_rows = config.problem.group() > 1 && (pass_of(kind) == Pass::bwd || config.gqa_pack);
+  instance.split = config.splits > 1 && pass_of(kind) == Pass::fwd;
+  instance.paged = runs_kv_cache_instance(config, kind);  // a paged cache's, a varlen batch's: kPaged
+  instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
+  instance.sparse = algo_of(kind) == Algo::blocksparse;       // a block mask its block-sparse instances (kSparse)
+  instance.dropout = runs_dropout_instance(config, kind);     // fused dropout and key padding: kDropout
+  return instance;
+}
+
 int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw,
                             const KernelInstance& instance) {
   if (kind == main_kernel_kind(kernel))
@@ -339,7 +351,7 @@ int64_t blocksparse_blocks_per_sm(const Config& c, KernelKind kind) {
     case KernelKind::blocksparse_bwd_convert_dq: return measured_blocks_per_sm(c, KernelKind::flash2_bwd_convert_dq);
     case KernelKind::blocksparse_fwd:
     case KernelKind::blocksparse_bwd: {
-      const BuiltKernel* b = find_built(Algo::flash2, pass_of(kind), c.problem.headdim, c.problem.dtype, c.tiling);
+      const BuiltKernel* b = built_kernel(c, kind);
       if (!b) return 0;
       KernelInstance sparse;
       sparse.sparse = true;
@@ -361,7 +373,7 @@ int64_t instance_blocks_per_sm(const Config& c, KernelKind kind, const KernelIns
     case KernelKind::flash1_bwd:
     case KernelKind::flash2_fwd:
     case KernelKind::flash2_bwd: {
-      const BuiltKernel* b = find_built(algo_of(kind), pass_of(kind), c.problem.headdim, c.problem.dtype, c.tiling);
+      const BuiltKernel* b = built_kernel(c, kind);
       if (!b || (*b).*registers == 0) return 0;
       return built_blocks_per_sm(*b, main_kernel_kind(*b), c.hw, instance);
     }
@@ -385,6 +397,12 @@ int64_t replay_occupancy(const Config& c, KernelKind kind) {
     paged.paged = true;
     if (const int64_t b = instance_blocks_per_sm(c, kind, paged, &BuiltKernel::paged_registers); b > 0) return b;
   }
+  // The measured table holds each tiling's first entry (what the profiler ran with the family
+  // unset): another family's kernel of the tiling (Config::kernel_impl) takes the catalog's rule
+  // on its own threads, registers and shared memory.
+  if (const BuiltKernel* b = built_kernel(c, kind);
+      b && b != find_built(b->algo, b->pass, b->headdim, b->dtype, b->tiling))
+    return built_blocks_per_sm(*b, kind, c.hw, kernel_instance(c, kind));
   return measured_blocks_per_sm(c, kind);
 }
 

@@ -109,6 +109,12 @@ struct KernelInstance {
 };
 int64_t built_blocks_per_sm(const BuiltKernel& kernel, KernelKind kind, const Hardware& hw,
                             const KernelInstance& instance = {});
+// The instance of its main kernel `kind` that the configuration runs: a group's stacked rows with
+// grouped-query attention (the forward packed, the backward always), split-KV's forward, a paged
+// cache's or a varlen batch's KV-cache instance (kPaged), a window's left side (kWindow),
+// blocksparse's (kSparse), fused dropout and key padding (kDropout). The time model and the L2
+// model's occupancy take it from here.
+KernelInstance kernel_instance(const Config& config, KernelKind kind);
 // The registers per thread of that instance of the entry's main kernel (BuiltKernel::registers,
 // stacked_registers, split_registers, stacked_split_registers, paged_registers, paged_split_registers,
 // window_registers, sparse_registers, dropout_registers); an instance's 0 (not known) gives `registers`.

@@ -6,6 +6,7 @@
 #include "sim/block_mask.h"
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
+#include "sim/kernel_choice.h"
 #include "sim/limits.h"
 #include "sim/paged_kv.h"
 #include "sim/split_kv.h"
@@ -45,10 +46,13 @@ Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
 // The built tiling the time model predicts fastest for one pass of `c` (its tiling the rule's).
 Tiling best_tiling(const Config& c, Pass pass) {
   if (const std::optional<Tiling> t = best_built_tiling(pass_config(c, pass))) return *t;
-  throw InvalidInput(Field::tiling_source, "best: no " + to_string(c.algo) + " " + to_string(pass) +
-                                               " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +
-                                               to_string(c.problem.dtype) + " that fits M (built: " +
-                                               built_tilings_text(built_algo(c.algo), pass) + ")");
+  // The forward's family (Config::kernel_impl) narrows the forward's candidates: its refusal.
+  const bool of_family = pass == Pass::fwd && c.kernel_impl;
+  throw InvalidInput(of_family ? Field::kernel_impl : Field::tiling_source,
+                     std::string(of_family ? "" : "best: ") + "no " + to_string(c.algo) + " " + to_string(pass) +
+                         " kernel" + (of_family ? " on " + to_string(*c.kernel_impl) : std::string()) +
+                         " is built for d=" + std::to_string(c.problem.headdim) + " " + to_string(c.problem.dtype) +
+                         " that fits M (built: " + built_tilings_text(built_algo(c.algo), pass) + ")");
 }
 
 }  // namespace
@@ -62,6 +66,7 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw, std::o
   c.sram_bytes = sram_bytes.value_or(hw.sram_bytes);
   c.tiling = rule_tiling(algo, problem, c.sram_bytes);
   c.tiling_source = TilingSource::rule;
+  c.kernel_impl = request.kernel_impl;  // before `best`, which ranks that family's tilings
   // standard attention has no tiles: it carries the rule's tiling in its rows only.
   if (request.choose == TilingSource::kernel && algo != Algo::standard) {
     const Pass first = has_forward(problem.pass) ? Pass::fwd : Pass::bwd;
@@ -98,6 +103,15 @@ Config pass_config(const Config& config, Pass pass) {
   if (pass == Pass::bwd && config.bwd_tiling) c.tiling = *config.bwd_tiling;
   c.bwd_tiling.reset();
   return c;
+}
+
+std::optional<Tiling> forward_tiling(const Config& config) {
+  if (has_forward(config.problem.pass) ||
+      (config.tiling_source != TilingSource::kernel && config.tiling_source != TilingSource::best))
+    return config.tiling;
+  const Problem& p = config.problem;
+  if (const BuiltKernel* k = default_built(built_algo(config.algo), Pass::fwd, p.headdim, p.dtype)) return k->tiling;
+  return std::nullopt;
 }
 
 void validate_page_size(int64_t page_size) {
@@ -277,6 +291,7 @@ void validate(const Config& c) {
   else if (!c.block_mask.text.empty())
     throw InvalidInput(Field::block_mask, "applies to the blocksparse algorithm only");
   if (c.algo != Algo::standard && c.problem.dropout > 0) validate_fused_dropout(c);
+  validate_kernel_impl(c);  // last: the variants' own refusals name their fields first
 }
 
 double convention_flops(const Config& c) {

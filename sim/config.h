@@ -9,6 +9,7 @@
 
 #include "sim/block_mask.h"
 #include "sim/hardware.h"
+#include "sim/kernel_catalog.h"
 #include "sim/kernel_kind.h"
 #include "sim/problem.h"
 #include "sim/tensor.h"
@@ -30,6 +31,9 @@ std::optional<TilingSource> parse_tiling_source(std::string_view text);  // "rul
 struct TilingRequest {
   TilingSource choose = TilingSource::rule;  // rule, kernel or best
   std::optional<int64_t> block_r, block_c;   // given parts override the choice
+  // The forward kernel's family (Config::kernel_impl, which make_config sets from it): `best`
+  // chooses among that family's kernels; `kernel` takes the default tiling whatever it is.
+  std::optional<MmaKind> kernel_impl;
 };
 
 struct Config {
@@ -61,6 +65,12 @@ struct Config {
   // tile (the entries of the pages the tile touches). 0: the contiguous layout. A multiple of
   // kPageSizeMultiple; the forward only (a cache is read by inference).
   int64_t page_size = 0;
+  // The family of the forward's built kernel (sim/kernel_choice.h; `--kernel`, a row's
+  // kernel_impl): the entry of that family at the forward's tiling, which validate refuses when
+  // none is built or it does not run the configuration. nullopt: the first entry of the tiling that
+  // runs it (as the kernels pick). The backward's kernels are mma_sync whatever the family; a
+  // backward alone still names the forward its kernels run first (forward_tiling).
+  std::optional<MmaKind> kernel_impl;
 };
 
 // Whether the configuration reads a KV cache of its own layout, so that Config::page_size
@@ -129,6 +139,13 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw,
 
 // The config of one pass of `config` (fwd or bwd): its tiling is that pass's (bwd_tiling for bwd).
 Config pass_config(const Config& config, Pass pass);
+
+// The tiling of the forward kernel that runs for `config`: its tiling where its pass has a
+// forward; for a backward alone, the forward the GPU runs first (untimed, for O and lse): the
+// built kernels' default forward where the tiling was chosen (TilingSource::kernel or best),
+// the backward's tiling otherwise (both passes run a given or rule tiling). nullopt where that
+// default is not built. The one rule profiler/kernel_bridge.cpp runs the kernels by.
+std::optional<Tiling> forward_tiling(const Config& config);
 
 // Throws InvalidInput for a problem, M or tiling that cannot exist.
 void validate(const Config& config);

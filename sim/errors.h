@@ -34,6 +34,7 @@ enum class Field {
   block_mask,    // Config::block_mask
   splits,        // Config::splits, split-KV's key splits S
   page_size,     // Config::page_size, a paged KV cache's page size P
+  kernel_impl,   // Config::kernel_impl, the forward kernel's family (mma_sync, wgmma, wgmma_ws)
   hardware,      // the hardware preset or file, and its L2 geometry
   count_method,  // the CountMethod asked of simulate
   tracked_row,   // explain's tracked row of Q
@@ -45,7 +46,7 @@ inline constexpr Field kAllFields[] = {
     Field::seqlen_k,   Field::key_lengths, Field::varlen, Field::window_left, Field::window_right, Field::mask,
     Field::dropout,    Field::pass,    Field::algo,    Field::sram_bytes, Field::block_r,
     Field::block_c,    Field::tiling,  Field::tiling_source, Field::block_mask, Field::splits,
-    Field::page_size,
+    Field::page_size,  Field::kernel_impl,
     Field::hardware, Field::count_method, Field::tracked_row};
 
 // sim's spelling: the member's name in sim's structs.
@@ -73,6 +74,7 @@ constexpr std::string_view field_name(Field field) {
     case Field::block_mask: return "block_mask";
     case Field::splits: return "splits";
     case Field::page_size: return "page_size";
+    case Field::kernel_impl: return "kernel_impl";
     case Field::hardware: return "hardware";
     case Field::count_method: return "count_method";
     case Field::tracked_row: return "tracked_row";

@@ -17,9 +17,20 @@ std::string to_string(MmaKind mma) {
   switch (mma) {
     case MmaKind::mma_sync: return "mma_sync";
     case MmaKind::wgmma: return "wgmma";
+    case MmaKind::wgmma_ws: return "wgmma_ws";
   }
   throw std::logic_error("MmaKind out of range");
 }
+
+std::optional<MmaKind> parse_mma_kind(std::string_view text) {
+  for (MmaKind m : {MmaKind::mma_sync, MmaKind::wgmma, MmaKind::wgmma_ws})
+    if (to_string(m) == text) return m;
+  return std::nullopt;
+}
+
+std::string allowed_mma_kinds() { return "mma_sync, wgmma, wgmma_ws"; }
+
+bool issues_wgmma(MmaKind mma) { return mma == MmaKind::wgmma || mma == MmaKind::wgmma_ws; }
 
 std::string to_string(GridOrder order) {
   switch (order) {
@@ -41,7 +52,8 @@ namespace {
 // instances without and with splits), then of its window instance (forward and backward), of
 // its block-sparse instance (forward and backward), and last, for flash1 and flash2, of its
 // instance for fused dropout and key padding (flash2: stacked rows; the forward's is a KV-cache
-// instance), with zeros before it where an algorithm has no such instance.
+// instance), with zeros before it where an algorithm has no such instance; then dense_only (false
+// where left out: every kernel below runs every variant its algorithm has).
 constexpr BuiltKernel kBuilt[] = {
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 32}, 128, 126, 0, 32768, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 0, 0, 0, 0, 0, 0, 0, 124},
     {Algo::flash1, Pass::fwd, 64, DType::fp16, {64, 64}, 128, 158, 0, 40960, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 0, 0, 0, 0, 0, 0, 0, 159},
@@ -192,9 +204,11 @@ const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dt
   return nullptr;
 }
 
-const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling) {
-  for (const BuiltKernel& k : kBuilt)
-    if (k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype && k.tiling == tiling)
+const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling,
+                              std::optional<MmaKind> family, bool dense, std::span<const BuiltKernel> entries) {
+  for (const BuiltKernel& k : entries)
+    if (k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype && k.tiling == tiling &&
+        (!family || k.mma == *family) && (dense || !k.dense_only))
       return &k;
   return nullptr;
 }
@@ -211,6 +225,7 @@ std::string built_tilings_text(Algo algo, Pass pass) {
     if (k.algo != algo || k.pass != pass) continue;
     std::string& list = groups[{k.headdim, to_string(k.dtype)}];
     list += (list.empty() ? "" : " ") + std::to_string(k.tiling.block_r) + "x" + std::to_string(k.tiling.block_c);
+    if (k.mma != MmaKind::mma_sync) list += "(" + to_string(k.mma) + ")";
   }
   std::string text;
   for (const auto& [key, list] : groups)

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "sim/kernel_kind.h"
 #include "sim/tensor.h"
@@ -18,9 +19,19 @@
 
 namespace flashio::sim {
 
-// The matrix instruction the kernel's GEMMs run on (a row's `kernel_impl`).
-enum class MmaKind { mma_sync, wgmma };
+// The kernel family, named by the matrix instruction its GEMMs run on and how its warps are
+// organised (kernels::MmaKind; a row's `kernel_impl`, `--kernel NAME`): mma.sync m16n8k16 (one
+// warp); wgmma m64nNk16 (one warpgroup, asynchronous; sm_90a), every warp loading and computing;
+// wgmma_ws, warp-specialised (FlashAttention-3's structure): a producer warp feeds the tiles and
+// consumer warpgroups compute.
+enum class MmaKind { mma_sync, wgmma, wgmma_ws };
 std::string to_string(MmaKind mma);
+std::optional<MmaKind> parse_mma_kind(std::string_view text);
+// The allowed spellings, for error messages ("mma_sync, wgmma, wgmma_ws").
+std::string allowed_mma_kinds();
+// Whether the family's GEMMs issue wgmma (wgmma and wgmma_ws), so that the time model takes them
+// at the wgmma rates and their operands from shared memory through descriptors.
+bool issues_wgmma(MmaKind mma);
 
 // The order of the thread blocks in the launch: blocks_within_head is the schedules' order
 // (linear index = block_in_head + blocks_per_head · bh; sim/schedule.h), used by every kernel
@@ -69,6 +80,12 @@ struct BuiltKernel {
   // elsewhere, and 0 where not yet read off the built kernels (the occupancy then takes
   // `registers`: instance_registers, sim/cache_replay.h).
   int64_t dropout_registers = 0;
+  // The kernel runs dense attention only (kernels::KernelEntry::dense_only; causal or not,
+  // grouped-query heads, Nq != Nk, a window's right side): a configuration with any of the padding
+  // mask, dropout, a window's left side, splits, a paged cache, key lengths, varlen or a block mask
+  // (runs_only_dense, sim/kernel_choice.h) runs another entry of the tiling, or none. Last, so that
+  // the entries written before it stay valid aggregates.
+  bool dense_only = false;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel
@@ -158,13 +175,21 @@ const BuiltRowKernel* find_row_kernel(KernelKind kind, int64_t headdim, DType dt
 // instances, BuiltKernel::sparse_registers); every other algorithm its own.
 inline Algo built_algo(Algo algo) { return algo == Algo::blocksparse ? Algo::flash2 : algo; }
 
-// The entry for exactly this kernel, or nullptr when it is not built.
-const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling);
+// The entry of (algo, pass, d, dtype, tiling) that runs a problem, as kernels::find_impl picks
+// its kernel: of `family` when given, else the first of the tiling in the registry's order; a
+// dense_only entry only for a dense problem (`dense`: runs_only_dense, sim/kernel_choice.h).
+// nullptr when none is built. `entries` is the catalog unless a test gives its own. A
+// configuration's kernels are found through sim/kernel_choice.h, which passes its family and
+// density; this asks of a tiling alone (a dense problem, any family: the first entry).
+const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling,
+                              std::optional<MmaKind> family = std::nullopt, bool dense = true,
+                              std::span<const BuiltKernel> entries = built_kernels());
 // The default entry for (algo, pass, d, dtype), or nullptr when nothing is built for it.
 const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype);
 
 // What is built for (algo, pass), for messages: "d=64 fp16: 64x32 64x64 …; d=64 bf16: 128x128; …"
-// ("none" when nothing is).
+// ("none" when nothing is), a kernel of a family other than mma_sync with its family, as the
+// kernels' supported_tilings writes it ("128x64(wgmma)").
 std::string built_tilings_text(Algo algo, Pass pass);
 
 // Blocks of the kernel `kind` (one of the entry's launches) that one SM holds at once, as the

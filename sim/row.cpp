@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/errors.h"
+#include "sim/kernel_choice.h"
 #include "sim/text_file.h"
 #include "sim/simulate.h"
 #include "sim/trim.h"
@@ -103,7 +104,8 @@ const std::vector<std::string>& key_columns() {
       "source", "algo",   "pass",       "kernel",    "batch",   "heads",
       "seqlen", "headdim", "dtype",     "causal",    "sram_bytes", "block_r",
       "block_c", "hw",    "mask",       "dropout",   "block_mask", "kv_heads",
-      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "varlen", "window_left", "window_right"};
+      "seqlen_k", "gqa_pack", "splits", "page_size", "lengths", "varlen", "window_left", "window_right",
+      "kernel_impl"};
   return k;
 }
 
@@ -143,6 +145,7 @@ std::string cell(const Row& r, const std::string& col) {
   if (col == "varlen") return std::to_string(r.varlen);
   if (col == "window_left") return window_text(r.window_left);
   if (col == "window_right") return window_text(r.window_right);
+  if (col == "kernel_impl") return r.kernel_impl ? to_string(*r.kernel_impl) : "";
   for (const auto& [name, field] : value_fields())
     if (name == col) return opt(r.*field);
   return "";
@@ -176,6 +179,7 @@ Row config_row(const Config& c, RowSource source) {
   base.varlen = c.problem.varlen ? 1 : 0;
   base.window_left = c.problem.window_left;
   base.window_right = c.problem.window_right;
+  base.kernel_impl = forward_kernel_impl(c);
   return base;
 }
 
@@ -269,6 +273,7 @@ nlohmann::json to_json(const Row& r) {
   j["varlen"] = r.varlen;
   j["window_left"] = window_text(r.window_left);
   j["window_right"] = window_text(r.window_right);
+  j["kernel_impl"] = r.kernel_impl ? to_string(*r.kernel_impl) : "";
   for (const auto& [name, field] : value_fields())
     j[name] = (r.*field) ? nlohmann::json(*(r.*field)) : nlohmann::json(nullptr);
   return j;
@@ -405,6 +410,9 @@ std::vector<Row> read_rows_csv(std::istream& in, const std::string& name) {
           if (side < 0) fail("column '" + col + "': '" + v + "' is not a window side; allowed: a number of keys >= 0 or none");
         }
         (col == "window_left" ? r.window_left : r.window_right) = side;
+      }
+      else if (col == "kernel_impl") {
+        if (!v.empty()) r.kernel_impl = spelled(parse_mma_kind(v), "a kernel family", allowed_mma_kinds());
       }
       else if (col == "io_total_bytes") r.io_total_bytes = as_real();
       else if (col == "dram_total_bytes") r.dram_total_bytes = as_real();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/kernel_catalog.h"
 #include "sim/key_band.h"
 #include "sim/kernel_kind.h"
 #include "sim/row_identity.h"
@@ -52,6 +53,10 @@ struct Row {
   int varlen = 0;
   // A sliding window's sides (sim/problem.h; kNoWindow, written `none`, in a file without the columns).
   int64_t window_left = kNoWindow, window_right = kNoWindow;
+  // The family of the forward kernel the configuration runs (sim/kernel_choice.h,
+  // forward_kernel_impl; `--kernel`): written empty where no built kernel applies (standard, a
+  // tiling not built, peers), and read so from a file without the column.
+  std::optional<MmaKind> kernel_impl;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;
   std::optional<double> io_read_bytes, io_write_bytes, dram_read_bytes, dram_write_bytes;

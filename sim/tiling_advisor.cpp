@@ -6,11 +6,12 @@
 #include "sim/block_mask.h"
 #include "sim/errors.h"
 #include "sim/kernel_catalog.h"
+#include "sim/kernel_choice.h"
 
 namespace flashio::sim {
 
 bool runs_built(const Config& config, Pass pass, const Tiling& tiling) {
-  if (!find_built(built_algo(config.algo), pass, config.problem.headdim, config.problem.dtype, tiling)) return false;
+  if (!built_kernel(config, pass, tiling)) return false;
   if (config.algo != Algo::blocksparse) return true;
   const int64_t t = block_mask_tokens(config.block_mask);  // tiles inside one mask block
   return t % tiling.block_r == 0 && t % tiling.block_c == 0;
@@ -35,6 +36,9 @@ std::vector<RankedTiling> rank(const Config& config, CountMethod method, const s
     c.tiling = Tiling{br, bc};
     c.bwd_tiling.reset();
     c.tiling_source = TilingSource::given;
+    // The family is the forward's: a backward's tilings are ranked without it (its kernels are
+    // mma_sync; the forward a backward alone runs first is forward_tiling's, not the candidate).
+    if (c.problem.pass == Pass::bwd) c.kernel_impl.reset();
     try {
       const SimResult r = simulate(c, method, TimeMethod::model);
       RankedTiling t;
@@ -47,7 +51,8 @@ std::vector<RankedTiling> rank(const Config& config, CountMethod method, const s
       t.built = runs_built(c, c.problem.pass, c.tiling);
       ranked.push_back(t);
     } catch (const InvalidInput&) {
-      // Does not fit M, or passes a limit of the model: not a candidate.
+      // Does not fit M, passes a limit of the model, or (Config::kernel_impl set) has no forward
+      // kernel of that family: not a candidate.
     }
   }
   // Fastest first; ties by the smaller tile (fewer bytes of SRAM), then Br.

@@ -21,7 +21,8 @@ struct RankedTiling {
 };
 
 // Whether a built CUDA kernel runs `config`'s pass `pass` at `tiling`: its entry is built
-// (blocksparse: flash2's, sim/kernel_catalog.h built_algo), and for blocksparse the tiles divide
+// (sim/kernel_choice.h, built_kernel: of Config::kernel_impl's family for the forward, a
+// dense_only one only for a dense configuration; blocksparse: flash2's), and for blocksparse the tiles divide
 // the mask's T, as its kernels need (kernels/block_sparse_tiles.h). RankedTiling::built, the
 // GUI's tiling map and --tiling best all ask this.
 bool runs_built(const Config& config, Pass pass, const Tiling& tiling);
@@ -33,7 +34,9 @@ std::span<const int64_t> default_candidate_blocks();
 // `config`'s pass (fwd or bwd; not fwdbwd) with every candidate tiling Br × Bc (Br from
 // `block_rs`, Bc from `block_cs`; the defaults when empty) that fits its M, plus every built
 // tiling of (algo, pass, d, dtype), ranked by the time model (counting by `method`). Tilings that
-// do not fit or pass the model's limits are left out. Throws InvalidInput when the hardware lacks
+// do not fit or pass the model's limits are left out, and with Config::kernel_impl set those
+// without a forward kernel of the family (validate refuses them), so that `tune --kernel F`
+// ranks F's tilings and `--tiling best` picks among them. Throws InvalidInput when the hardware lacks
 // a figure the model needs, or for a config that is not tiled (standard) or a pass of fwdbwd.
 std::vector<RankedTiling> rank_tilings(const Config& config, CountMethod method,
                                        std::span<const int64_t> block_rs = {},

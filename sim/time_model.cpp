@@ -9,6 +9,7 @@
 #include "sim/errors.h"
 #include "sim/flops_model.h"
 #include "sim/kernel_catalog.h"
+#include "sim/kernel_choice.h"
 #include "sim/tensor.h"
 
 namespace flashio::sim {
@@ -76,24 +77,6 @@ bool is_library_gemm(KernelKind kind) {
   return false;
 }
 
-// The catalog entry behind a tiled kernel kind (flash1 and flash2's main kernels; blocksparse's
-// run flash2's block-sparse instances), if built.
-const BuiltKernel* built_entry(const Config& config, KernelKind kind) {
-  Algo algo = algo_of(kind);
-  switch (kind) {
-    case KernelKind::flash1_fwd:
-    case KernelKind::flash1_bwd:
-    case KernelKind::flash2_fwd:
-    case KernelKind::flash2_bwd: break;
-    case KernelKind::blocksparse_fwd:
-    case KernelKind::blocksparse_bwd: algo = Algo::flash2; break;
-    default: return nullptr;  // the row kernels and the GEMMs have no entry
-  }
-  const Pass pass = pass_of(kind);
-  const Config c = pass_config(config, pass);
-  return find_built(algo, pass, c.problem.headdim, c.problem.dtype, c.tiling);
-}
-
 // What the model takes from the kernel beyond its schedule.
 struct KernelFacts {
   int64_t threads = 128;
@@ -113,7 +96,7 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
   KernelFacts f;
   const Config pass = pass_config(config, pass_of(k.kind));
   f.block_rows = pass_of(k.kind) == Pass::fwd ? pass.tiling.block_r : pass.tiling.block_c;
-  if (const BuiltKernel* b = built_entry(config, k.kind)) {
+  if (const BuiltKernel* b = built_kernel(config, k.kind)) {
     f.entry = *b;
     f.wgmma_n = b->tiling.block_c;
     // Occupancy from the built kernel's threads, registers and shared memory (the catalog's,
@@ -123,14 +106,7 @@ KernelFacts facts_of(const Config& config, const KernelSchedule& k) {
     // Split-KV's forward runs its split instance (kernels/flash2_fwd.cuh, kSplit), a paged cache's its
     // KV-cache instance (kPaged, as a varlen batch's), a window's left side its window instance (kWindow), blocksparse
     // its block-sparse instance (kSparse), dropout and key lengths its instance for them (kDropout).
-    KernelInstance instance;
-    instance.stacked_rows = config.problem.group() > 1 && (pass_of(k.kind) == Pass::bwd || config.gqa_pack);
-    instance.split = config.splits > 1 && pass_of(k.kind) == Pass::fwd;
-    instance.paged = runs_kv_cache_instance(config, k.kind);  // a paged cache's, a varlen batch's: kPaged
-    instance.window = config.problem.window_left != kNoWindow;  // a left side runs the window instances
-    instance.sparse = algo_of(k.kind) == Algo::blocksparse;     // a block mask its block-sparse instances (kSparse)
-    instance.dropout = runs_dropout_instance(config, k.kind);  // fused dropout and key padding: kDropout
-    f.blocks_per_sm = built_blocks_per_sm(*b, main_kernel_kind(*b), config.hw, instance);
+    f.blocks_per_sm = built_blocks_per_sm(*b, main_kernel_kind(*b), config.hw, kernel_instance(config, k.kind));
   } else {
     // Tilings that are not built run as the built ones of their kind do: two stages of streamed
     // tiles forward, one backward (sim/kernel_catalog.cpp), on mma.sync, with the schedule's
@@ -324,7 +300,7 @@ std::vector<std::string> missing_calibration(const Config& config) {
       need_number(c.atomic_f32_per_s, "atomic_f32_per_s");
     if (k.kind == KernelKind::flash1_fwd || k.kind == KernelKind::flash1_bwd || k.kind == KernelKind::flash2_fwd ||
         k.kind == KernelKind::flash2_bwd || k.kind == KernelKind::blocksparse_fwd || k.kind == KernelKind::blocksparse_bwd) {
-      if (f.mma == MmaKind::wgmma)
+      if (issues_wgmma(f.mma))
         need_curve(*wgmma_curve(c, dtype, f.wgmma_n), wgmma_key(dtype, f.wgmma_n));
       else if (dtype == DType::bf16)
         need_curve(c.mma_sync_bf16_flops_per_s, "mma_sync_bf16_flops_per_s");
@@ -467,13 +443,15 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       const double resident = static_cast<double>(resident_blocks);
       const double warps_per_sm = resident * static_cast<double>(warps_per_block);
       // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
-      // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma.
+      // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma. The warp-specialised
+      // family (wgmma_ws) takes wgmma's curve with all its warps, the producer's among them: no
+      // measurement of its own separates them yet.
       double tensor_rate_sm = 0, tensor_rate_one_block = 0;  // all resident blocks' warps; one block's
       if (has_tensor) {
-        const RateCurve& curve = f.mma == MmaKind::wgmma ? **wgmma_curve(cal, dtype, f.wgmma_n)
+        const RateCurve& curve = issues_wgmma(f.mma) ? **wgmma_curve(cal, dtype, f.wgmma_n)
                                  : dtype == DType::bf16  ? *cal.mma_sync_bf16_flops_per_s
                                                          : *cal.mma_sync_fp16_flops_per_s;
-        const double per = f.mma == MmaKind::wgmma ? 4.0 : 1.0;  // warps per unit of the curve's x
+        const double per = issues_wgmma(f.mma) ? 4.0 : 1.0;  // warps per unit of the curve's x
         tensor_rate_sm = curve.at(warps_per_sm / per);
         tensor_rate_one_block = curve.at(static_cast<double>(warps_per_block) / per);
       }

@@ -190,3 +190,32 @@ TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorith
     }
   }
 }
+
+TEST_CASE("bridge: kernel families convert both ways, the forward's family reaches the kernels, and a measured "
+          "forward row carries the family its entry ran") {
+  for (fk::MmaKind k : {fk::MmaKind::mma_sync, fk::MmaKind::wgmma, fk::MmaKind::wgmma_ws}) {
+    CHECK(fp::to_kernels(fp::to_sim(k)) == k);
+    CHECK(fs::to_string(fp::to_sim(k)) == fk::to_string(k));  // one spelling on both sides
+  }
+  fs::Problem p;
+  p.seqlen = 1000, p.headdim = 128, p.pass = fs::Pass::fwd;
+  const fs::Hardware hw = fs::hardware_preset("h200");
+  fs::Config c = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::kernel});
+  CHECK_FALSE(fp::kernel_config(c).kernel.has_value());  // unset: the kernels pick as the model does
+  c.kernel_impl = fs::MmaKind::wgmma;
+  CHECK(fp::kernel_config(c).kernel == fk::MmaKind::wgmma);
+  fk::KernelEntry forward;
+  forward.algo = fk::Algo::flash2, forward.pass = fk::Pass::fwd, forward.headdim = 128;
+  forward.block_r = 128, forward.block_c = 128, forward.mma = fk::MmaKind::wgmma;
+  CHECK(fp::measured_row(c, &forward).kernel_impl == fs::MmaKind::wgmma);
+  CHECK(fp::measured_row(c, nullptr).kernel_impl == fs::MmaKind::wgmma);  // the model's resolution
+  // A backward alone: its entry (mma_sync) names no forward; the row keeps the forward the
+  // kernels ran first, the catalog's default at d = 128 (wgmma).
+  p.pass = fs::Pass::bwd;
+  const fs::Config bwd = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::kernel});
+  fk::KernelEntry backward;
+  backward.algo = fk::Algo::flash2, backward.pass = fk::Pass::bwd, backward.headdim = 128;
+  backward.block_r = 64, backward.block_c = 128;
+  CHECK(fp::measured_row(bwd, &backward).kernel_impl == fs::MmaKind::wgmma);
+  CHECK(fs::Tiling{fp::kernel_config(bwd).block_r, fp::kernel_config(bwd).block_c} == fs::Tiling{128, 128});
+}

@@ -52,7 +52,10 @@ TEST_CASE("catalog: one default per (algo, pass, d, dtype) that has kernels, eac
   for (const BuiltKernel& k : built_kernels()) {
     with_kernels.insert({k.algo, k.pass, k.headdim, k.dtype});
     if (k.is_default) CHECK(with_default.insert({k.algo, k.pass, k.headdim, k.dtype}).second);
-    CHECK(find_built(k.algo, k.pass, k.headdim, k.dtype, k.tiling) == &k);
+    // One entry per tiling and family (two families may share a tiling: sim/kernel_choice.h).
+    CHECK(find_built(k.algo, k.pass, k.headdim, k.dtype, k.tiling, k.mma) == &k);
+    // The family is the forward's (Config::kernel_impl): every backward kernel is mma_sync.
+    if (k.pass == Pass::bwd) CHECK(k.mma == MmaKind::mma_sync);
     CHECK(k.smem_bytes <= h200_sram);
     CHECK(k.threads % 32 == 0);
     CHECK((k.stages == 1 || k.stages == 2));
