@@ -6,6 +6,7 @@
 // built (tiles, warps, shared memory) is docs/kernels.md.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,13 @@ std::string to_string(Launch launch);
 // One compiled tiled kernel. pass is fwd or bwd (fwdbwd runs one of each).
 // flash2 bwd also launches flash2_bwd_preprocess and flash2_bwd_convert_dq, which take the
 // entry's block_r as their row tile; they are not listed separately.
-// The matrix instruction a kernel's GEMMs run on: mma.sync m16n8k16 (one warp; sm_80 and later)
-// or wgmma m64nNk16 (one warpgroup, asynchronous; sm_90a).
-enum class MmaKind { mma_sync, wgmma };
+// The kernel family, named by the matrix instruction its GEMMs run on and how its warps are
+// organised (a row's `kernel_impl`; `--kernel NAME`): mma.sync m16n8k16 (one warp; sm_80 and
+// later); wgmma m64nNk16 (one warpgroup, asynchronous; sm_90a), every warp loading and computing;
+// wgmma_ws, warp-specialised (FlashAttention-3's structure, kernels/flash2_fwd_ws.cuh): a producer
+// warp feeds TMA copies through an mbarrier pipeline and consumer warpgroups compute, in turn.
+enum class MmaKind { mma_sync, wgmma, wgmma_ws };
+std::string to_string(MmaKind mma);
 
 struct KernelEntry {
   Algo algo = Algo::flash2;
@@ -58,6 +63,10 @@ struct KernelEntry {
   int smem_bytes = 0;  // dynamic shared memory per block
   int stages = 1;      // buffers of the streamed tiles (2: the next tile's loads overlap this one)
   MmaKind mma = MmaKind::mma_sync;
+  // The kernel runs dense attention only (causal or not, grouped-query heads, Nq ≠ Nk, a window's
+  // right side): none of the padding mask, dropout, a window's left side, splits, a paged cache,
+  // key lengths, varlen, a block mask (the warp-specialised forward).
+  bool dense_only = false;
 };
 
 // Every tiled kernel built, in a fixed order. standard has no entries (cuBLAS + row kernels;
@@ -134,6 +143,11 @@ struct AttentionConfig {
   // Needs Br and Bc dividing T, Hkv = H, Nk = Nq, and no splits, pages, key lengths or window.
   // Empty: dense.
   TokenBlockMask block_mask;
+  // The forward's kernel family (KernelEntry::mma; `--kernel`): unset, the registered kernel of
+  // the tiling (at 0 × 0 the default) that runs the configuration. A family asked for that lacks
+  // the tiling or one of the configuration's variants is refused (std::invalid_argument, one
+  // line naming `kernel`). The backward's kernels are mma_sync only.
+  std::optional<MmaKind> kernel;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

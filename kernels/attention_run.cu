@@ -281,7 +281,8 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       if (c.headdim != 64 && c.headdim != 128)
         fail("headdim: " + to_string(c.algo) + " kernels are built for d = 64 and 128 (got " +
              std::to_string(c.headdim) + ")");
-      st.fwd = &find_impl(c.algo, Pass::fwd, static_cast<int>(c.headdim), c.dtype, c.block_r, c.block_c);
+      st.fwd = &find_impl(c.algo, Pass::fwd, static_cast<int>(c.headdim), c.dtype, c.block_r, c.block_c, c.kernel,
+                          runs_only_dense(c));
       // Split-KV partitions the forward's key tiles (docs/shapes.md, "Split-KV"): at most one
       // split per tile.
       const int64_t key_tiles = (nk + st.fwd->entry.block_c - 1) / st.fwd->entry.block_c;

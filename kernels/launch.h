@@ -122,6 +122,7 @@ struct FlashImpl {
 // compiles them in parallel); registry.cpp concatenates them.
 void append_flash2_fwd_d64(std::vector<FlashImpl>& out);
 void append_flash2_fwd_d128(std::vector<FlashImpl>& out);
+void append_flash2_fwd_ws(std::vector<FlashImpl>& out);  // after the others: unasked, a tiling's earlier kernel runs
 void append_flash2_bwd_d64(std::vector<FlashImpl>& out);
 void append_flash2_bwd_d128(std::vector<FlashImpl>& out);
 void append_flash1_fwd_d64(std::vector<FlashImpl>& out);
@@ -130,7 +131,12 @@ void append_flash1_bwd_d64(std::vector<FlashImpl>& out);
 void append_flash1_bwd_d128(std::vector<FlashImpl>& out);
 
 const std::vector<FlashImpl>& flash_impls();
-// The implementation for (algo, pass, d, dtype, Br, Bc), or an exception listing what exists.
-const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c);
+// The implementation for (algo, pass, d, dtype, Br, Bc) of the given family (any when unset; the
+// first registered of the tiling that runs the problem), or an exception listing what exists.
+// dense: the problem has none of the variants a dense-only kernel (KernelEntry::dense_only)
+// lacks (runs_only_dense).
+const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c,
+                           std::optional<MmaKind> family = std::nullopt, bool dense = true);
+bool runs_only_dense(const AttentionConfig& config);
 
 }  // namespace flashio::kernels

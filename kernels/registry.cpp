@@ -19,6 +19,7 @@ const std::vector<FlashImpl>& flash_impls() {
     append_flash1_bwd_d128(out);
     append_flash2_fwd_d64(out);
     append_flash2_fwd_d128(out);
+    append_flash2_fwd_ws(out);
     append_flash2_bwd_d64(out);
     append_flash2_bwd_d128(out);
     return out;
@@ -47,6 +48,11 @@ std::string supported_tilings(Algo algo, Pass pass) {
     list += std::to_string(e.block_r);
     list += 'x';
     list += std::to_string(e.block_c);
+    if (e.mma != MmaKind::mma_sync) {
+      list += '(';
+      list += to_string(e.mma);
+      list += ')';
+    }
   }
   std::string text;
   for (const auto& [key, list] : groups) {
@@ -71,18 +77,34 @@ static std::pair<int, int> default_tiling(Algo algo, Pass pass, int headdim, DTy
   return headdim == 64 ? std::pair{128, 128} : std::pair{64, 128};
 }
 
-const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c) {
+bool runs_only_dense(const AttentionConfig& c) {
+  return !c.mask && c.dropout == 0.0 && c.window_left < 0 && c.splits == 1 && c.page_size == 0 &&
+         c.key_lengths.empty() && !c.varlen && c.block_mask.empty();
+}
+
+const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c,
+                           std::optional<MmaKind> family, bool dense) {
   if (block_r == 0 && block_c == 0) std::tie(block_r, block_c) = default_tiling(algo, pass, headdim, dtype);
+  const FlashImpl* lacking = nullptr;  // a kernel of the tiling (and family) that lacks a variant
   for (const FlashImpl& impl : flash_impls()) {
     const KernelEntry& e = impl.entry;
     if (e.algo == algo && e.pass == pass && e.headdim == headdim && e.dtype == dtype && e.block_r == block_r &&
-        e.block_c == block_c)
-      return impl;
+        e.block_c == block_c && (!family || e.mma == *family)) {
+      if (dense || !e.dense_only) return impl;
+      if (lacking == nullptr) lacking = &impl;
+    }
   }
   std::ostringstream msg;
+  if (lacking != nullptr) {
+    msg << "kernel: " << to_string(lacking->entry.mma) << " runs dense attention only (causal or not, grouped-query "
+        << "heads, Nq != Nk); not a padding mask, dropout, a window's left side, splits, a paged cache, key lengths, "
+        << "varlen or a block mask";
+    throw std::invalid_argument(msg.str());
+  }
   msg << "tiling: no " << to_string(algo) << " " << to_string(pass) << " kernel for d=" << headdim << " "
-      << to_string(dtype) << " " << block_r << "x" << block_c << " (built: " << supported_tilings(algo, pass)
-      << ")";
+      << to_string(dtype) << " " << block_r << "x" << block_c;
+  if (family) msg << " on " << to_string(*family);
+  msg << " (built: " << supported_tilings(algo, pass) << ")";
   throw std::invalid_argument(msg.str());
 }
 

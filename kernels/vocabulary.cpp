@@ -60,6 +60,15 @@ std::string to_string(Launch launch) {
   throw std::logic_error("kernels::Launch out of range");
 }
 
+std::string to_string(MmaKind mma) {
+  switch (mma) {
+    case MmaKind::mma_sync: return "mma_sync";
+    case MmaKind::wgmma: return "wgmma";
+    case MmaKind::wgmma_ws: return "wgmma_ws";
+  }
+  throw std::logic_error("kernels::MmaKind out of range");
+}
+
 // K/V heads and keys: the configuration's, or (0) the query side's.
 int64_t kv_heads_of(const AttentionConfig& config) { return config.kv_heads != 0 ? config.kv_heads : config.heads; }
 int64_t keys_of(const AttentionConfig& config) { return config.seqlen_k != 0 ? config.seqlen_k : config.seqlen; }

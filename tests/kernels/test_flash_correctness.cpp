@@ -103,9 +103,9 @@ fk::AttentionConfig make(fk::Algo algo, int64_t b, int64_t h, int64_t n, int64_t
   return c;
 }
 
-// Runs entry e's tiling in its pass (the forward's, or the backward's).
+// Runs entry e in its pass (the forward's tiling and kernel family, or the backward's tiling).
 void use_tiling(fk::AttentionConfig& c, const fk::KernelEntry& e) {
-  if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c;
+  if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c, c.kernel = e.mma;
   else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("every registered forward tiling matches the reference at N = 1, 17, 9
     for (int64_t n : {1, 17, 97, 200})
       for (bool causal : {false, true}) {
         fk::AttentionConfig c = make(e.algo, 2, 3, n, e.headdim, causal, e.dtype);
-        c.block_r = e.block_r, c.block_c = e.block_c;
+        use_tiling(c, e);
         check_against_reference(c, false);
       }
   }
@@ -235,6 +235,28 @@ TEST_CASE("every registered flash2 tiling handles stacked rows crossing heads: H
   }
 }
 
+TEST_CASE("the warp-specialised forward (wgmma_ws) matches the reference at N = 1, 97, 1025, 4096, causal and not, "
+          "fp16 and bf16, one head's rows and a group's stacked rows with Nq != Nk",
+          "[gpu][wgmma_ws]") {
+  // N = 4096 runs the TMA pipeline's buffers through many rounds (32 key tiles); N = 1 and 97
+  // leave whole consumer warpgroups past the matrix; causal runs the row tiles last-first.
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.mma != fk::MmaKind::wgmma_ws) continue;
+    for (bool causal : {false, true}) {
+      for (int64_t n : {1, 97, 1025, 4096}) {
+        fk::AttentionConfig c = make(fk::Algo::flash2, 1, n > 1025 ? 2 : 3, n, e.headdim, causal, e.dtype);
+        use_tiling(c, e);
+        check_against_reference(c, false);
+      }
+      for (bool pack : {true, false}) {
+        fk::AttentionConfig c = make_shape({2, 8, 2, 97, 1000}, e.headdim, causal, pack, e.dtype);
+        use_tiling(c, e);
+        check_against_reference(c, false);
+      }
+    }
+  }
+}
+
 TEST_CASE("flash2 backward with grouped-query attention over a long cache: H 16, Hkv 2, Nq 97, Nk 32769, causal",
           "[gpu][shapes][large]") {
   check_against_reference(make_shape({1, 16, 2, 97, 32769}, 128, true, true), true);
@@ -311,6 +333,7 @@ TEST_CASE("flash2 split-KV with splits wholly above the causal diagonal for a ro
   for (int64_t d : {64, 128}) check_against_reference(make_split({{2, 3, 3, 97, 97}, 2, 64, 64}, d, true, false), true);
   // Each tiling's split instances, one head's rows and stacked (H 8, Hkv 2), causal and not.
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     if (e.algo != fk::Algo::flash2 || e.pass != fk::Pass::fwd) continue;
     for (bool causal : {false, true})
       for (bool pack : {true, false}) {
@@ -371,6 +394,7 @@ TEST_CASE("every registered flash2 forward tiling reads a paged KV cache, with a
           "48 tokens: a page boundary inside a tile)",
           "[gpu][shapes][paged]") {
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     if (e.algo != fk::Algo::flash2 || e.pass != fk::Pass::fwd) continue;
     for (bool causal : {false, true})
       for (int64_t page : {16, 48})
@@ -535,6 +559,7 @@ TEST_CASE("every registered flash2 tiling runs a window, forward and backward (w
           "windows over grouped-query heads and Nq < Nk match the reference",
           "[gpu][window]") {
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     if (e.algo != fk::Algo::flash2) continue;
     fk::AttentionConfig c = make_window(fk::Algo::flash2, 200, e.headdim, 33, 5, e.dtype);
     use_tiling(c, e);
@@ -619,6 +644,7 @@ TEST_CASE("flash2 block-sparse matches the reference masked by the blocks: bande
 TEST_CASE("every registered flash2 tiling runs block-sparse, forward and backward (random:0.5 at N = 300)",
           "[gpu][blocksparse]") {
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     if (e.algo != fk::Algo::flash2) continue;
     fk::AttentionConfig c = make_sparse("random:0.5:4", 300, e.headdim, false, e.dtype);
     use_tiling(c, e);
@@ -820,6 +846,7 @@ TEST_CASE("every registered flash1 and flash2 tiling runs fused dropout, forward
           "and over grouped-query heads with Nq != Nk",
           "[gpu][dropout]") {
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     fk::AttentionConfig c = with_dropout(make(e.algo, 1, 3, 200, e.headdim, true, e.dtype), 0.3);
     use_tiling(c, e);
     check_against_reference(c, e.pass == fk::Pass::bwd);
@@ -890,6 +917,7 @@ TEST_CASE("every registered flash1 and flash2 tiling runs key padding with dropo
           "(lengths 200, 17, 100 at N 200)",
           "[gpu][dropout][padding]") {
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     fk::AttentionConfig c = with_dropout(make(e.algo, 3, 2, 200, e.headdim, false, e.dtype), 0.2);
     c.key_lengths = {200, 17, 100};
     use_tiling(c, e);
@@ -992,6 +1020,7 @@ TEST_CASE("every registered flash2 tiling runs packed variable-length sequences,
           "(lengths 200, 1, 97)",
           "[gpu][varlen]") {
   for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.dense_only) continue;  // its variant's kernels are the other families'
     if (e.algo != fk::Algo::flash2) continue;
     fk::AttentionConfig c = make_varlen({200, 1, 97}, 4, 2, e.headdim, false, true, e.dtype);
     use_tiling(c, e);

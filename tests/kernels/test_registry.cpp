@@ -124,3 +124,36 @@ TEST_CASE("splits are refused naming the field: below 1, for an algorithm other 
   c.splits = 33;
   CHECK_THROWS_WITH(fk::AttentionRun(c), "splits: at most the forward's key tiles ⌈Nk / Bc⌉ = 32 (got 33)");
 }
+
+TEST_CASE("a kernel family is chosen by --kernel: the warp-specialised forward shares 128x128 with the wgmma one, "
+          "and is refused for a variant it lacks or a tiling it does not have") {
+  // AttentionRun checks its configuration before it touches the GPU, so this runs anywhere.
+  int shared = 0;
+  for (const fk::KernelEntry& e : fk::registry())
+    if (e.mma == fk::MmaKind::wgmma_ws) {
+      CHECK(e.dense_only);
+      CHECK(e.algo == fk::Algo::flash2);
+      CHECK(e.pass == fk::Pass::fwd);
+      for (const fk::KernelEntry& other : fk::registry())
+        shared += other.mma == fk::MmaKind::wgmma && other.headdim == e.headdim && other.dtype == e.dtype &&
+                  other.block_r == e.block_r && other.block_c == e.block_c;
+    }
+  CHECK(shared >= 2);  // d = 128, fp16 and bf16
+  fk::AttentionConfig c;
+  c.algo = fk::Algo::flash2;
+  c.headdim = 128, c.seqlen = 1000;
+  c.block_r = 128, c.block_c = 128;
+  c.kernel = fk::MmaKind::wgmma_ws;
+  c.dropout = 0.1;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("kernel: wgmma_ws runs dense attention only"));
+  c.dropout = 0.0;
+  c.window_left = 16;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("kernel: wgmma_ws runs dense attention only"));
+  c.window_left = -1;
+  c.block_r = 64, c.block_c = 64;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("tiling: no flash2 fwd kernel for d=128 fp16 64x64 on "
+                                                                     "wgmma_ws"));
+  c.block_r = c.block_c = 0;  // the default tiling (wgmma at d = 128) has a wgmma_ws kernel too
+  c.algo = fk::Algo::flash1;
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("tiling: no flash1 fwd kernel"));
+}
