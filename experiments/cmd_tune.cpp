@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string>& tune_columns() {
   static const std::vector<std::string> c = {"algo",  "pass",   "batch",   "heads",    "seqlen",
                                              "headdim", "dtype", "causal", "sram_bytes", "hw",
-                                             "block_mask", "rank", "block_r", "block_c", "time_ms",
+                                             "block_mask", "kernel_impl", "rank", "block_r", "block_c", "time_ms",
                                              "built", "bound_by"};
   return c;
 }
@@ -36,6 +36,7 @@ std::vector<std::string> tune_cells(const sim::Config& c, size_t rank, const sim
           std::to_string(c.sram_bytes),
           c.hw.name,
           c.block_mask.text,
+          c.kernel_impl ? sim::to_string(*c.kernel_impl) : "",  // the family asked (--kernel), or empty
           std::to_string(rank),
           std::to_string(t.tiling.block_r),
           std::to_string(t.tiling.block_c),
@@ -81,8 +82,14 @@ int run_tune(Invocation& inv) {
         for (sim::Pass pass : passes) {
           const sim::Config c = sim::pass_config(config, pass);
           const std::vector<sim::RankedTiling> ranked = sim::rank_tilings(c, sweep.count, block_rs, block_cs);
-          if (ranked.empty())
+          if (ranked.empty()) {
+            if (pass == sim::Pass::fwd && c.kernel_impl)  // the family left no candidate (rank_tilings)
+              throw sim::InvalidInput(sim::Field::kernel_impl,
+                                      "no " + sim::to_string(c.algo) + " fwd kernel on " + sim::to_string(*c.kernel_impl) +
+                                          " is built at a tiling that fits M = " + std::to_string(c.sram_bytes) +
+                                          " B (built: " + sim::built_tilings_text(sim::built_algo(c.algo), pass) + ")");
             throw sim::InvalidInput(sim::Field::tiling, "no candidate tiling fits M = " + std::to_string(c.sram_bytes) + " B");
+          }
           if (format == Format::csv) {
             for (size_t r = 0; r < ranked.size(); ++r) {
               const auto cells = tune_cells(c, r + 1, ranked[r]);
@@ -103,11 +110,13 @@ int run_tune(Invocation& inv) {
             }
           } else {
             char line[240];
-            std::snprintf(line, sizeof line, "\n%s %s  B=%lld H=%lld N=%lld d=%lld %s%s on %s (M = %lld B)\n",
+            const std::string family =
+                pass == sim::Pass::fwd && c.kernel_impl ? ", kernel " + sim::to_string(*c.kernel_impl) : "";
+            std::snprintf(line, sizeof line, "\n%s %s  B=%lld H=%lld N=%lld d=%lld %s%s%s on %s (M = %lld B)\n",
                           sim::to_string(c.algo).c_str(), sim::to_string(pass).c_str(),
                           static_cast<long long>(c.problem.batch), static_cast<long long>(c.problem.heads),
                           static_cast<long long>(c.problem.seqlen), static_cast<long long>(c.problem.headdim),
-                          sim::to_string(c.problem.dtype).c_str(), c.problem.causal ? " causal" : "",
+                          sim::to_string(c.problem.dtype).c_str(), c.problem.causal ? " causal" : "", family.c_str(),
                           c.hw.name.c_str(), static_cast<long long>(c.sram_bytes));
             out << line;
             std::snprintf(line, sizeof line, "  %4s  %5s %5s  %12s  %-5s  %s\n", "rank", "Br", "Bc", "time_ms", "built",

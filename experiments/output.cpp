@@ -488,8 +488,9 @@ std::string optional_text(const std::optional<double>& v, std::string (*format)(
 // Key columns except those a comparison with standard must ignore (standard ignores M and the
 // tiling; the algorithm and kernel are what is compared).
 std::string comparison_key(const sim::Row& r) {
-  static const std::set<std::string> ignored = {"algo",    "kernel",  "sram_bytes",
-                                                "block_r", "block_c", "block_mask"};
+  // The tiling and the kernel family are an algorithm's own (standard has neither).
+  static const std::set<std::string> ignored = {"algo",    "kernel",  "sram_bytes", "block_r",
+                                                "block_c", "block_mask", "kernel_impl"};
   std::string k;
   for (const auto& c : sim::key_columns())
     if (!ignored.count(c)) k += sim::cell(r, c) + "|";
@@ -550,7 +551,8 @@ void print_table(std::ostream& out, const std::vector<sim::Row>& all_rows, bool 
         (key == "gqa_pack" && !grouped) || (key == "splits" && first.splits == 1) ||
         (key == "page_size" && first.page_size == 0) || (key == "lengths" && first.lengths.empty()) ||
         (key == "varlen" && value == "0") ||
-        (key == "window_left" && value == "none") || (key == "window_right" && value == "none"))
+        (key == "window_left" && value == "none") || (key == "window_right" && value == "none") ||
+        (key == "kernel_impl" && value.empty()))
       continue;
     std::string shown_value = value;
     if (key == "sram_bytes" && rows.front()->sram_bytes) shown_value = format_size(*rows.front()->sram_bytes);

@@ -2,6 +2,8 @@
 // option, exit status 2, and no output file created or truncated. Run through the binary, as a
 // user meets them.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "cli_harness.h"
@@ -457,4 +459,64 @@ TEST_CASE("a sliding window: --window-left and --window-right reject negative an
   CHECK(r.out.find(",window_left,window_right,") != std::string::npos);
   CHECK(r.out.find(",16,0,") != std::string::npos);
   CHECK(r.out.find(",none,0,") != std::string::npos);
+}
+
+TEST_CASE("the forward kernel's family: --kernel rejects an unknown name, a dense-only family with a variant, a tiling "
+          "without the family, flash1 and standard, naming --kernel and what is allowed") {
+  check_rejected({{"simulate", "--algo", "flash2", "--kernel", "wgmma3"}, "--kernel 'wgmma3' is unknown; allowed: "
+                                                                         "mma_sync, wgmma, wgmma_ws"});
+  check_rejected({{"simulate", "--algo", "flash2", "--kernel", "mma_sync,"}, "--kernel"});
+  // wgmma_ws runs dense attention only; until its kernels are in the catalog, no tiling has it.
+  check_rejected({{"simulate", "--algo", "flash2", "--tiling", "kernel", "--kernel", "wgmma_ws", "--dropout", "0.1"},
+                  "--kernel: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--headdim", "64", "--block-r", "64", "--block-c", "64", "--kernel",
+                   "wgmma"},
+                  "--kernel: no flash2 fwd kernel for d=64 fp16 64x64 on wgmma"});
+  check_rejected({{"simulate", "--algo", "flash2", "--headdim", "128", "--tiling", "kernel", "--kernel", "mma_sync"},
+                  "allowed at that tiling: wgmma"});
+  check_rejected({{"simulate", "--algo", "flash1", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
+  check_rejected({{"simulate", "--algo", "standard", "--kernel", "mma_sync"}, "--kernel: "});
+  // Every algorithm of the default list refuses it: one line, the first refusal's.
+  check_rejected({{"simulate", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
+  // A backward alone runs the family's forward first (at the backward's given tiling here).
+  check_rejected({{"simulate", "--algo", "flash2", "--pass", "bwd", "--block-r", "64", "--block-c", "64", "--kernel",
+                   "wgmma"},
+                  "--kernel: "});
+  check_rejected({{"tune", "--algo", "flash2", "--kernel", "wgmma_ws"}, "--kernel: "});
+  check_rejected({{"bound", "--algo", "flash2", "--kernel", "wgmma"}, "--kernel: "});
+}
+
+TEST_CASE("a kernel family list: --kernel sweeps the forward's family like any list, kernel_impl the rows' key, "
+          "a family a tiling lacks skipped, standard left out where the sweep runs a tiled algorithm") {
+  // 128x128: d = 64's forward is mma_sync, d = 128's wgmma. Each family runs where it is built.
+  const CliResult r = run_in_process({"simulate", "--algo", "standard,flash2", "--headdim", "64,128", "--block-r",
+                                      "128", "--block-c", "128", "--kernel", "mma_sync,wgmma", "--pass", "fwd,bwd",
+                                      "--format", "csv"});
+  REQUIRE(r.status == 0);
+  // Standard is not applicable (not counted); flash2 at the family its tiling lacks is skipped.
+  CHECK(r.err.find("skipped 4 of 8 configurations") != std::string::npos);
+  CHECK(r.err.find("--kernel: no flash2 fwd kernel") != std::string::npos);
+  const auto lines = split_lines(r.out);
+  REQUIRE(!lines.empty());
+  const auto header = split_csv(lines[0]);
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const size_t impl = column("kernel_impl"), algo = column("algo"), d = column("headdim"), pass = column("pass");
+  REQUIRE(impl < header.size());
+  std::set<std::string> seen;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const auto cells = split_csv(lines[i]);
+    CHECK(cells[algo] == "flash2");
+    // The backward's rows too: they name the forward run before them, at the same (given) tiling.
+    CHECK(cells[impl] == (cells[d] == "64" ? "mma_sync" : "wgmma"));
+    seen.insert(cells[d] + " " + cells[pass]);
+  }
+  CHECK(seen == std::set<std::string>{"64 fwd", "64 bwd", "128 fwd", "128 bwd"});
+  const CliResult unset = run_in_process({"simulate", "--algo", "standard,flash2", "--headdim", "128", "--tiling",
+                                          "kernel", "--format", "csv"});
+  REQUIRE(unset.status == 0);
+  CHECK(unset.out.find(",none,none,wgmma,") != std::string::npos);  // flash2: the tiling's kernel
+  CHECK(unset.out.find(",none,none,,") != std::string::npos);       // standard: no built kernel
 }

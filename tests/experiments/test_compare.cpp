@@ -191,3 +191,28 @@ TEST_CASE("compare's table prints whole kernel names, the longest included", "[c
   REQUIRE(starts.size() == 3);  // blocksparse_bwd_preprocess, blocksparse_bwd, blocksparse_bwd_convert_dq
   CHECK(std::adjacent_find(starts.begin(), starts.end(), std::not_equal_to<>()) == starts.end());
 }
+
+TEST_CASE("compare joins on kernel_impl: a measured row of another family has no predicted row, and the output "
+          "carries the family", "[compare]") {
+  const TempDir dir;
+  sim::Problem p;
+  p.batch = 2, p.heads = 3, p.seqlen = 1025, p.headdim = 64;
+  const auto c = sim::make_config(sim::Algo::flash2, p, sim::hardware_preset("h200"), std::nullopt,
+                                  {sim::TilingSource::kernel});  // 128x64: wgmma
+  const auto predicted = sim::rows_from_result(sim::simulate(c, sim::CountMethod::formula));
+  REQUIRE(predicted.back().kernel_impl == sim::MmaKind::wgmma);
+  auto measured = predicted;
+  for (auto& r : measured) r.source = sim::RowSource::measured;
+  const size_t same = measured.size();
+  for (size_t i = 0; i < same; ++i) {
+    measured.push_back(measured[i]);
+    measured.back().kernel_impl = sim::MmaKind::wgmma_ws;  // as another family's kernel would be measured
+  }
+  write_rows(dir / "pred.csv", predicted);
+  write_rows(dir / "meas.csv", measured);
+  const CliResult res = run_in_process({"compare", "--predicted", (dir / "pred.csv").string(), "--measured",
+                                        (dir / "meas.csv").string(), "--format", "csv"});
+  REQUIRE(res.status == 0);
+  CHECK(res.err.find(std::to_string(same) + " measured rows had no predicted row") != std::string::npos);
+  CHECK(csv_value(res.out, "total", "kernel_impl") == "wgmma");
+}

@@ -59,3 +59,23 @@ TEST_CASE("tune refuses what it cannot rank with one line", "[tune]") {
     CHECK(split_lines(r.err).size() == 1);
   }
 }
+
+TEST_CASE("tune --kernel ranks the forward's tilings of that family only, and names it", "[tune]") {
+  const CliResult r = run_in_process({"tune", "--algo", "flash2", "--headdim", "64", "--seqlen", "2048", "--kernel",
+                                      "wgmma", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  const auto lines = split_lines(r.out);
+  REQUIRE(lines.size() == 2);  // d = 64's one wgmma forward: 128x64
+  const auto header = split_csv(lines[0]);
+  const auto cells = split_csv(lines[1]);
+  std::map<std::string, std::string> row;
+  for (size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
+  CHECK(row["kernel_impl"] == "wgmma");
+  CHECK(row["block_r"] == "128");
+  CHECK(row["block_c"] == "64");
+  CHECK(row["built"] == "1");
+  const CliResult table = run_in_process({"tune", "--algo", "flash2", "--headdim", "64", "--seqlen", "2048", "--kernel",
+                                          "wgmma"});
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find(", kernel wgmma on h200") != std::string::npos);
+}

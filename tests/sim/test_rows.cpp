@@ -297,3 +297,30 @@ TEST_CASE("a subcommand's json output reads as the same rows as its csv, and a m
   }
   CHECK_THROWS_AS(read_rows_json("{not json", "x.json"), InvalidInput);
 }
+
+TEST_CASE("kernel_impl: the forward's family round-trips through csv and json, reads as unset from a file without "
+          "the column, and a cell that is not a family is refused naming the allowed ones") {
+  Problem p;
+  p.seqlen = 97, p.pass = Pass::fwdbwd;
+  const Config c = make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
+  const std::vector<Row> rows = rows_from_result(simulate(c, CountMethod::formula));
+  for (const Row& r : rows) CHECK(cell(r, "kernel_impl") == "wgmma");  // d = 64's default forward
+  std::stringstream s;
+  s << csv_header() << "\n";
+  for (const auto& r : rows) s << to_csv_line(r) << "\n";
+  const auto back = read_rows_csv(s, "mem");
+  REQUIRE(back.size() == rows.size());
+  CHECK(back.front().kernel_impl == MmaKind::wgmma);
+  std::string json = R"({"rows": [)" + to_json(rows.back()).dump() + "]}";
+  CHECK(read_rows_json(json, "r.json").front().kernel_impl == MmaKind::wgmma);
+  // The bounds run no kernel.
+  for (const Row& b : bound_rows(c)) CHECK_FALSE(b.kernel_impl.has_value());
+
+  std::stringstream old("source,algo,pass,kernel,dtype,block_r,block_c\nmeasured,flash2,fwd,total,fp16,128,64\n");
+  CHECK_FALSE(read_rows_csv(old, "old.csv").front().kernel_impl.has_value());
+  std::stringstream empty("source,algo,pass,kernel,dtype,kernel_impl\nmodel,standard,fwd,total,fp16,\n");
+  CHECK_FALSE(read_rows_csv(empty, "e.csv").front().kernel_impl.has_value());
+  std::stringstream bad("source,algo,pass,kernel,dtype,kernel_impl\nmodel,flash2,fwd,total,fp16,wgmma2\n");
+  CHECK_THROWS_WITH(read_rows_csv(bad, "b.csv"), Catch::Contains("b.csv:2:") && Catch::Contains("'kernel_impl'") &&
+                                                     Catch::Contains("mma_sync, wgmma, wgmma_ws"));
+}
