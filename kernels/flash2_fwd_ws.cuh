@@ -53,6 +53,7 @@ struct Flash2FwdWs {
   static constexpr int kTurnBarrier = 1, kEpilogueBarrier = 1 + kConsumers;
   static_assert(kEpilogueBarrier + kConsumers <= 16, "16 named barriers");
   static_assert(kSmemBytes <= 232448, "the H200's 227 KiB of shared memory per block");
+  static_assert(kSmemBytes <= 232448, "the H200's 227 KiB of shared memory per block");
 };
 
 // The row tile a block owns: blockIdx.x, or last-first with causal. One head's rows, or with

@@ -67,14 +67,22 @@ std::string supported_tilings(Algo algo, Pass pass) {
   return text.empty() ? "none" : text;
 }
 
-// Default tilings: the fastest measured on the H200 at B16 H16 N4096 and B64 H16 N1024, fp16,
-// non-causal (docs/kernels.md, "Speed"; experiments/results/h200_speed.csv). bf16 builds these.
-// flash2's forward defaults are its wgmma kernels (128 × 64 at d = 64, 128 × 128 at d = 128).
-static std::pair<int, int> default_tiling(Algo algo, Pass pass, int headdim, DType dtype) {
-  (void)dtype;
-  if (pass == Pass::fwd && algo == Algo::flash2) return headdim == 64 ? std::pair{128, 64} : std::pair{128, 128};
-  if (pass == Pass::fwd) return headdim == 64 ? std::pair{128, 128} : std::pair{128, 64};
-  return headdim == 64 ? std::pair{128, 128} : std::pair{64, 128};
+// Default kernels, in order of preference: the fastest measured on the H200 at B16 H16 N4096 and
+// B64 H16 N1024, fp16, non-causal (docs/kernels.md, "Speed"; experiments/results/h200_speed.csv);
+// a problem runs the first whose kernel is built for its dtype and runs it (a dense_only kernel
+// only a dense problem). flash2's forward: the warp-specialised kernels (192 × 128 at d = 64,
+// 128 × 128 at d = 128), then, for the variants those lack, the wgmma ones (128 × 64, 128 × 128).
+// sim/kernel_catalog.cpp marks the same entries is_default.
+struct DefaultChoice {
+  int block_r, block_c;
+  MmaKind mma;
+};
+static std::vector<DefaultChoice> default_choices(Algo algo, Pass pass, int headdim) {
+  if (pass == Pass::fwd && algo == Algo::flash2)
+    return headdim == 64 ? std::vector<DefaultChoice>{{192, 128, MmaKind::wgmma_ws}, {128, 64, MmaKind::wgmma}}
+                         : std::vector<DefaultChoice>{{128, 128, MmaKind::wgmma_ws}, {128, 128, MmaKind::wgmma}};
+  if (pass == Pass::fwd) return {headdim == 64 ? DefaultChoice{128, 128, MmaKind::mma_sync} : DefaultChoice{128, 64, MmaKind::mma_sync}};
+  return {headdim == 64 ? DefaultChoice{128, 128, MmaKind::mma_sync} : DefaultChoice{64, 128, MmaKind::mma_sync}};
 }
 
 bool runs_only_dense(const AttentionConfig& c) {
@@ -84,21 +92,39 @@ bool runs_only_dense(const AttentionConfig& c) {
 
 const FlashImpl& find_impl(Algo algo, Pass pass, int headdim, DType dtype, int block_r, int block_c,
                            std::optional<MmaKind> family, bool dense) {
-  if (block_r == 0 && block_c == 0) std::tie(block_r, block_c) = default_tiling(algo, pass, headdim, dtype);
-  const FlashImpl* lacking = nullptr;  // a kernel of the tiling (and family) that lacks a variant
-  for (const FlashImpl& impl : flash_impls()) {
-    const KernelEntry& e = impl.entry;
-    if (e.algo == algo && e.pass == pass && e.headdim == headdim && e.dtype == dtype && e.block_r == block_r &&
-        e.block_c == block_c && (!family || e.mma == *family)) {
-      if (dense || !e.dense_only) return impl;
-      if (lacking == nullptr) lacking = &impl;
+  const auto matches = [&](const KernelEntry& e, int br, int bc, std::optional<MmaKind> f) {
+    return e.algo == algo && e.pass == pass && e.headdim == headdim && e.dtype == dtype && e.block_r == br &&
+           e.block_c == bc && (!f || e.mma == *f);
+  };
+  const FlashImpl* lacking = nullptr;  // a kernel asked for that lacks one of the problem's variants
+  if (block_r == 0 && block_c == 0) {
+    for (const DefaultChoice& choice : default_choices(algo, pass, headdim)) {
+      if (family && choice.mma != *family) continue;
+      for (const FlashImpl& impl : flash_impls())
+        if (matches(impl.entry, choice.block_r, choice.block_c, choice.mma)) {
+          if (dense || !impl.entry.dense_only) return impl;
+          if (family && lacking == nullptr) lacking = &impl;
+        }
     }
+  } else {
+    for (const FlashImpl& impl : flash_impls())
+      if (matches(impl.entry, block_r, block_c, family)) {
+        if (dense || !impl.entry.dense_only) return impl;
+        if (lacking == nullptr) lacking = &impl;
+      }
   }
   std::ostringstream msg;
   if (lacking != nullptr) {
     msg << "kernel: " << to_string(lacking->entry.mma) << " runs dense attention only (causal or not, grouped-query "
         << "heads, Nq != Nk); not a padding mask, dropout, a window's left side, splits, a paged cache, key lengths, "
         << "varlen or a block mask";
+    throw std::invalid_argument(msg.str());
+  }
+  if (block_r == 0 && block_c == 0) {
+    msg << "kernel: no default " << to_string(algo) << " " << to_string(pass) << " kernel for d=" << headdim << " "
+        << to_string(dtype);
+    if (family) msg << " on " << to_string(*family) << "; give its tiling";
+    msg << " (built: " << supported_tilings(algo, pass) << ")";
     throw std::invalid_argument(msg.str());
   }
   msg << "tiling: no " << to_string(algo) << " " << to_string(pass) << " kernel for d=" << headdim << " "

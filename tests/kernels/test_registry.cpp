@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
+#include "kernels/launch.h"
 
 namespace fk = flashio::kernels;
 
@@ -15,7 +16,8 @@ TEST_CASE("registry: fp16 flash1 and flash2, fwd and bwd, d = 64 and 128 each ha
       for (int d : {64, 128}) {
         std::set<std::pair<int, int>> tilings;
         for (const fk::KernelEntry& e : fk::registry())
-          if (e.algo == algo && e.pass == pass && e.headdim == d && e.dtype == fk::DType::fp16) {
+          if (e.algo == algo && e.pass == pass && e.headdim == d && e.dtype == fk::DType::fp16 &&
+              e.mma != fk::MmaKind::wgmma_ws) {  // its tiles are 64 rows a consumer warpgroup
             CHECK((e.block_r == 32 || e.block_r == 64 || e.block_r == 128));
             CHECK((e.block_c == 32 || e.block_c == 64 || e.block_c == 128));
             tilings.insert({e.block_r, e.block_c});
@@ -153,7 +155,33 @@ TEST_CASE("a kernel family is chosen by --kernel: the warp-specialised forward s
   c.block_r = 64, c.block_c = 64;
   CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("tiling: no flash2 fwd kernel for d=128 fp16 64x64 on "
                                                                      "wgmma_ws"));
-  c.block_r = c.block_c = 0;  // the default tiling (wgmma at d = 128) has a wgmma_ws kernel too
+  c.block_r = c.block_c = 0;
   c.algo = fk::Algo::flash1;
-  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("tiling: no flash1 fwd kernel"));
+  CHECK_THROWS_WITH(fk::AttentionRun(c), Catch::Matchers::StartsWith("kernel: no default flash1 fwd kernel for d=128 fp16 "
+                                                                     "on wgmma_ws; give its tiling"));
+}
+
+TEST_CASE("the default forward is the fastest measured kernel that runs the problem: warp-specialised for dense "
+          "attention, wgmma for a variant it lacks; a family asked for gets its own default") {
+  for (fk::DType dtype : {fk::DType::fp16, fk::DType::bf16})
+    for (int d : {64, 128}) {
+      const fk::KernelEntry& dense = fk::find_impl(fk::Algo::flash2, fk::Pass::fwd, d, dtype, 0, 0).entry;
+      CHECK(dense.mma == fk::MmaKind::wgmma_ws);
+      CHECK(dense.block_r == (d == 64 ? 192 : 128));
+      const fk::KernelEntry& variant =
+          fk::find_impl(fk::Algo::flash2, fk::Pass::fwd, d, dtype, 0, 0, std::nullopt, /*dense=*/false).entry;
+      CHECK(variant.mma == fk::MmaKind::wgmma);
+      CHECK(variant.block_c == (d == 64 ? 64 : 128));
+      CHECK(fk::find_impl(fk::Algo::flash2, fk::Pass::fwd, d, dtype, 0, 0, fk::MmaKind::wgmma).entry.mma ==
+            fk::MmaKind::wgmma);
+      // A tiling two families share, unasked: the first registered (wgmma), whatever the problem.
+      if (d == 128)
+        CHECK(fk::find_impl(fk::Algo::flash2, fk::Pass::fwd, d, dtype, 128, 128).entry.mma == fk::MmaKind::wgmma);
+      CHECK(&fk::default_entry(fk::Algo::flash2, fk::Pass::fwd, d, dtype) == &dense);
+    }
+  fk::AttentionConfig c;
+  c.algo = fk::Algo::flash2, c.dropout = 0.1;
+  CHECK_FALSE(fk::runs_only_dense(c));
+  c.dropout = 0.0, c.window_right = 7;  // a right side is causal's test with an offset
+  CHECK(fk::runs_only_dense(c));
 }
