@@ -11,6 +11,7 @@
 #include "profiler/l2_flush.h"
 #include "profiler/pass_timer.h"
 #include "sim/errors.h"
+#include "sim/kernel_choice.h"
 #include "sim/problem.h"
 #include "sim/row.h"
 
@@ -38,6 +39,8 @@ int run_bench(Invocation& inv) {
   run_sweep(
       inv.sweep,
       [&](const sim::Config& c) {
+        // A family the forward lacks is sim's to refuse, naming --kernel, as simulate does.
+        sim::validate_kernel_impl(c);
         try {
           const kernels::AttentionConfig k = profiler::kernel_config(c);
           kernels::AttentionRun run(k);

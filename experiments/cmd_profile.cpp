@@ -12,6 +12,7 @@
 #include "profiler/profile_run.h"
 #include "profiler/profiler_error.h"
 #include "sim/errors.h"
+#include "sim/kernel_choice.h"
 #include "sim/row.h"
 
 namespace flashio::cli {
@@ -89,6 +90,8 @@ std::unique_ptr<profiler::Profiler> make_profiler() {
 }
 
 std::vector<sim::Row> profile_rows(profiler::Profiler& p, const sim::Config& c, const profiler::ProfileOptions& options) {
+  // A family the forward lacks is sim's to refuse, naming --kernel, as simulate does.
+  sim::validate_kernel_impl(c);
   try {
     return p.profile(c, options);
   } catch (const profiler::ProfilerError& e) {

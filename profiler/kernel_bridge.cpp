@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/block_mask.h"
+#include "sim/kernel_choice.h"
 
 namespace flashio::profiler {
 
@@ -114,10 +115,11 @@ sim::KernelKind to_sim(kernels::Launch launch) {
 
 namespace {
 
-// The catalog's default tiling of one pass (TilingSource::kernel).
+// The catalog's default tiling of one pass (TilingSource::kernel; sim::default_kernel: the
+// forward's family, the configuration's density).
 sim::Tiling default_tiling(const sim::Config& c, sim::Pass pass) {
   const sim::Algo algo = sim::built_algo(c.algo);
-  const sim::BuiltKernel* k = sim::default_built(algo, pass, c.problem.headdim, c.problem.dtype);
+  const sim::BuiltKernel* k = sim::default_kernel(c, pass);
   if (!k)
     throw std::invalid_argument("tiling: no " + sim::to_string(c.algo) + " " + sim::to_string(pass) +
                                 " kernel is built for d=" + std::to_string(c.problem.headdim) + " " +

@@ -33,14 +33,22 @@ std::optional<TilingSource> parse_tiling_source(std::string_view text) {
 
 namespace {
 
-// The built kernels' default tiling for one pass of the configuration.
+// The built kernels' default tiling for one pass of the configuration (default_kernel: of the
+// forward's family where one is asked, for its density; make_config's Config has no splits or
+// page size yet, so a problem dense but for them takes the dense default).
 // blocksparse runs flash2's (built_algo); standard, which has no tiles, never asks.
-Tiling kernel_tiling(Algo algo, const Problem& p, Pass pass) {
-  if (const BuiltKernel* k = default_built(built_algo(algo), pass, p.headdim, p.dtype)) return k->tiling;
-  throw InvalidInput(Field::tiling_source, "kernel: no " + to_string(algo) + " " + to_string(pass) +
+Tiling kernel_tiling(const Config& c, Pass pass) {
+  if (const BuiltKernel* k = default_kernel(c, pass)) return k->tiling;
+  const Problem& p = c.problem;
+  const Algo algo = built_algo(c.algo);
+  if (pass == Pass::fwd && c.kernel_impl && default_built(algo, pass, p.headdim, p.dtype))
+    throw InvalidInput(Field::kernel_impl, "no default " + to_string(c.algo) + " fwd kernel on " +
+                                               to_string(*c.kernel_impl) + " for d=" + std::to_string(p.headdim) +
+                                               " " + to_string(p.dtype) + "; give its tiling (built: " +
+                                               built_tilings_text(algo, pass) + ")");
+  throw InvalidInput(Field::tiling_source, "kernel: no " + to_string(c.algo) + " " + to_string(pass) +
                                                " kernel is built for d=" + std::to_string(p.headdim) + " " +
-                                               to_string(p.dtype) + " (built: " +
-                                               built_tilings_text(built_algo(algo), pass) + ")");
+                                               to_string(p.dtype) + " (built: " + built_tilings_text(algo, pass) + ")");
 }
 
 // The built tiling the time model predicts fastest for one pass of `c` (its tiling the rule's).
@@ -70,9 +78,9 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw, std::o
   // standard attention has no tiles: it carries the rule's tiling in its rows only.
   if (request.choose == TilingSource::kernel && algo != Algo::standard) {
     const Pass first = has_forward(problem.pass) ? Pass::fwd : Pass::bwd;
-    c.tiling = kernel_tiling(algo, problem, first);
+    c.tiling = kernel_tiling(c, first);
     if (problem.pass == Pass::fwdbwd) {
-      const Tiling bwd = kernel_tiling(algo, problem, Pass::bwd);
+      const Tiling bwd = kernel_tiling(c, Pass::bwd);
       if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
     }
     c.tiling_source = TilingSource::kernel;
@@ -109,8 +117,7 @@ std::optional<Tiling> forward_tiling(const Config& config) {
   if (has_forward(config.problem.pass) ||
       (config.tiling_source != TilingSource::kernel && config.tiling_source != TilingSource::best))
     return config.tiling;
-  const Problem& p = config.problem;
-  if (const BuiltKernel* k = default_built(built_algo(config.algo), Pass::fwd, p.headdim, p.dtype)) return k->tiling;
+  if (const BuiltKernel* k = default_kernel(config, Pass::fwd)) return k->tiling;
   return std::nullopt;
 }
 

@@ -213,9 +213,12 @@ const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype
   return nullptr;
 }
 
-const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype) {
-  for (const BuiltKernel& k : kBuilt)
-    if (k.is_default && k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype) return &k;
+const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype, std::optional<MmaKind> family,
+                                 bool dense, std::span<const BuiltKernel> entries) {
+  for (const BuiltKernel& k : entries)
+    if (k.is_default && k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype &&
+        (!family || k.mma == *family) && (dense || !k.dense_only))
+      return &k;
   return nullptr;
 }
 

@@ -184,8 +184,13 @@ inline Algo built_algo(Algo algo) { return algo == Algo::blocksparse ? Algo::fla
 const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype, const Tiling& tiling,
                               std::optional<MmaKind> family = std::nullopt, bool dense = true,
                               std::span<const BuiltKernel> entries = built_kernels());
-// The default entry for (algo, pass, d, dtype), or nullptr when nothing is built for it.
-const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype);
+// The default entry for (algo, pass, d, dtype): the first marked is_default, of `family` when
+// given, that runs a problem of that density (a dense_only one only for a dense problem; as
+// find_built); nullptr when none is. A configuration's default is sim/kernel_choice.h's
+// default_kernel, which passes its family and density.
+const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype,
+                                 std::optional<MmaKind> family = std::nullopt, bool dense = true,
+                                 std::span<const BuiltKernel> entries = built_kernels());
 
 // What is built for (algo, pass), for messages: "d=64 fp16: 64x32 64x64 …; d=64 bf16: 128x128; …"
 // ("none" when nothing is), a kernel of a family other than mma_sync with its family, as the

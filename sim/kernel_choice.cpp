@@ -19,6 +19,13 @@ const BuiltKernel* built_kernel(const Config& c, Pass pass, const Tiling& tiling
                     entries);
 }
 
+const BuiltKernel* default_kernel(const Config& c, Pass pass, std::span<const BuiltKernel> entries) {
+  if (c.algo == Algo::standard) return nullptr;
+  const std::optional<MmaKind> family = pass == Pass::fwd ? c.kernel_impl : std::nullopt;
+  return default_built(built_algo(c.algo), pass, c.problem.headdim, c.problem.dtype, family, runs_only_dense(c),
+                       entries);
+}
+
 const BuiltKernel* built_kernel(const Config& c, KernelKind kind) {
   switch (kind) {
     case KernelKind::flash1_fwd:

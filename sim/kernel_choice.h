@@ -31,6 +31,13 @@ const BuiltKernel* built_kernel(const Config& config, Pass pass, const Tiling& t
 // kinds (row kernels, GEMMs) and for tilings not built.
 const BuiltKernel* built_kernel(const Config& config, KernelKind kind);
 
+// The default entry of pass `pass` (fwd or bwd) for the configuration (default_built): of
+// config.kernel_impl's family for the forward where set, running the configuration (a dense_only
+// default only for a dense one); nullptr for standard and where none is built. `--tiling kernel`
+// runs its tiling (make_config, forward_tiling, the bridge).
+const BuiltKernel* default_kernel(const Config& config, Pass pass,
+                                  std::span<const BuiltKernel> entries = built_kernels());
+
 // The family of the forward kernel the configuration runs (at forward_tiling; a row's
 // kernel_impl): nullopt for standard and where no built kernel runs it.
 std::optional<MmaKind> forward_kernel_impl(const Config& config,

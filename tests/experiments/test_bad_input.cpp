@@ -473,8 +473,12 @@ TEST_CASE("the forward kernel's family: --kernel rejects an unknown name, a dens
   check_rejected({{"simulate", "--algo", "flash2", "--headdim", "64", "--block-r", "64", "--block-c", "64", "--kernel",
                    "wgmma"},
                   "--kernel: no flash2 fwd kernel for d=64 fp16 64x64 on wgmma"});
-  check_rejected({{"simulate", "--algo", "flash2", "--headdim", "128", "--tiling", "kernel", "--kernel", "mma_sync"},
+  check_rejected({{"simulate", "--algo", "flash2", "--headdim", "128", "--block-r", "128", "--block-c", "128",
+                   "--kernel", "mma_sync"},
                   "allowed at that tiling: wgmma"});
+  // --tiling kernel takes the family's default: d = 128 has none on mma_sync.
+  check_rejected({{"simulate", "--algo", "flash2", "--headdim", "128", "--tiling", "kernel", "--kernel", "mma_sync"},
+                  "--kernel: no default flash2 fwd kernel on mma_sync for d=128 fp16; give its tiling"});
   check_rejected({{"simulate", "--algo", "flash1", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
   check_rejected({{"simulate", "--algo", "standard", "--kernel", "mma_sync"}, "--kernel: "});
   // Every algorithm of the default list refuses it: one line, the first refusal's.

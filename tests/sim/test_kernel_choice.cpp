@@ -243,3 +243,34 @@ TEST_CASE("tiling best picks among the asked family's built tilings") {
     CHECK(e.problem().find("no flash2 fwd kernel on wgmma_ws") != std::string::npos);
   }
 }
+
+TEST_CASE("kernel choice of a default: the asked family's, for the configuration's density") {
+  // The real catalog: one default forward per (d, dtype); a family asked that it is not is refused.
+  Problem p;
+  p.headdim = 64;
+  const Hardware h200 = hardware_preset("h200");
+  const Config wgmma = make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::kernel, {}, {}, MmaKind::wgmma});
+  CHECK(wgmma.tiling == Tiling{128, 64});
+  try {
+    make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::kernel, {}, {}, MmaKind::mma_sync});
+    FAIL("d = 64 has no default forward on mma_sync");
+  } catch (const InvalidInput& e) {
+    CHECK(e.field() == Field::kernel_impl);
+    CHECK(e.problem().find("no default flash2 fwd kernel on mma_sync for d=64 fp16; give its tiling") !=
+          std::string::npos);
+  }
+  // Two defaults at d = 128: the warp-specialised one (dense only) before the wgmma one.
+  std::vector<BuiltKernel> entries = two_families();
+  entries[0].is_default = true;
+  Config dense = flash2_at(128, {128, 128});
+  REQUIRE(default_kernel(dense, Pass::fwd, entries) == &entries[0]);
+  Config dropout = dense;
+  dropout.problem.dropout = 0.1;
+  CHECK(default_kernel(dropout, Pass::fwd, entries) == &entries[1]);
+  dense.kernel_impl = MmaKind::wgmma;
+  CHECK(default_kernel(dense, Pass::fwd, entries) == &entries[1]);
+  dense.kernel_impl = MmaKind::mma_sync;
+  CHECK(default_kernel(dense, Pass::fwd, entries) == nullptr);
+  CHECK(default_kernel(dense, Pass::bwd, entries) == nullptr);  // the span has no backward
+  CHECK(default_built(Algo::flash2, Pass::fwd, 128, DType::fp16, MmaKind::wgmma_ws, false, entries) == nullptr);
+}
