@@ -15,7 +15,7 @@ namespace {
 // Options that take a value, and the switches; names as the runner spells them.
 const std::vector<std::string> kValueOptions = {
     "algo", "batch", "heads", "kv-heads", "seqlen", "seqlen-k", "headdim", "dtype", "pass",
-    "gqa-pack", "splits", "page-size", "lengths", "window-left", "window-right", "dropout", "sram", "block-r", "block-c", "hw", "results", "view", "screenshot", "block-mask",
+    "gqa-pack", "splits", "page-size", "lengths", "window-left", "window-right", "dropout", "sram", "block-r", "block-c", "kernel", "hw", "results", "view", "screenshot", "block-mask",
     "sweep", "shape", "tiling-step"};
 const std::vector<std::string> kSwitches = {"causal", "mask", "varlen", "help", "no-cache"};
 
@@ -60,7 +60,8 @@ std::string usage_text() {
          "  [--kv-heads HKV] [--seqlen-k NK] [--gqa-pack 0|1] [--splits S|auto] [--page-size P]\n"
          "  [--lengths FILE] [--varlen] [--window-left L|none] [--window-right R|none]\n"
          "  [--dropout P] [--mask] [--dtype fp16|bf16|fp32] [--pass fwd|bwd|fwdbwd] [--causal]\n"
-         "  [--sram SIZE] [--block-r BR] [--block-c BC] [--hw PRESET] [--block-mask SPEC]\n"
+         "  [--sram SIZE] [--block-r BR] [--block-c BC] [--kernel mma_sync|wgmma|wgmma_ws]\n"
+         "  [--hw PRESET] [--block-mask SPEC]\n"
          "  [--sweep MIN:MAX] [--shape outer|square|block-c|block-r] [--results FILE]... [--view NAME]\n"
          "  [--screenshot FILE.png] [--tiling-step K] [--no-cache]\n"
          "  --view NAME: block, scaling, breakdown, tiling (teaching) or map (tiling map)\n"
@@ -81,7 +82,9 @@ std::string usage_text() {
          "  (--mask=0 / =1 as for --causal)\n"
          "  --varlen: pack the --lengths FILE's sequences without padding (FlashAttention-2's\n"
          "  varlen API: sequence b has n_b queries and keys; flash2 only); --varlen=0 (the\n"
-         "  default) is the padded layout with those key lengths; needs --lengths\n";
+         "  default) is the padded layout with those key lengths; needs --lengths\n"
+         "  --kernel: the forward kernel's family at each tiling (the panel's kernel combo; default:\n"
+         "  each tiling's first built kernel); wgmma_ws runs dense attention only\n";
 }
 
 ParseResult parse_command_line(const QStringList& arguments) {
@@ -180,6 +183,12 @@ ParseResult parse_command_line(const QStringList& arguments) {
       else if (name == "headdim") { p.problem.headdim = positive(name, value, 1024); cl.params_given = true; }
       else if (name == "block-r") { p.block_r = positive(name, value, 65536); cl.params_given = true; }
       else if (name == "block-c") { p.block_c = positive(name, value, 65536); cl.params_given = true; }
+      else if (name == "kernel") {
+        p.kernel_impl = sim::parse_mma_kind(value);
+        if (!p.kernel_impl)
+          throw sim::InvalidInput("--kernel '" + value + "' is not one of " + sim::allowed_mma_kinds());
+        cl.params_given = true;
+      }
       else if (name == "tiling-step") cl.tiling_step = static_cast<int>(positive(name, value, 1 << 20)) - 1;
       else if (name == "dtype") {
         auto t = sim::parse_dtype(value);

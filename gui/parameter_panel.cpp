@@ -193,6 +193,17 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   block_c_ = spin(0, 65536, 0, "Bc of the current tiling (breakdown, fixed sweeps); 0: the paper's rule");
   block_r_->setSpecialValueText("rule");
   block_c_->setSpecialValueText("rule");
+  kernel_ = new QComboBox();
+  kernel_->addItem("default", QStringLiteral("default"));  // parse_mma_kind's nullopt
+  for (auto m : {sim::MmaKind::mma_sync, sim::MmaKind::wgmma, sim::MmaKind::wgmma_ws})
+    kernel_->addItem(QString::fromStdString(sim::to_string(m)), QString::fromStdString(sim::to_string(m)));
+  kernel_->setToolTip(
+      "The forward kernel's family (--kernel): mma_sync (one warp's mma.sync), wgmma (Hopper's warpgroup mma) "
+      "or wgmma_ws (warp-specialised, FlashAttention-3's structure: dense attention only, not with the "
+      "padding mask, dropout, a window's left side, split-KV, a page size, key lengths, packing or a block "
+      "mask). The views model that family's built kernel at each tiling, and sim leaves out (with its "
+      "reason) a tiling that has none; standard has no family, and the backward's kernels are mma_sync. "
+      "\"default\": each tiling's first built kernel that runs the problem.");
 
   auto* problem = new QGroupBox("Problem");
   auto* pf = new QFormLayout(problem);
@@ -259,6 +270,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   tiling->addWidget(new QLabel("Bc"));
   tiling->addWidget(block_c_);
   bf->addRow("tiling", tiling);
+  bf->addRow(label(sim::Field::kernel_impl), kernel_);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -275,7 +287,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     connect(s, &QSpinBox::valueChanged, this, &ParameterPanel::sync_gqa_pack_enabled);
   connect(gqa_pack_, &QCheckBox::toggled, this, &ParameterPanel::emit_changed);
   connect(decode_, &QPushButton::clicked, this, [this] { set_params(decode_preset(params())); });
-  for (QComboBox* c : {dtype_, pass_, shape_})
+  for (QComboBox* c : {dtype_, pass_, shape_, kernel_})
     connect(c, &QComboBox::currentIndexChanged, this, &ParameterPanel::emit_changed);
   connect(dtype_, &QComboBox::currentIndexChanged, this, &ParameterPanel::sync_sram_label);
   connect(headdim_, &QSpinBox::valueChanged, this, &ParameterPanel::sync_sram_label);
@@ -412,6 +424,7 @@ WorkbenchParams ParameterPanel::params() const {
   p.shape = parse_sweep_shape(shape_->currentData().toString().toStdString()).value_or(SweepShape::outer);
   p.block_r = block_r_->value();
   p.block_c = block_c_->value();
+  p.kernel_impl = sim::parse_mma_kind(kernel_->currentData().toString().toStdString());  // "default": none
   return p;
 }
 
@@ -445,6 +458,8 @@ void ParameterPanel::set_params(const WorkbenchParams& p) {
   shape_->setCurrentIndex(shape_->findData(QString::fromStdString(to_string(p.shape))));
   block_r_->setValue(static_cast<int>(p.block_r));
   block_c_->setValue(static_cast<int>(p.block_c));
+  kernel_->setCurrentIndex(
+      kernel_->findData(p.kernel_impl ? QString::fromStdString(sim::to_string(*p.kernel_impl)) : QStringLiteral("default")));
   quiet_ = false;
   sync_sram_label();
   sync_gqa_pack_enabled();

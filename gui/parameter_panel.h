@@ -4,8 +4,8 @@
 // ("= H" and "= N" at their lowest value, 0, which sim reads as "the same"), whether a forward
 // block packs a K/V group's query heads, and a one-click decoding preset; the window, dropout
 // ("none" at 0) and the key-padding mask (the built-in lengths); the key lengths file and whether
-// its sequences are packed (varlen, greyed out without a file); a problem sim refuses is named
-// under the fields by the panel's labels.
+// its sequences are packed (varlen, greyed out without a file); beside the tiling, the forward
+// kernel's family; a problem sim refuses is named under the fields by the panel's labels.
 #pragma once
 #include <QCheckBox>
 #include <QComboBox>
@@ -53,6 +53,7 @@ class ParameterPanel : public QWidget {
   QSpinBox* sram_box() const { return sram_; }
   QSpinBox* block_r_box() const { return block_r_; }
   QSpinBox* block_c_box() const { return block_c_; }
+  QComboBox* kernel_box() const { return kernel_; }  // the forward's family: default, mma_sync, wgmma, wgmma_ws
   QSlider* sram_slider() const { return sram_slider_; }
   QCheckBox* algo_box(sim::Algo algo) const;
 
@@ -76,7 +77,7 @@ class ParameterPanel : public QWidget {
   QCheckBox* varlen_;
   QPushButton* decode_;
   QLabel* problem_error_;
-  QComboBox *dtype_, *pass_, *hw_, *shape_;
+  QComboBox *dtype_, *pass_, *hw_, *shape_, *kernel_;
   QCheckBox* causal_;
   QSpinBox* window_left_;   // −1 ("none"): unbounded
   QSpinBox* window_right_;

@@ -38,6 +38,7 @@ void save_params(QSettings& s, const WorkbenchParams& p) {
   s.setValue("blocks/shape", QString::fromStdString(to_string(p.shape)));
   s.setValue("blocks/block_r", static_cast<qlonglong>(p.block_r));
   s.setValue("blocks/block_c", static_cast<qlonglong>(p.block_c));
+  s.setValue("blocks/kernel", QString::fromStdString(p.kernel_impl ? sim::to_string(*p.kernel_impl) : ""));
 }
 
 std::optional<WorkbenchParams> restore_params(const QSettings& s) {
@@ -82,6 +83,8 @@ std::optional<WorkbenchParams> restore_params(const QSettings& s) {
   p.shape = parse_sweep_shape(s.value("blocks/shape").toString().toStdString()).value_or(SweepShape::outer);
   p.block_r = s.value("blocks/block_r", 0).toLongLong();
   p.block_c = s.value("blocks/block_c", 0).toLongLong();
+  // A family's spelling; empty (or anything else a settings file holds) reads as the default.
+  p.kernel_impl = sim::parse_mma_kind(s.value("blocks/kernel", "").toString().toStdString());
   return p;
 }
 

@@ -15,7 +15,7 @@ void save_params(QSettings& settings, const WorkbenchParams& params);
 // The saved parameters; nullopt when none were saved. Keys a settings file lacks (one written
 // before they existed) take WorkbenchParams' defaults: problem/kv_heads and problem/seqlen_k 0
 // (the same as H and N), problem/gqa_pack true, problem/dropout 0 (none), problem/mask false,
-// problem/varlen false (the padded layout).
+// problem/varlen false (the padded layout), blocks/kernel empty (the default family).
 std::optional<WorkbenchParams> restore_params(const QSettings& settings);
 
 }  // namespace flashio::gui

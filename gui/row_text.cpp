@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gui/size_text.h"
+#include "sim/kernel_choice.h"
 
 namespace flashio::gui {
 namespace {
@@ -70,6 +71,7 @@ QString row_tooltip(const sim::Row& row) {
                                                   format_bytes_binary(static_cast<double>(*row.sram_bytes)));
   if (row.block_r && row.block_c)
     text += QStringLiteral("\nBr × Bc = %1 × %2").arg(*row.block_r).arg(*row.block_c);
+  if (row.kernel_impl) text += QStringLiteral("  kernel %1").arg(QString::fromStdString(sim::to_string(*row.kernel_impl)));
   if (!row.hw.empty()) text += QStringLiteral("  hw %1").arg(QString::fromStdString(row.hw));
   auto add = [&](const char* label, const std::optional<double>& v, bool bytes) {
     if (!v) return;
@@ -93,7 +95,7 @@ ProblemKey problem_key(const WorkbenchParams& params, sim::Pass pass) {
   ProblemKey key{p.batch, p.heads, p.seqlen, p.headdim, p.dtype, pass, p.causal ? 1 : 0,
                  p.window_left, p.window_right, p.kv_heads_count(), p.keys(), params.gqa_pack ? 1 : 0, p.dropout,
                  p.mask ? 1 : 0, params.splits, params.page_size, params.lengths_file,
-                 packs_sequences(params) ? 1 : 0, std::nullopt};
+                 packs_sequences(params) ? 1 : 0, params.kernel_impl, std::nullopt};
   try {
     WorkbenchParams of_pass = params;
     of_pass.problem.pass = pass;
@@ -116,6 +118,19 @@ int64_t expected_splits(const sim::Row& row, const ProblemKey& key) {
   return resolved_splits(config, key.splits);
 }
 
+// The family a row of the panel's problem runs at its tiling: the panel's where it asks one, else
+// what the panel's Config of the row's algorithm resolves to there (the flash2 Config with the
+// row's algorithm: flash1's kernels are all mma_sync, blocksparse runs flash2's); nullopt: not known.
+std::optional<sim::MmaKind> expected_kernel_impl(const sim::Row& row, const ProblemKey& key) {
+  if (key.kernel_impl) return key.kernel_impl;
+  const std::optional<sim::Algo> algo = sim::model_algo(row.algo);
+  if (!key.flash2 || !algo || !row.block_r || !row.block_c) return std::nullopt;
+  sim::Config config = *key.flash2;
+  config.algo = *algo;
+  config.tiling = {*row.block_r, *row.block_c};
+  return sim::forward_kernel_impl(config);
+}
+
 }  // namespace
 
 bool row_matches(const sim::Row& row, const ProblemKey& key) {
@@ -131,7 +146,11 @@ bool row_matches(const sim::Row& row, const ProblemKey& key) {
          resolved(row.seqlen_k, row.seqlen) == key.seqlen_k &&
          (!grouped || (row.gqa_pack != 0) == (key.gqa_pack != 0)) &&
          std::max<int64_t>(row.splits, 1) == expected_splits(row, key) &&
-         row.page_size == (reads_cache ? key.page_size : 0) && row.lengths == (takes_lengths ? key.lengths : std::string());
+         row.page_size == (reads_cache ? key.page_size : 0) && row.lengths == (takes_lengths ? key.lengths : std::string()) &&
+         (!row.kernel_impl || [&] {
+           const std::optional<sim::MmaKind> expected = expected_kernel_impl(row, key);
+           return !expected || *row.kernel_impl == *expected;
+         }());
 }
 
 }  // namespace flashio::gui

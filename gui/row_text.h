@@ -37,7 +37,9 @@ QString row_tooltip(const sim::Row& row);
 // resolves a file's. A flash2 row's splits must be the panel's splits resolved for that row's
 // tiling (resolved_splits: "auto" and the clamp to ⌈Nk / Bc⌉ depend on it); a row of another
 // algorithm must have 1. A flash2 forward row's page size and lengths file must be the panel's; every other row's 0 and
-// none.
+// none. A row's kernel family, where it has one (kernel_impl; a file without the column has none),
+// must be the panel's, or with the panel's default the family its Config runs at the row's tiling
+// (sim::forward_kernel_impl).
 struct ProblemKey {
   int64_t batch, heads, seqlen, headdim;
   sim::DType dtype;
@@ -52,6 +54,7 @@ struct ProblemKey {
   int64_t page_size = 0;                // the panel's page size (flash2 forward rows only)
   std::string lengths;                  // the panel's lengths file (flash2 forward rows only)
   int varlen = 0;                       // the panel packs the lengths file's sequences (packs_sequences)
+  std::optional<sim::MmaKind> kernel_impl;  // the panel's kernel family (nullopt: default)
   std::optional<sim::Config> flash2;    // the panel's flash2 Config of this pass, to resolve it
 };
 // The key of the panel's problem, for `pass` (the tiling map's maps are one pass each).

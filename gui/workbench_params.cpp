@@ -39,7 +39,7 @@ bool WorkbenchParams::operator==(const WorkbenchParams& o) const {
          a.window_left == b.window_left && a.window_right == b.window_right &&
          a.mask == b.mask && a.dropout == b.dropout && a.pass == b.pass && hw_name == o.hw_name &&
          sram_bytes == o.sram_bytes && algos == o.algos && block_mask == o.block_mask &&
-         block_r == o.block_r && block_c == o.block_c && sweep_min == o.sweep_min &&
+         block_r == o.block_r && block_c == o.block_c && kernel_impl == o.kernel_impl && sweep_min == o.sweep_min &&
          sweep_max == o.sweep_max && shape == o.shape;
 }
 
@@ -86,6 +86,8 @@ int64_t resolved_splits(const sim::Config& config, int64_t requested) {
   return std::clamp<int64_t>(requested, 1, std::max<int64_t>(sim::forward_key_tiles(config), 1));
 }
 
+bool applies_kernel_impl(sim::Algo algo, sim::Pass pass) { return algo != sim::Algo::standard && sim::has_forward(pass); }
+
 sim::Hardware hardware_of(const WorkbenchParams& params) {
   return sim::hardware_preset(params.hw_name);
 }
@@ -96,7 +98,9 @@ int64_t effective_sram_bytes(const WorkbenchParams& params) {
 
 sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sram_bytes,
                       const sim::TilingRequest& tiling) {
-  sim::Config config = sim::make_config(algo, params.problem, hardware_of(params), sram_bytes, tiling);
+  sim::TilingRequest request = tiling;
+  if (applies_kernel_impl(algo, params.problem.pass)) request.kernel_impl = params.kernel_impl;
+  sim::Config config = sim::make_config(algo, params.problem, hardware_of(params), sram_bytes, request);
   if (algo == sim::Algo::blocksparse) config.block_mask.text = params.block_mask;
   config.gqa_pack = params.gqa_pack;
   // Packed sequences on every algorithm's Config (sim refuses all but flash2's), set before the

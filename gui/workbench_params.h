@@ -56,6 +56,11 @@ struct WorkbenchParams {
   std::string block_mask = "banded:2";  // blocksparse only (sim/block_mask.h)
   int64_t block_r = 0;  // explicit Br; 0 means the rule's (sim/tiling.h rule_tiling)
   int64_t block_c = 0;  // explicit Bc; 0 means the rule's
+  // sim::Config::kernel_impl (sim/kernel_choice.h): the forward kernel's family (the panel's
+  // "kernel" combo beside the tiling); nullopt ("default"): the tiling's first built kernel that
+  // runs the problem. config_of sets it on the Configs of the tiled algorithms whose pass runs a
+  // forward (applies_kernel_impl), so sim refuses a tiling without a kernel of that family there.
+  std::optional<sim::MmaKind> kernel_impl;
   int64_t sweep_min = 16;   // block-size view: B from sweep_min to sweep_max, doubling
   int64_t sweep_max = 512;
   SweepShape shape = SweepShape::outer;
@@ -98,12 +103,17 @@ WorkbenchParams decode_preset(const WorkbenchParams& params);
 // tile, rather than refusing; the panel's tooltip says so). `config.splits` is ignored.
 int64_t resolved_splits(const sim::Config& config, int64_t requested);
 
+// Whether the panel's kernel family applies to a Config: one of an algorithm with tiled kernels
+// (not standard, which has none) whose pass runs a forward (the family is the forward kernel's;
+// the backward's kernels are mma_sync, and a backward alone keeps the kernels' own choice).
+bool applies_kernel_impl(sim::Algo algo, sim::Pass pass);
+
 // The hardware preset (throws sim::InvalidInput for an unknown name).
 sim::Hardware hardware_of(const WorkbenchParams& params);
 int64_t effective_sram_bytes(const WorkbenchParams& params);
 
 // The panel's configuration for an algorithm (sim::make_config, the one factory, plus gqa_pack,
-// the splits, the page size, the lengths file and varlen as the fields above say),
+// the splits, the page size, the lengths file, varlen and the kernel family as the fields above say),
 // with M and the tiling as asked: by default the panel's M and its tiling (explicit Br/Bc where given, the
 // rule's otherwise). Not validated (a tiling may not fit; callers validate).
 sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sram_bytes,
