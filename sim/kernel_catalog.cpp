@@ -215,10 +215,17 @@ const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype
 
 const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype, std::optional<MmaKind> family,
                                  bool dense, std::span<const BuiltKernel> entries) {
+  const auto is = [&](const BuiltKernel& k) {
+    return k.is_default && k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype &&
+           (!family || k.mma == *family);
+  };
+  // The kernels prefer the specialised default where it runs the problem (kernels/registry.cpp,
+  // default_choices: wgmma_ws before wgmma), though the registry lists it later.
+  if (dense)
+    for (const BuiltKernel& k : entries)
+      if (is(k) && k.dense_only) return &k;
   for (const BuiltKernel& k : entries)
-    if (k.is_default && k.algo == algo && k.pass == pass && k.headdim == headdim && k.dtype == dtype &&
-        (!family || k.mma == *family) && (dense || !k.dense_only))
-      return &k;
+    if (is(k) && !k.dense_only) return &k;
   return nullptr;
 }
 

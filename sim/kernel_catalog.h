@@ -185,9 +185,10 @@ const BuiltKernel* find_built(Algo algo, Pass pass, int64_t headdim, DType dtype
                               std::optional<MmaKind> family = std::nullopt, bool dense = true,
                               std::span<const BuiltKernel> entries = built_kernels());
 // The default entry for (algo, pass, d, dtype): the first marked is_default, of `family` when
-// given, that runs a problem of that density (a dense_only one only for a dense problem; as
-// find_built); nullptr when none is. A configuration's default is sim/kernel_choice.h's
-// default_kernel, which passes its family and density.
+// given, that runs a problem of that density — for a dense problem a dense_only default before
+// the others, as the kernels prefer their specialised kernel (wgmma_ws) where it runs; for another
+// problem none that is dense_only. nullptr when none is. A configuration's default is
+// sim/kernel_choice.h's default_kernel, which passes its family and density.
 const BuiltKernel* default_built(Algo algo, Pass pass, int64_t headdim, DType dtype,
                                  std::optional<MmaKind> family = std::nullopt, bool dense = true,
                                  std::span<const BuiltKernel> entries = built_kernels());

@@ -273,4 +273,10 @@ TEST_CASE("kernel choice of a default: the asked family's, for the configuration
   CHECK(default_kernel(dense, Pass::fwd, entries) == nullptr);
   CHECK(default_kernel(dense, Pass::bwd, entries) == nullptr);  // the span has no backward
   CHECK(default_built(Algo::flash2, Pass::fwd, 128, DType::fp16, MmaKind::wgmma_ws, false, entries) == nullptr);
+  // Listed after the wgmma default, as the registry appends the warp-specialised kernels: a dense
+  // problem still takes it first (the kernels' order of preference), another the wgmma one.
+  const std::vector<BuiltKernel> later = {entries[1], entries[0]};
+  dense.kernel_impl.reset();
+  CHECK(default_kernel(dense, Pass::fwd, later) == &later[1]);
+  CHECK(default_kernel(dropout, Pass::fwd, later) == &later[0]);
 }
