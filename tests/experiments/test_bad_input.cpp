@@ -466,10 +466,15 @@ TEST_CASE("the forward kernel's family: --kernel rejects an unknown name, a dens
   check_rejected({{"simulate", "--algo", "flash2", "--kernel", "wgmma3"}, "--kernel 'wgmma3' is unknown; allowed: "
                                                                          "mma_sync, wgmma, wgmma_ws"});
   check_rejected({{"simulate", "--algo", "flash2", "--kernel", "mma_sync,"}, "--kernel"});
-  // wgmma_ws runs dense attention only; until its kernels are in the catalog, no tiling has it.
+  // wgmma_ws runs dense attention only: refused with dropout at its own tiling (d = 128 128x128)
+  // and as a default, and at a tiling it lacks (d = 64 128x64) whatever the problem.
+  check_rejected({{"simulate", "--algo", "flash2", "--headdim", "128", "--block-r", "128", "--block-c", "128",
+                   "--kernel", "wgmma_ws", "--dropout", "0.1"},
+                  "--kernel: "});
   check_rejected({{"simulate", "--algo", "flash2", "--tiling", "kernel", "--kernel", "wgmma_ws", "--dropout", "0.1"},
                   "--kernel: "});
-  check_rejected({{"simulate", "--algo", "flash2", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
+  check_rejected({{"simulate", "--algo", "flash2", "--block-r", "128", "--block-c", "64", "--kernel", "wgmma_ws"},
+                  "--kernel: no flash2 fwd kernel for d=64 fp16 128x64 on wgmma_ws"});
   check_rejected({{"simulate", "--algo", "flash2", "--headdim", "64", "--block-r", "64", "--block-c", "64", "--kernel",
                    "wgmma"},
                   "--kernel: no flash2 fwd kernel for d=64 fp16 64x64 on wgmma"});
@@ -481,13 +486,13 @@ TEST_CASE("the forward kernel's family: --kernel rejects an unknown name, a dens
                   "--kernel: no default flash2 fwd kernel on mma_sync for d=128 fp16; give its tiling"});
   check_rejected({{"simulate", "--algo", "flash1", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
   check_rejected({{"simulate", "--algo", "standard", "--kernel", "mma_sync"}, "--kernel: "});
-  // Every algorithm of the default list refuses it: one line, the first refusal's.
-  check_rejected({{"simulate", "--tiling", "kernel", "--kernel", "wgmma_ws"}, "--kernel: "});
+  // Every algorithm of the default list refuses it (standard is left out): one line, the first refusal's.
+  check_rejected({{"simulate", "--block-r", "64", "--block-c", "64", "--kernel", "wgmma"}, "--kernel: "});
   // A backward alone runs the family's forward first (at the backward's given tiling here).
   check_rejected({{"simulate", "--algo", "flash2", "--pass", "bwd", "--block-r", "64", "--block-c", "64", "--kernel",
                    "wgmma"},
                   "--kernel: "});
-  check_rejected({{"tune", "--algo", "flash2", "--kernel", "wgmma_ws"}, "--kernel: "});
+  check_rejected({{"tune", "--algo", "flash1", "--kernel", "wgmma"}, "--kernel: no flash1 fwd kernel on wgmma"});
   check_rejected({{"bound", "--algo", "flash2", "--kernel", "wgmma"}, "--kernel: "});
 }
 
@@ -518,9 +523,9 @@ TEST_CASE("a kernel family list: --kernel sweeps the forward's family like any l
     seen.insert(cells[d] + " " + cells[pass]);
   }
   CHECK(seen == std::set<std::string>{"64 fwd", "64 bwd", "128 fwd", "128 bwd"});
-  const CliResult unset = run_in_process({"simulate", "--algo", "standard,flash2", "--headdim", "128", "--tiling",
-                                          "kernel", "--format", "csv"});
+  const CliResult unset = run_in_process({"simulate", "--algo", "standard,flash2", "--headdim", "128", "--block-r",
+                                          "128", "--block-c", "128", "--format", "csv"});
   REQUIRE(unset.status == 0);
-  CHECK(unset.out.find(",none,none,wgmma,") != std::string::npos);  // flash2: the tiling's kernel
+  CHECK(unset.out.find(",none,none,wgmma,") != std::string::npos);  // flash2: the tiling's first kernel
   CHECK(unset.out.find(",none,none,,") != std::string::npos);       // standard: no built kernel
 }

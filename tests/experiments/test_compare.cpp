@@ -198,7 +198,7 @@ TEST_CASE("compare joins on kernel_impl: a measured row of another family has no
   sim::Problem p;
   p.batch = 2, p.heads = 3, p.seqlen = 1025, p.headdim = 64;
   const auto c = sim::make_config(sim::Algo::flash2, p, sim::hardware_preset("h200"), std::nullopt,
-                                  {sim::TilingSource::kernel});  // 128x64: wgmma
+                                  {sim::TilingSource::rule, 128, 64});  // d = 64's one kernel there: wgmma
   const auto predicted = sim::rows_from_result(sim::simulate(c, sim::CountMethod::formula));
   REQUIRE(predicted.back().kernel_impl == sim::MmaKind::wgmma);
   auto measured = predicted;

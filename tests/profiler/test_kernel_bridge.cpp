@@ -5,6 +5,7 @@
 
 #include "kernels/attention.h"
 #include "profiler/kernel_bridge.h"
+#include "sim/kernel_choice.h"
 #include "sim/hardware.h"
 #include "sim/schedule.h"
 
@@ -201,7 +202,10 @@ TEST_CASE("bridge: kernel families convert both ways, the forward's family reach
   p.seqlen = 1000, p.headdim = 128, p.pass = fs::Pass::fwd;
   const fs::Hardware hw = fs::hardware_preset("h200");
   fs::Config c = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::kernel});
-  CHECK_FALSE(fp::kernel_config(c).kernel.has_value());  // unset: the kernels pick as the model does
+  // Unset: the kernels run the entry the model resolves (left to them, or named for them).
+  const std::optional<fk::MmaKind> unasked = fp::kernel_config(c).kernel;
+  REQUIRE(fs::forward_kernel_impl(c).has_value());
+  CHECK((!unasked || *unasked == fp::to_kernels(*fs::forward_kernel_impl(c))));
   c.kernel_impl = fs::MmaKind::wgmma;
   CHECK(fp::kernel_config(c).kernel == fk::MmaKind::wgmma);
   fk::KernelEntry forward;
@@ -210,12 +214,14 @@ TEST_CASE("bridge: kernel families convert both ways, the forward's family reach
   CHECK(fp::measured_row(c, &forward).kernel_impl == fs::MmaKind::wgmma);
   CHECK(fp::measured_row(c, nullptr).kernel_impl == fs::MmaKind::wgmma);  // the model's resolution
   // A backward alone: its entry (mma_sync) names no forward; the row keeps the forward the
-  // kernels ran first, the catalog's default at d = 128 (wgmma).
+  // kernels ran first, the catalog's default forward at d = 128.
   p.pass = fs::Pass::bwd;
   const fs::Config bwd = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::kernel});
+  const fs::BuiltKernel* first = fs::default_kernel(bwd, fs::Pass::fwd);
+  REQUIRE(first != nullptr);
   fk::KernelEntry backward;
   backward.algo = fk::Algo::flash2, backward.pass = fk::Pass::bwd, backward.headdim = 128;
   backward.block_r = 64, backward.block_c = 128;
-  CHECK(fp::measured_row(bwd, &backward).kernel_impl == fs::MmaKind::wgmma);
-  CHECK(fs::Tiling{fp::kernel_config(bwd).block_r, fp::kernel_config(bwd).block_c} == fs::Tiling{128, 128});
+  CHECK(fp::measured_row(bwd, &backward).kernel_impl == first->mma);
+  CHECK(fs::Tiling{fp::kernel_config(bwd).block_r, fp::kernel_config(bwd).block_c} == first->tiling);
 }

@@ -78,15 +78,16 @@ TEST_CASE("kernel choice: flash2's forward at d = 64 128x64 and d = 128 128x128 
     CHECK(unset->mma == MmaKind::wgmma);
     CHECK(built_kernel(flash2_at(d, tiling, MmaKind::wgmma), Pass::fwd, tiling) == unset);
     CHECK(built_kernel(flash2_at(d, tiling, MmaKind::mma_sync), Pass::fwd, tiling) == nullptr);
-    CHECK(built_kernel(flash2_at(d, tiling, MmaKind::wgmma_ws), Pass::fwd, tiling) == nullptr);
     CHECK(forward_kernel_impl(flash2_at(d, tiling)) == MmaKind::wgmma);
     CHECK_NOTHROW(validate(flash2_at(d, tiling, MmaKind::wgmma)));
     const std::string refused = kernel_refusal(flash2_at(d, tiling, MmaKind::mma_sync));
     CHECK(refused.find(" on mma_sync") != std::string::npos);
     CHECK(refused.find("allowed at that tiling: wgmma") != std::string::npos);
     CHECK(refused.find("128x64(wgmma)") != std::string::npos);  // what is built, with its family
-    CHECK_THROWS_AS(validate(flash2_at(d, tiling, MmaKind::wgmma_ws)), InvalidInput);
   }
+  // No warp-specialised forward at d = 64 128x64 (its tilings are 128x128 and 192x128).
+  CHECK(built_kernel(flash2_at(64, {128, 64}, MmaKind::wgmma_ws), Pass::fwd, {128, 64}) == nullptr);
+  CHECK(kernel_refusal(flash2_at(64, {128, 64}, MmaKind::wgmma_ws)).find("on wgmma_ws") != std::string::npos);
   const Tiling small{64, 64};
   CHECK(forward_kernel_impl(flash2_at(64, small)) == MmaKind::mma_sync);
   CHECK(forward_kernel_impl(flash2_at(64, small, MmaKind::mma_sync)) == MmaKind::mma_sync);
@@ -117,8 +118,10 @@ TEST_CASE("kernel choice: a backward alone names the forward the GPU runs first 
   const Hardware h200 = hardware_preset("h200");
   const Config chosen = make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::kernel});
   CHECK(chosen.tiling == Tiling{128, 128});  // the backward's default
-  CHECK(forward_tiling(chosen) == Tiling{128, 64});  // the forward's default, which runs first
-  CHECK(forward_kernel_impl(chosen) == MmaKind::wgmma);
+  const BuiltKernel* forward = default_kernel(chosen, Pass::fwd);
+  REQUIRE(forward != nullptr);
+  CHECK(forward_tiling(chosen) == forward->tiling);  // the forward's default, which runs first
+  CHECK(forward_kernel_impl(chosen) == forward->mma);
   Config given = make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::rule, 128, 128});
   CHECK(forward_tiling(given) == Tiling{128, 128});  // both passes run a given tiling
   CHECK(forward_kernel_impl(given) == MmaKind::mma_sync);
@@ -236,11 +239,11 @@ TEST_CASE("tiling best picks among the asked family's built tilings") {
   CHECK(forward_kernel_impl(mma_sync) == MmaKind::mma_sync);
   CHECK_FALSE(mma_sync.tiling == Tiling{128, 64});
   try {
-    make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::best, {}, {}, MmaKind::wgmma_ws});
+    make_config(Algo::flash1, p, h200, std::nullopt, {TilingSource::best, {}, {}, MmaKind::wgmma});
     FAIL("a family without kernels gave a best tiling");
   } catch (const InvalidInput& e) {
     CHECK(e.field() == Field::kernel_impl);  // the family is what has no kernel
-    CHECK(e.problem().find("no flash2 fwd kernel on wgmma_ws") != std::string::npos);
+    CHECK(e.problem().find("no flash1 fwd kernel on wgmma") != std::string::npos);
   }
 }
 

@@ -302,9 +302,9 @@ TEST_CASE("kernel_impl: the forward's family round-trips through csv and json, r
           "the column, and a cell that is not a family is refused naming the allowed ones") {
   Problem p;
   p.seqlen = 97, p.pass = Pass::fwdbwd;
-  const Config c = make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::kernel});
+  const Config c = make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt, {TilingSource::rule, 128, 64});
   const std::vector<Row> rows = rows_from_result(simulate(c, CountMethod::formula));
-  for (const Row& r : rows) CHECK(cell(r, "kernel_impl") == "wgmma");  // d = 64's default forward
+  for (const Row& r : rows) CHECK(cell(r, "kernel_impl") == "wgmma");  // d = 64's one kernel at 128x64
   std::stringstream s;
   s << csv_header() << "\n";
   for (const auto& r : rows) s << to_csv_line(r) << "\n";
