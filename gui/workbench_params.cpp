@@ -108,11 +108,18 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   const bool packed = packs_sequences(params);
   config.problem.varlen = packed;
   config.splits = resolved_splits(config, params.splits);
+  if (config.splits > 1) {  // split: the default kernel that splits, and the count for its tiling
+    sim::settle_kernel_tiling(config);
+    config.splits = resolved_splits(config, params.splits);  // 1 again: that tiling, unsplit (it runs that too)
+  }
   // The page size for the Configs that read a KV cache (sim::reads_kv_cache); the lengths file for
   // those that take per-sequence key lengths (sim::takes_key_lengths: flash1 and flash2, both
   // passes), and for every Config that packs them (the sequences are then the batch); the others
   // read whole contiguous K and V.
-  if (sim::reads_kv_cache(config)) config.page_size = params.page_size;
+  if (sim::reads_kv_cache(config)) {
+    config.page_size = params.page_size;
+    sim::settle_kernel_tiling(config);  // a paged cache: the default kernel that reads one
+  }
   if ((packed || sim::takes_key_lengths(config)) && !params.lengths_file.empty())
     config.problem.key_lengths = sim::read_key_lengths(params.lengths_file);
   return config;

@@ -46,7 +46,8 @@ struct Flash2FwdWs {
   static constexpr int kQBytes = kBr * kD * 2, kKVBytes = kBc * kD * 2;
   static constexpr int kBarriers = 1 + 4 * kStages;  // Q full; K full, K empty, V full, V empty per stage
   // Q, the K and V stages, the barriers, and room to align the tiles to 1024 B (swizzle atoms).
-  static constexpr int kSmemBytes = kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers + 1024;
+  // In whole 128-byte allocation units, as the driver allocates it.
+  static constexpr int kSmemBytes = (kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers + 1024 + 127) / 128 * 128;
   static constexpr MmaKind kMma = MmaKind::wgmma_ws;
   // Named barrier ids: 1 + w is consumer warpgroup w's turn to issue GEMMs; 1 + kConsumers + w
   // its epilogue's.

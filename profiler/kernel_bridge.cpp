@@ -188,6 +188,10 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   }
   k.block_r = static_cast<int>(fwd.block_r);
   k.block_c = static_cast<int>(fwd.block_c);
+  // The forward's family unasked: the entry the model runs at that tiling (sim::built_kernel: the
+  // default kernel where the tiling is the default's), so that model and GPU run the same kernel.
+  if (!c.kernel_impl)
+    if (const sim::BuiltKernel* e = sim::built_kernel(c, sim::Pass::fwd, fwd)) k.kernel = to_kernels(e->mma);
   // A backward tiling of its own only where it differs: the kernels then require it to be
   // built, while a forward-only tiling (128x128 at d = 128) may still run its forward.
   if (!(bwd == fwd)) {

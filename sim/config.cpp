@@ -105,6 +105,17 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw, std::o
   return c;
 }
 
+void settle_kernel_tiling(Config& c) {
+  if (c.tiling_source != TilingSource::kernel || c.algo == Algo::standard) return;
+  const Pass first = has_forward(c.problem.pass) ? Pass::fwd : Pass::bwd;
+  c.tiling = kernel_tiling(c, first);
+  c.bwd_tiling.reset();
+  if (c.problem.pass == Pass::fwdbwd) {
+    const Tiling bwd = kernel_tiling(c, Pass::bwd);
+    if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
+  }
+}
+
 Config pass_config(const Config& config, Pass pass) {
   Config c = config;
   c.problem.pass = pass;

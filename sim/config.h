@@ -137,6 +137,12 @@ inline TensorLayout tensor_layout(const Config& config) { return {config.splits,
 Config make_config(Algo algo, const Problem& problem, const Hardware& hw,
                    std::optional<int64_t> sram_bytes = std::nullopt, const TilingRequest& tiling = {});
 
+// After splits, a page size or a block mask are set on a Config made with TilingSource::kernel:
+// its tilings again the default kernels' for the configuration as it now is (a dense-only
+// default, the warp-specialised forward, does not run splits or a paged cache; its variants'
+// default then does). Nothing changes for the other tiling sources.
+void settle_kernel_tiling(Config& config);
+
 // The config of one pass of `config` (fwd or bwd): its tiling is that pass's (bwd_tiling for bwd).
 Config pass_config(const Config& config, Pass pass);
 

@@ -35,6 +35,7 @@ bool issues_wgmma(MmaKind mma) { return mma == MmaKind::wgmma || mma == MmaKind:
 std::string to_string(GridOrder order) {
   switch (order) {
     case GridOrder::blocks_within_head: return "blocks_within_head";
+    case GridOrder::causal_last_first: return "causal_last_first";
   }
   throw std::logic_error("GridOrder out of range");
 }
@@ -97,6 +98,15 @@ constexpr BuiltKernel kBuilt[] = {
     {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 64}, 128, 255, 24, 98304, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 255, 255, 255, 255, 255, 255, 255, 255},
     {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225, 236, 231, 254, 228, 238},
     {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 256, 223, 0, 164864, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 227, 214, 225, 236, 231, 254, 228, 238},
+    // The warp-specialised forwards (kernels/flash2_fwd_ws.cuh): one instance each, for one head's
+    // rows and a group's stacked rows alike, dense problems only; the registers are the launch's
+    // (384 threads: 168, 512: 128), which setmaxnreg then moves from the producer to the consumers.
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 384, 168, 0, 83072, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, false, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 128}, 384, 168, 0, 83072, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, false, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {192, 128}, 512, 128, 16, 91264, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {192, 128}, 512, 128, 16, 91264, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 384, 168, 0, 164992, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 384, 168, 0, 164992, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 170, 0, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168, 0, 0, 0, 0, 168, 240, 239},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 238, 0, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 181, 0, 0, 0, 0, 180, 244, 241},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 238, 0, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 246, 0, 0, 0, 0, 247, 242, 253},
@@ -183,6 +193,14 @@ int64_t row_kernel_bytes_in_flight(KernelKind kind, int64_t threads, int64_t row
 bool fragments_overlap_mma(const BuiltKernel& entry) {
   return (entry.algo == Algo::flash1 || entry.algo == Algo::flash2) && entry.pass == Pass::fwd &&
          entry.mma == MmaKind::mma_sync;
+}
+
+int64_t turn_taking_warpgroups(const BuiltKernel& entry) {
+  return entry.mma == MmaKind::wgmma_ws ? std::max<int64_t>(1, entry.threads / 128 - 1) : 1;
+}
+
+int64_t computing_warps(const BuiltKernel& entry) {
+  return std::max<int64_t>(1, (entry.mma == MmaKind::wgmma_ws ? entry.threads - 128 : entry.threads) / 32);
 }
 
 KernelKind main_kernel_kind(const BuiltKernel& k) {

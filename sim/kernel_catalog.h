@@ -34,9 +34,10 @@ std::string allowed_mma_kinds();
 bool issues_wgmma(MmaKind mma);
 
 // The order of the thread blocks in the launch: blocks_within_head is the schedules' order
-// (linear index = block_in_head + blocks_per_head · bh; sim/schedule.h), used by every kernel
-// built today.
-enum class GridOrder { blocks_within_head };
+// (linear index = block_in_head + blocks_per_head · bh; sim/schedule.h); causal_last_first the
+// same, but with causal a head's blocks take its row tiles last-first (block x runs row tile
+// Tr − 1 − x: the longest rows start first; the warp-specialised forward, kernels/flash2_fwd_ws.cuh).
+enum class GridOrder { blocks_within_head, causal_last_first };
 std::string to_string(GridOrder order);
 
 struct BuiltKernel {
@@ -111,6 +112,15 @@ int64_t dependent_load_rounds(const BuiltKernel& entry, Tensor tensor, int64_t r
 // one; the backward tile stages dS through shared memory between its GEMMs, behind barriers,
 // and waits for each GEMM's fragments (docs/time_model.md, "Overlap").
 bool fragments_overlap_mma(const BuiltKernel& entry);
+
+// Consumer warpgroups that take turns at the tensor cores: the warp-specialised forward's
+// (kernels/flash2_fwd_ws.cuh; its threads less the producer warpgroup's 128, in warpgroups),
+// whose named barriers let one issue its GEMMs while the others compute their softmax; 1 for
+// every other kernel, whose warps pass each step's phases together. The time model's overlap
+// (docs/time_model.md, "Overlap") and its tensor curve's warps follow from it.
+int64_t turn_taking_warpgroups(const BuiltKernel& entry);
+// The warps that compute: all of a block's, but the warp-specialised producer warpgroup's.
+int64_t computing_warps(const BuiltKernel& entry);
 
 // Bytes one block of standard attention's row kernels (kernels/standard_attention.cu) has in
 // flight before it waits for them, for rows of `row_elements` elements of `element_bytes`

@@ -15,6 +15,10 @@ bool runs_only_dense(const Config& c) {
 const BuiltKernel* built_kernel(const Config& c, Pass pass, const Tiling& tiling, std::span<const BuiltKernel> entries) {
   if (c.algo == Algo::standard) return nullptr;  // cuBLAS and row kernels: no catalog entry
   const std::optional<MmaKind> family = pass == Pass::fwd ? c.kernel_impl : std::nullopt;
+  // The default kernel's tiling, chosen as the default (TilingSource::kernel), runs the default
+  // kernel itself, whose family may not be the tiling's first (wgmma_ws at d=128 128x128).
+  if (!family && c.tiling_source == TilingSource::kernel)
+    if (const BuiltKernel* d = default_kernel(c, pass, entries); d != nullptr && d->tiling == tiling) return d;
   return find_built(built_algo(c.algo), pass, c.problem.headdim, c.problem.dtype, tiling, family, runs_only_dense(c),
                     entries);
 }

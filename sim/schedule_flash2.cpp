@@ -4,6 +4,7 @@
 
 #include "sim/flops_model.h"
 #include "sim/paged_kv.h"
+#include "sim/kernel_choice.h"
 #include "sim/schedule.h"
 
 namespace flashio::sim {
@@ -228,10 +229,16 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     k.smem_bytes = saturating_mul(saturating_add(g0.br, saturating_mul(2, g0.bc)), d, e);  // Q tile + one K and one V tile
     // Q; K, V per tile (and their pages); O, L
     k.transfers_per_block = saturating_add(3, saturating_mul(2 + paged_runs_per_tile(c), g0.tc));
-    k.emit_block = [runs, pages, d, dropout](int64_t gh, int64_t i, ScheduleSink& s) {
+    // The built kernel's block order (BuiltKernel::grid_order): the warp-specialised forward
+    // runs a causal head's row tiles last-first.
+    const BuiltKernel* built = built_kernel(c, Pass::fwd, c.tiling);
+    const bool last_first =
+        c.problem.causal && built != nullptr && built->grid_order == GridOrder::causal_last_first;
+    k.emit_block = [runs, pages, d, dropout, last_first](int64_t gh, int64_t block, ScheduleSink& s) {
       const ForwardRun& run = runs->of(gh);
       const TileGrid& g = run.filter.grid();
-      if (i >= g.tr) return;  // a varlen batch's block past its sequence's rows: nothing at all
+      if (block >= g.tr) return;  // a varlen batch's block past its sequence's rows: nothing at all
+      const int64_t i = last_first ? g.tr - 1 - block : block;
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
       emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised

@@ -441,19 +441,19 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     // adds the terms into sum and binding.
     const auto block_times = [&](int64_t resident_blocks, bool record) {
       const double resident = static_cast<double>(resident_blocks);
-      const double warps_per_sm = resident * static_cast<double>(warps_per_block);
       // The tensor rate of all the resident blocks' warps together (they run their matrix phases at
-      // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma. The warp-specialised
-      // family (wgmma_ws) takes wgmma's curve with all its warps, the producer's among them: no
-      // measurement of its own separates them yet.
+      // the same time): warps per SM for mma.sync, warpgroups per SM for wgmma; the warp-specialised
+      // family (wgmma_ws) counts its consumer warpgroups only (computing_warps: the producer issues
+      // no wgmma).
       double tensor_rate_sm = 0, tensor_rate_one_block = 0;  // all resident blocks' warps; one block's
       if (has_tensor) {
         const RateCurve& curve = issues_wgmma(f.mma) ? **wgmma_curve(cal, dtype, f.wgmma_n)
                                  : dtype == DType::bf16  ? *cal.mma_sync_bf16_flops_per_s
                                                          : *cal.mma_sync_fp16_flops_per_s;
         const double per = issues_wgmma(f.mma) ? 4.0 : 1.0;  // warps per unit of the curve's x
-        tensor_rate_sm = curve.at(warps_per_sm / per);
-        tensor_rate_one_block = curve.at(static_cast<double>(warps_per_block) / per);
+        const double computing = static_cast<double>(computing_warps(f.entry));
+        tensor_rate_sm = curve.at(resident * computing / per);
+        tensor_rate_one_block = curve.at(computing / per);
       }
       std::vector<double> block_s(work.size());
       for (size_t b = 0; b < work.size(); ++b) {
@@ -546,7 +546,12 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
         }
         const double matrix = fragments_overlap_mma(f.entry) ? std::max(t.tensor, t.smem) : t.tensor + t.smem;
-        const double compute = matrix + t.exp + t.fp32;
+        // C consumer warpgroups taking turns at the tensor cores (turn_taking_warpgroups): each
+        // issues its GEMMs (matrix / C) and then computes its softmax ((exp + fp32) / C) while the
+        // others' GEMMs run, so a step takes the longer of the tensor cores' whole work and one
+        // warpgroup's GEMMs and softmax; C = 1: the phases in series.
+        const double turns = static_cast<double>(turn_taking_warpgroups(f.entry));
+        const double compute = turns > 1 ? std::max(matrix, (matrix + t.exp + t.fp32) / turns) : matrix + t.exp + t.fp32;
         const double memory = std::max({t.dram, t.l2, t.atomics});
         // A single-stage kernel waits for its loads before it computes; its stores drain beside
         // the next step's work, so only the reads are in series, the whole traffic a floor.

@@ -127,11 +127,14 @@ int check_cells_equal_sim(MainWindow& window, const WorkbenchParams& p) {
 }
 
 // The catalog's tilings for a map (blocksparse runs flash2's kernels).
+// The built tilings that run the algorithm's problems (blocksparse: flash2's but the dense-only
+// warp-specialised forward's, which has no block-sparse instance).
 std::set<std::pair<int64_t, int64_t>> catalog_tilings(sim::Algo algo, sim::Pass pass, int64_t d, sim::DType dtype) {
+  const bool dense = algo != sim::Algo::blocksparse;
   if (algo == sim::Algo::blocksparse) algo = sim::Algo::flash2;
   std::set<std::pair<int64_t, int64_t>> out;
   for (const sim::BuiltKernel& k : sim::built_kernels())
-    if (k.algo == algo && k.pass == pass && k.headdim == d && k.dtype == dtype)
+    if (k.algo == algo && k.pass == pass && k.headdim == d && k.dtype == dtype && (dense || !k.dense_only))
       out.insert({k.tiling.block_r, k.tiling.block_c});
   return out;
 }

@@ -75,7 +75,7 @@ std::map<Instance, Resources> compiled_kernels() {
   static const std::regex function_line(R"(^\s*Function (\S+):\s*$)");
   static const std::regex usage_line(R"(^\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+))");
   static const std::regex instance(
-      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+))?((?:, (?:true|false))*)>\(.*$)");
+      R"(^void flashio::kernels::(flash\w+_kernel)<(__half|__nv_bfloat16), (\d+)(?:, (\d+), (\d+)(?:, \d+)?)?((?:, (?:true|false))*)>\(.*$)");
   static const std::regex softmax(
       R"(^void flashio::kernels::\(anonymous namespace\)::(softmax_kernel)<(__half|__nv_bfloat16)>\(.*$)");
   std::map<Instance, Resources> kernels;
@@ -93,7 +93,7 @@ std::map<Instance, Resources> compiled_kernels() {
     if (std::regex_match(function, k, instance) || std::regex_match(function, k, softmax)) {
       // The instance's flags in order: flash2_fwd(_wgmma)_kernel<T, d, Br, Bc, stacked, split, paged,
       // window, sparse, dropout>, flash2_bwd_kernel<…, stacked, window, sparse, dropout>,
-      // flash1's <…, dropout>.
+      // flash1's <…, dropout>; flash2_fwd_ws_kernel<T, d, Br, Bc, stages> has none (one instance).
       std::vector<bool> flags;
       if (k.size() > 6 && k[6].matched) {
         const std::string list = k[6];
@@ -127,7 +127,12 @@ std::map<Instance, Resources> compiled_kernels() {
 std::string main_function(const fs::BuiltKernel& k) {
   if (k.algo == fs::Algo::flash1) return k.pass == fs::Pass::fwd ? "flash1_fwd_kernel" : "flash1_bwd_kernel";
   if (k.pass == fs::Pass::bwd) return "flash2_bwd_kernel";
-  return k.mma == fs::MmaKind::wgmma ? "flash2_fwd_wgmma_kernel" : "flash2_fwd_kernel";
+  switch (k.mma) {
+    case fs::MmaKind::wgmma: return "flash2_fwd_wgmma_kernel";
+    case fs::MmaKind::wgmma_ws: return "flash2_fwd_ws_kernel";
+    case fs::MmaKind::mma_sync: break;
+  }
+  return "flash2_fwd_kernel";
 }
 
 std::string name_of(const fs::BuiltKernel& k) {

@@ -162,7 +162,7 @@ TEST_CASE("a kernel family is chosen by --kernel: the warp-specialised forward s
 }
 
 TEST_CASE("the default forward is the fastest measured kernel that runs the problem: warp-specialised for dense "
-          "attention, wgmma for a variant it lacks; a family asked for gets its own default") {
+          "attention, wgmma for a variant it lacks, and a family asked for gets its own default") {
   for (fk::DType dtype : {fk::DType::fp16, fk::DType::bf16})
     for (int d : {64, 128}) {
       const fk::KernelEntry& dense = fk::find_impl(fk::Algo::flash2, fk::Pass::fwd, d, dtype, 0, 0).entry;

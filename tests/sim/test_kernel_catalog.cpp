@@ -46,12 +46,14 @@ TEST_CASE("kernel kinds: every schedule's kernels belong to its algorithm and pa
     }
 }
 
-TEST_CASE("catalog: one default per (algo, pass, d, dtype) that has kernels, each tiling fitting the H200's M") {
+TEST_CASE("catalog: one default per (algo, pass, d, dtype) that has kernels (and a dense-only one beside it), each "
+          "tiling fitting the H200's M") {
   const int64_t h200_sram = hardware_preset("h200").sram_bytes;
-  std::set<std::tuple<Algo, Pass, int64_t, DType>> with_kernels, with_default;
+  std::set<std::tuple<Algo, Pass, int64_t, DType>> with_kernels, with_default, with_dense_default;
   for (const BuiltKernel& k : built_kernels()) {
     with_kernels.insert({k.algo, k.pass, k.headdim, k.dtype});
-    if (k.is_default) CHECK(with_default.insert({k.algo, k.pass, k.headdim, k.dtype}).second);
+    if (k.is_default)
+      CHECK((k.dense_only ? with_dense_default : with_default).insert({k.algo, k.pass, k.headdim, k.dtype}).second);
     // One entry per tiling and family (two families may share a tiling: sim/kernel_choice.h).
     CHECK(find_built(k.algo, k.pass, k.headdim, k.dtype, k.tiling, k.mma) == &k);
     // The family is the forward's (Config::kernel_impl): every backward kernel is mma_sync.
