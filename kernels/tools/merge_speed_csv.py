@@ -10,10 +10,11 @@ import argparse
 import csv
 
 # The row schema (sim/row.h, row_columns()); merged files keep every column, empty where unknown.
-COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype", "causal",
-           "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask", "flops",
-           "flops_tensor", "flops_exp", "flops_other", "io_read_bytes", "io_write_bytes",
-           "dram_read_bytes", "dram_write_bytes", "extra_memory_bytes", "time_ms", "tflops"]
+KEY_COLUMNS = ["source", "algo", "pass", "kernel", "batch", "heads", "seqlen", "headdim", "dtype", "causal",
+               "sram_bytes", "block_r", "block_c", "hw", "mask", "dropout", "block_mask", "kv_heads", "seqlen_k",
+               "gqa_pack", "splits", "page_size", "lengths", "varlen", "window_left", "window_right", "kernel_impl"]
+COLUMNS = KEY_COLUMNS + ["flops", "flops_tensor", "flops_exp", "flops_other", "io_read_bytes", "io_write_bytes",
+                         "dram_read_bytes", "dram_write_bytes", "extra_memory_bytes", "time_ms", "tflops"]
 
 def main():
     ap = argparse.ArgumentParser()
@@ -22,7 +23,7 @@ def main():
     ap.add_argument("--note", action="append", default=[])
     a = ap.parse_args()
     rows, seen, carried = [], set(), []
-    key_columns = COLUMNS[:17]  # source .. block_mask: the row key (sim/row.h)
+    key_columns = KEY_COLUMNS  # source .. kernel_impl: the row key (sim/row.h)
     for path in a.inputs:
         with open(path, newline="") as f:
             lines = f.read().splitlines()

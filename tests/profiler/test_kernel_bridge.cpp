@@ -206,6 +206,10 @@ TEST_CASE("bridge: kernel families convert both ways, the forward's family reach
   const std::optional<fk::MmaKind> unasked = fp::kernel_config(c).kernel;
   REQUIRE(fs::forward_kernel_impl(c).has_value());
   CHECK((!unasked || *unasked == fp::to_kernels(*fs::forward_kernel_impl(c))));
+  // At d = 128 the default forward's tiling (128x128) is also the wgmma kernel's: the family
+  // reaches the kernels, which would otherwise run the tiling's first (wgmma).
+  CHECK(fs::forward_kernel_impl(c) == fs::MmaKind::wgmma_ws);
+  CHECK(unasked == fk::MmaKind::wgmma_ws);
   c.kernel_impl = fs::MmaKind::wgmma;
   CHECK(fp::kernel_config(c).kernel == fk::MmaKind::wgmma);
   fk::KernelEntry forward;
