@@ -345,15 +345,10 @@ sim::Config make_sweep_config(const SweepSpec& s, const SweepPoint& at) {
   c.gqa_pack = s.gqa_packs[at.gqa_pack] != 0;
   c.page_size = s.page_sizes[at.page_size];
   const int64_t splits = s.splits[at.splits];
-  const auto choose_splits = [&] {
-    return splits == kAutoSplits ? sim::auto_splits(c) : splits == kBestSplits ? sim::best_splits(c) : splits;
-  };
-  sim::settle_kernel_tiling(c);  // a paged cache or a block mask: the default kernel that runs it
-  c.splits = choose_splits();
-  if (c.splits > 1) {  // split: the default kernel that splits, and the count for its tiling
-    sim::settle_kernel_tiling(c);
-    c.splits = choose_splits();  // 1 again: the splitting default's tiling, unsplit (it runs that too)
-  }
+  sim::settle_kernel_tiling(c);  // a paged cache: the default kernel that reads one
+  sim::apply_splits(c, [splits](const sim::Config& k) {
+    return splits == kAutoSplits ? sim::auto_splits(k) : splits == kBestSplits ? sim::best_splits(k) : splits;
+  });
   return c;
 }
 

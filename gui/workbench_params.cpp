@@ -107,11 +107,7 @@ sim::Config config_of(const WorkbenchParams& params, sim::Algo algo, int64_t sra
   // splits: "auto" keeps one split over packed sequences (sim::auto_splits).
   const bool packed = packs_sequences(params);
   config.problem.varlen = packed;
-  config.splits = resolved_splits(config, params.splits);
-  if (config.splits > 1) {  // split: the default kernel that splits, and the count for its tiling
-    sim::settle_kernel_tiling(config);
-    config.splits = resolved_splits(config, params.splits);  // 1 again: that tiling, unsplit (it runs that too)
-  }
+  sim::apply_splits(config, [&](const sim::Config& k) { return resolved_splits(k, params.splits); });
   // The page size for the Configs that read a KV cache (sim::reads_kv_cache); the lengths file for
   // those that take per-sequence key lengths (sim::takes_key_lengths: flash1 and flash2, both
   // passes), and for every Config that packs them (the sequences are then the batch); the others

@@ -172,7 +172,6 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   k.algo = to_kernels(c.algo);
   if (c.algo == sim::Algo::blocksparse) k.block_mask = token_block_mask(c);
   if (c.algo == sim::Algo::standard) return k;
-  if (c.kernel_impl) k.kernel = to_kernels(*c.kernel_impl);  // the forward's family
   // A backward runs after a forward (untimed for pass bwd): both tilings are chosen. The forward's
   // is sim::forward_tiling's, the rule a row's kernel_impl is resolved by.
   const std::optional<sim::Tiling> forward = sim::forward_tiling(c);
@@ -188,10 +187,12 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   }
   k.block_r = static_cast<int>(fwd.block_r);
   k.block_c = static_cast<int>(fwd.block_c);
-  // The forward's family unasked: the entry the model runs at that tiling (sim::built_kernel: the
-  // default kernel where the tiling is the default's), so that model and GPU run the same kernel.
-  if (!c.kernel_impl)
-    if (const sim::BuiltKernel* e = sim::built_kernel(c, sim::Pass::fwd, fwd)) k.kernel = to_kernels(e->mma);
+  // The forward's family: the entry the model runs at that tiling (sim::built_kernel: the asked
+  // family's, else the default kernel where the tiling is the default's, else the tiling's first),
+  // so that model and GPU run the same kernel; an asked family with no entry goes to the kernels,
+  // which refuse it as sim does.
+  if (const sim::BuiltKernel* e = sim::built_kernel(c, sim::Pass::fwd, fwd)) k.kernel = to_kernels(e->mma);
+  else if (c.kernel_impl) k.kernel = to_kernels(*c.kernel_impl);
   // A backward tiling of its own only where it differs: the kernels then require it to be
   // built, while a forward-only tiling (128x128 at d = 128) may still run its forward.
   if (!(bwd == fwd)) {

@@ -1,5 +1,7 @@
 #include "sim/config.h"
 
+#include <functional>
+
 #include <limits>
 #include <stdexcept>
 
@@ -77,13 +79,8 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw, std::o
   c.kernel_impl = request.kernel_impl;  // before `best`, which ranks that family's tilings
   // standard attention has no tiles: it carries the rule's tiling in its rows only.
   if (request.choose == TilingSource::kernel && algo != Algo::standard) {
-    const Pass first = has_forward(problem.pass) ? Pass::fwd : Pass::bwd;
-    c.tiling = kernel_tiling(c, first);
-    if (problem.pass == Pass::fwdbwd) {
-      const Tiling bwd = kernel_tiling(c, Pass::bwd);
-      if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
-    }
     c.tiling_source = TilingSource::kernel;
+    settle_kernel_tiling(c);
   } else if (request.choose == TilingSource::best && algo != Algo::standard) {
     const Pass first = has_forward(problem.pass) ? Pass::fwd : Pass::bwd;
     const Config rule = c;
@@ -113,6 +110,14 @@ void settle_kernel_tiling(Config& c) {
   if (c.problem.pass == Pass::fwdbwd) {
     const Tiling bwd = kernel_tiling(c, Pass::bwd);
     if (!(bwd == c.tiling)) c.bwd_tiling = bwd;
+  }
+}
+
+void apply_splits(Config& c, const std::function<int64_t(const Config&)>& choose) {
+  c.splits = choose(c);
+  if (c.splits > 1) {  // split: the default kernel that splits, and the count for its tiling
+    settle_kernel_tiling(c);
+    c.splits = choose(c);  // 1 again: that tiling, unsplit (its kernel runs that too)
   }
 }
 

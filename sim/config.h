@@ -2,6 +2,7 @@
 // tiling. The CLI sweeps produce lists of these; every row's key columns come from one.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -142,6 +143,10 @@ Config make_config(Algo algo, const Problem& problem, const Hardware& hw,
 // default, the warp-specialised forward, does not run splits or a paged cache; its variants'
 // default then does). Nothing changes for the other tiling sources.
 void settle_kernel_tiling(Config& config);
+// Sets config.splits to choose(config); where that splits (> 1) and the tiling is the default
+// kernels', the tiling settles on the splitting default (settle_kernel_tiling) and the count is
+// chosen again for it. The one way the runner and the GUI set splits after make_config.
+void apply_splits(Config& config, const std::function<int64_t(const Config&)>& choose);
 
 // The config of one pass of `config` (fwd or bwd): its tiling is that pass's (bwd_tiling for bwd).
 Config pass_config(const Config& config, Pass pass);
