@@ -146,8 +146,10 @@ struct AttentionConfig {
   // The forward's kernel family (KernelEntry::mma; `--kernel`): unset, the registered kernel of
   // the tiling (at 0 × 0 the default) that runs the configuration. A family asked for that lacks
   // the tiling or one of the configuration's variants is refused (std::invalid_argument, one
-  // line naming `kernel`). The backward's kernels are mma_sync only.
+  // line naming `kernel`).
   std::optional<MmaKind> kernel;
+  // The backward's kernel family (mma_sync or wgmma), as `kernel` for the backward's tiling.
+  std::optional<MmaKind> bwd_kernel;
 };
 
 // K/V heads and keys of a configuration (its kv_heads, seqlen_k, or the defaults).

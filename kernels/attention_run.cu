@@ -292,7 +292,8 @@ AttentionRun::AttentionRun(const AttentionConfig& config) : state_(new State) {
       const bool own_bwd = c.bwd_block_r != 0 || c.bwd_block_c != 0;
       try {
         st.bwd = &find_impl(c.algo, Pass::bwd, static_cast<int>(c.headdim), c.dtype,
-                            own_bwd ? c.bwd_block_r : c.block_r, own_bwd ? c.bwd_block_c : c.block_c);
+                            own_bwd ? c.bwd_block_r : c.block_r, own_bwd ? c.bwd_block_c : c.block_c, c.bwd_kernel,
+                            runs_only_dense(c));
       } catch (const std::invalid_argument& e) {
         // A forward-only tiling (e.g. 128x128 at d = 128) may still run the forward; the
         // backward is refused when it is enqueued. An explicit backward tiling must exist.

@@ -125,6 +125,7 @@ void append_flash2_fwd_d128(std::vector<FlashImpl>& out);
 void append_flash2_fwd_ws(std::vector<FlashImpl>& out);  // after the others: unasked, a tiling's earlier kernel runs
 void append_flash2_bwd_d64(std::vector<FlashImpl>& out);
 void append_flash2_bwd_d128(std::vector<FlashImpl>& out);
+void append_flash2_bwd_wgmma(std::vector<FlashImpl>& out);  // after the others, as the ws forward
 void append_flash1_fwd_d64(std::vector<FlashImpl>& out);
 void append_flash1_fwd_d128(std::vector<FlashImpl>& out);
 void append_flash1_bwd_d64(std::vector<FlashImpl>& out);

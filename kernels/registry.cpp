@@ -22,6 +22,7 @@ const std::vector<FlashImpl>& flash_impls() {
     append_flash2_fwd_ws(out);
     append_flash2_bwd_d64(out);
     append_flash2_bwd_d128(out);
+    append_flash2_bwd_wgmma(out);
     return out;
   }();
   return impls;
@@ -82,6 +83,10 @@ static std::vector<DefaultChoice> default_choices(Algo algo, Pass pass, int head
     return headdim == 64 ? std::vector<DefaultChoice>{{192, 128, MmaKind::wgmma_ws}, {128, 64, MmaKind::wgmma}}
                          : std::vector<DefaultChoice>{{128, 128, MmaKind::wgmma_ws}, {128, 128, MmaKind::wgmma}};
   if (pass == Pass::fwd) return {headdim == 64 ? DefaultChoice{128, 128, MmaKind::mma_sync} : DefaultChoice{128, 64, MmaKind::mma_sync}};
+  if (algo == Algo::flash2) {  // the wgmma backward (dense), then mma_sync's at the same tiling
+    const int block_r = headdim == 64 ? 128 : 64;
+    return {{block_r, 128, MmaKind::wgmma}, {block_r, 128, MmaKind::mma_sync}};
+  }
   return {headdim == 64 ? DefaultChoice{128, 128, MmaKind::mma_sync} : DefaultChoice{64, 128, MmaKind::mma_sync}};
 }
 

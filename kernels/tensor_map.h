@@ -27,5 +27,8 @@ struct ForwardMaps {
 // matrix read as zeros and are not written. cols a multiple of 64, box_rows ≤ 256.
 // Throws std::runtime_error naming the failing call.
 tma::Map make_tensor_map(const void* base, DType dtype, int64_t heads, int64_t rows, int64_t cols, int box_rows);
+// The same for fp32 matrices, in boxes of 32 columns (128 bytes) × box_rows: the backward's
+// dq_accum, which TMA reduce-adds into. cols a multiple of 32.
+tma::Map make_fp32_tensor_map(const float* base, int64_t heads, int64_t rows, int64_t cols, int box_rows);
 
 }  // namespace flashio::kernels

@@ -66,6 +66,14 @@ __device__ __forceinline__ void store_box(const Map& map, const void* src, int x
                "r"(tile::smem_addr(src)), "r"(x), "r"(y), "r"(z)
                : "memory");
 }
+// Adds shared memory at src (fp32) into box (x, y, z) of `map`, element by element, in L2
+// (`cp.reduce.async.bulk.tensor` .add); rows outside the tensor are not touched. Fenced as store_box.
+__device__ __forceinline__ void reduce_add_box(const Map& map, const void* src, int x, int y, int z) {
+  asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(&map)),
+               "r"(tile::smem_addr(src)), "r"(x), "r"(y), "r"(z)
+               : "memory");
+}
 __device__ __forceinline__ void store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // Waits until the committed stores have read their shared memory (it may then be reused or freed).
 __device__ __forceinline__ void store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }

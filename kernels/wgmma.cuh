@@ -61,6 +61,10 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], uint64_t a_desc, uin
 // D (64 × N, fp32) += A·B; A (64 × 16) in registers, B (16 × N) N-major in shared memory.
 template <typename T, int N>
 __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b_desc);
+// D (64 × N, fp32) = A·B (+ D when scale_d ≠ 0); A (64 × 16) M-major and B (16 × N) N-major in
+// shared memory (both transposed: the backward's dQ = dS K reads dSᵀ and K as stored).
+template <typename T, int N>
+__device__ __forceinline__ void wgmma_ss_mn(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc, int scale_d);
 
 // The accumulator operands of an m64nNk16 instruction, N/2 fp32 registers per thread: as PTX
 // register lists and as asm output operands (N = 128 extends N = 64's, N = 256 N = 128's).
@@ -87,9 +91,9 @@ __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-// The two instructions of shape N for element type T (TY in PTX: "f16", "bf16"). The inputs
+// The three instructions of shape N for element type T (TY in PTX: "f16", "bf16"). The inputs
 // follow the N/2 accumulators, so their operand numbers are given: SS ("%32, %33") and SCALE
-// ("%34") for wgmma_ss, RS ("{%32, %33, %34, %35}, %36") for wgmma_rs_tn at N = 64.
+// ("%34") for wgmma_ss and wgmma_ss_mn, RS ("{%32, %33, %34, %35}, %36") for wgmma_rs_tn at N = 64.
 #define FLASHIO_WGMMA_FOR_SHAPE(T, TY, N, SS, SCALE, RS) \
 template <> \
 __device__ __forceinline__ void wgmma_ss<T, N>(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc, int scale_d) { \
@@ -110,6 +114,16 @@ __device__ __forceinline__ void wgmma_rs_tn<T, N>(float (&d)[N / 2], const uint3
       "}, " RS ", p, 1, 1, 1;\n}\n" \
       : FLASHIO_WGMMA_D##N##_OUTS \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc)); \
+} \
+template <> \
+__device__ __forceinline__ void wgmma_ss_mn<T, N>(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc, int scale_d) { \
+  asm volatile( \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " {" \
+      FLASHIO_WGMMA_D##N##_REGS \
+      "}, " SS ", p, 1, 1, 1, 1;\n}\n" \
+      : FLASHIO_WGMMA_D##N##_OUTS \
+      : "l"(a_desc), "l"(b_desc), "r"(scale_d)); \
 }
 
 #define FLASHIO_WGMMA_FOR_TYPE(T, TY) \

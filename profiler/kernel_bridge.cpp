@@ -193,6 +193,9 @@ kernels::AttentionConfig kernel_config(const sim::Config& c) {
   // which refuse it as sim does.
   if (const sim::BuiltKernel* e = sim::built_kernel(c, sim::Pass::fwd, fwd)) k.kernel = to_kernels(e->mma);
   else if (c.kernel_impl) k.kernel = to_kernels(*c.kernel_impl);
+  // The backward's family likewise (wgmma at the default tiling for dense problems, else the
+  // tiling's first, mma_sync).
+  if (const sim::BuiltKernel* e = sim::built_kernel(c, sim::Pass::bwd, bwd)) k.bwd_kernel = to_kernels(e->mma);
   // A backward tiling of its own only where it differs: the kernels then require it to be
   // built, while a forward-only tiling (128x128 at d = 128) may still run its forward.
   if (!(bwd == fwd)) {

@@ -103,10 +103,10 @@ fk::AttentionConfig make(fk::Algo algo, int64_t b, int64_t h, int64_t n, int64_t
   return c;
 }
 
-// Runs entry e in its pass (the forward's tiling and kernel family, or the backward's tiling).
+// Runs entry e in its pass (the forward's tiling and kernel family, or the backward's).
 void use_tiling(fk::AttentionConfig& c, const fk::KernelEntry& e) {
   if (e.pass == fk::Pass::fwd) c.block_r = e.block_r, c.block_c = e.block_c, c.kernel = e.mma;
-  else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;
+  else c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c, c.bwd_kernel = e.mma;
 }
 
 fk::AttentionConfig with_dropout(fk::AttentionConfig c, double p) {
@@ -134,7 +134,7 @@ TEST_CASE("every registered backward tiling matches the reference at N = 1, 17, 
     for (int64_t n : {1, 17, 97, 200})
       for (bool causal : {false, true}) {
         fk::AttentionConfig c = make(e.algo, 2, 3, n, e.headdim, causal, e.dtype);
-        c.bwd_block_r = e.block_r, c.bwd_block_c = e.block_c;  // forward: the default tiling
+        use_tiling(c, e);  // forward: the default kernel
         check_against_reference(c, true);
       }
   }
@@ -252,6 +252,29 @@ TEST_CASE("the warp-specialised forward (wgmma_ws) matches the reference at N = 
         fk::AttentionConfig c = make_shape({2, 8, 2, 97, 1000}, e.headdim, causal, pack, e.dtype);
         use_tiling(c, e);
         check_against_reference(c, false);
+      }
+    }
+  }
+}
+
+TEST_CASE("the wgmma backward matches the reference at N = 1, 97, 1025, 4096, causal and not, fp16 and bf16, one "
+          "head's rows and a group's stacked rows with Nq != Nk",
+          "[gpu][wgmma_bwd]") {
+  // N = 4096 runs the row tiles' two stages through many rounds; N = 1 and 97 leave most of a
+  // tile's rows (and, at N = 1, a whole warpgroup's keys) past the matrix; causal skips row tiles
+  // above the diagonal and masks the diagonal's.
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.pass != fk::Pass::bwd || e.mma != fk::MmaKind::wgmma) continue;
+    for (bool causal : {false, true}) {
+      for (int64_t n : {1, 97, 1025, 4096}) {
+        fk::AttentionConfig c = make(fk::Algo::flash2, 1, n > 1025 ? 2 : 3, n, e.headdim, causal, e.dtype);
+        use_tiling(c, e);
+        check_against_reference(c, true);
+      }
+      for (bool pack : {true, false}) {  // H 8, Hkv 2: stacked rows crossing heads inside a tile
+        fk::AttentionConfig c = make_shape({2, 8, 2, 97, 1000}, e.headdim, causal, pack, e.dtype);
+        use_tiling(c, e);
+        check_against_reference(c, true);
       }
     }
   }
