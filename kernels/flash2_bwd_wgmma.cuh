@@ -32,14 +32,19 @@ struct Flash2BwdWgmma {
                 "wgmma backward: Bc = 128 (two warpgroups of 64 keys); Br 128 at d = 64, 64 at d = 128");
   static constexpr int kThreads = 256;
   static constexpr int kStages = 2;  // Q, dO, lse, delta double-buffered
-  // K, V; two stages of Q and dO; dSᵀ; dQ_i's fp32 staging tile; two stages of lse and delta; room
-  // to align the tiles to 1024 B (swizzle atoms).
-  static constexpr int kSmemBytes =
-      (2 * kBc * kD + 2 * kStages * kBr * kD + kBc * kBr) * 2 + kBr * kD * 4 + 2 * kStages * kBr * 4 + 1024;
   static constexpr MmaKind kMma = MmaKind::wgmma;
   // dQ_i = dS K_j: each warpgroup computes a 64 × 64 part, rows 64w (Br = 128) or columns 64w (Br = 64).
   static constexpr int kDqCols = kBr == 128 ? kD : kD / 2;
   static_assert(kDqCols == 64, "one m64n64 accumulator of dQ per warpgroup");
+  // dQ_i into dq_accum: at d = 128 staged and reduce-added by TMA (one thread), which ran 1.04×
+  // the speed of 8-byte atomics from the registers on the H200; at d = 64 the atomics, since
+  // there the staging's addresses made ptxas spill 124 bytes a thread and ran 0.96× their speed
+  // (docs/kernels.md, "wgmma backward").
+  static constexpr bool kDqByTma = kD == 128;
+  // K, V; two stages of Q and dO; dSᵀ; dQ_i's fp32 staging tile (kDqByTma); two stages of lse and
+  // delta; room to align the tiles to 1024 B (swizzle atoms).
+  static constexpr int kSmemBytes = (2 * kBc * kD + 2 * kStages * kBr * kD + kBc * kBr) * 2 +
+                                    (kDqByTma ? kBr * kD * 4 : 0) + 2 * kStages * kBr * 4 + 1024;
 };
 
 // dQ_i's fp32 staging tile: d/32 boxes of Br rows × 32 columns (128 B), each swizzled by 128
@@ -67,7 +72,7 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
   T* sdO = sQ + kStages * kBr * kD;      // [kStages][Br][d]
   T* sdS = sdO + kStages * kBr * kD;     // dSᵀ, [Bc][Br] as KVLayout's panels of 64 queries
   float* sDq = reinterpret_cast<float*>(sdS + kBc * kBr);   // dq_staging_at
-  float* sLse = sDq + kBr * kD;                              // [kStages][Br]
+  float* sLse = sDq + (K::kDqByTma ? kBr * kD : 0);         // [kStages][Br]
   float* sDelta = sLse + kStages * kBr;                     // [kStages][Br]
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -139,13 +144,13 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
   const int dq_m0 = kBr == 128 ? 64 * wg_index : 0, dq_n0 = kBr == 128 ? 0 : 64 * wg_index;
   int stage = 0;
   for (int i = i_first; i < tr; stage ^= 1) {
-    // The thread index as each row tile takes it (tile::loop_thread_index): the addresses derived
-    // from it are recomputed per tile instead of held across the loop (spilled at d = 64).
-    const int tid_i = tile::loop_thread_index<256>(tid);
-    const int warp_i = tid_i / 32, g_i = (tid_i % 32) / 4, q_i = tid_i % 4;
     tile::cp_async_wait<0>();
     wg::fence_proxy_async();  // this thread's cp.async writes, before wgmma reads them
     __syncthreads();          // every thread's, and every warpgroup done with the other stage and dSᵀ
+    // The next row tile's copies (issued after this tile's GEMMs instead, the H200 ran 3 % slower).
+    const int next = next_visited(i + 1);
+    if (next < tr) load_row_tile(next, stage ^ 1, tid);
+    tile::cp_async_commit();
     const T* sQs = sQ + stage * kBr * kD;
     const T* sdOs = sdO + stage * kBr * kD;
     const int q_row0 = i * kBr;
@@ -155,33 +160,32 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
     float s[kBr / 2], dp[kBr / 2];
     wg::fence();
     // A 16-wide k step is 32 B inside a 64-wide panel, a new panel (the tile's rows × 64) every 4.
+    // Each operand's descriptor is made once a tile and stepped (wg::desc_at).
+    const uint64_t k_desc = wg::sw128_desc(k_wg, 16, kAtomBytes), v_desc = wg::sw128_desc(v_wg, 16, kAtomBytes);
+    const uint64_t q_desc = wg::sw128_desc(sQs, 16, kAtomBytes), do_desc = wg::sw128_desc(sdOs, 16, kAtomBytes);
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk)
-      wg::wgmma_ss<T, kBr>(s, wg::sw128_desc(k_wg + (kk / 4) * (kBc * 64) + (kk % 4) * 16, 16, kAtomBytes),
-                           wg::sw128_desc(sQs + (kk / 4) * (kBr * 64) + (kk % 4) * 16, 16, kAtomBytes), kk > 0);
+      wg::wgmma_ss<T, kBr>(s, wg::desc_at<T>(k_desc, (kk / 4) * (kBc * 64) + (kk % 4) * 16),
+                           wg::desc_at<T>(q_desc, (kk / 4) * (kBr * 64) + (kk % 4) * 16), kk > 0);
     wg::commit();
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk)
-      wg::wgmma_ss<T, kBr>(dp, wg::sw128_desc(v_wg + (kk / 4) * (kBc * 64) + (kk % 4) * 16, 16, kAtomBytes),
-                           wg::sw128_desc(sdOs + (kk / 4) * (kBr * 64) + (kk % 4) * 16, 16, kAtomBytes), kk > 0);
+      wg::wgmma_ss<T, kBr>(dp, wg::desc_at<T>(v_desc, (kk / 4) * (kBc * 64) + (kk % 4) * 16),
+                           wg::desc_at<T>(do_desc, (kk / 4) * (kBr * 64) + (kk % 4) * 16), kk > 0);
     wg::commit();
-    // The next row tile's copies, issued while the tensor cores run this one's first GEMMs.
-    const int next = next_visited(i + 1);
-    if (next < tr) load_row_tile(next, stage ^ 1, tid_i);
-    tile::cp_async_commit();
     wg::wait<1>();  // Sᵀ; dPᵀ still running
 
     // Pᵀ = 2^(scale·log2e·Sᵀ − lse₂). Element 8·kk + 4·u + 2·h + e of s is key row
-    // 16·warp_i + g_i + 8·h of the tile and query column 16·kk + 8·u + 2·q_i + e.
+    // 16·warp + g_lane + 8·h of the tile and query column 16·kk + 8·u + 2·q_lane + e.
     const float* lse_s = sLse + stage * kBr;
     const KeyLimits<kStacked> lim = limits(i);
     const bool masked = lim.partial(rows, k_row0, kBc);
-    const int key_lane = k_row0 + 16 * warp_i + g_i;
+    const int key_lane = k_row0 + 16 * warp + g_lane;
 #pragma unroll
     for (int kk = 0; kk < kQSlices; ++kk)
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
-        const int col = 16 * kk + 8 * u + 2 * q_i;
+        const int col = 16 * kk + 8 * u + 2 * q_lane;
         const float2 l2 = *reinterpret_cast<const float2*>(lse_s + col);
 #pragma unroll
         for (int h = 0; h < 2; ++h)
@@ -200,65 +204,81 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
     // of the accumulators' 16-column slices), dSᵀ staged for dQ, dV's and dK's GEMMs issued.
     const float* delta_s = sDelta + stage * kBr;
     uint32_t pa[kQSlices][4], dsa[kQSlices][4];
+    const uint64_t do_n_desc = wg::sw128_desc(sdOs, kBr * 128, kAtomBytes), q_n_desc = wg::sw128_desc(sQs, kBr * 128, kAtomBytes);
 #pragma unroll
     for (int kk = 0; kk < kQSlices; ++kk) {
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
-        const int col = 16 * kk + 8 * u + 2 * q_i;
+        const int col = 16 * kk + 8 * u + 2 * q_lane;
         const float2 d2 = *reinterpret_cast<const float2*>(delta_s + col);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int x = 8 * kk + 4 * u + 2 * h;
           pa[kk][2 * u + h] = tile::Elem<T>::pack(s[x], s[x + 1]);
           dsa[kk][2 * u + h] = tile::Elem<T>::pack(s[x] * (dp[x] - d2.x), s[x + 1] * (dp[x + 1] - d2.y));
-          *reinterpret_cast<uint32_t*>(sdS + KVLayout::at(16 * warp_i + g_i + 8 * h, col)) = dsa[kk][2 * u + h];
+          *reinterpret_cast<uint32_t*>(sdS + KVLayout::at(16 * warp + g_lane + 8 * h, col)) = dsa[kk][2 * u + h];
         }
       }
       wg::fence();  // pa[kk], dsa[kk] (and at kk = 0 dV, dK) written since the last wgmma
-      wg::wgmma_rs_tn<T, kD>(dv, pa[kk], wg::sw128_desc(sdOs + kk * 16 * 64, kBr * 128, kAtomBytes));
-      wg::wgmma_rs_tn<T, kD>(dk, dsa[kk], wg::sw128_desc(sQs + kk * 16 * 64, kBr * 128, kAtomBytes));
+      wg::wgmma_rs_tn<T, kD>(dv, pa[kk], wg::desc_at<T>(do_n_desc, kk * 16 * 64));
+      wg::wgmma_rs_tn<T, kD>(dk, dsa[kk], wg::desc_at<T>(q_n_desc, kk * 16 * 64));
     }
     wg::commit();
 
     // dQ_i's part = dS K_j over the tile's 128 keys: both warpgroups' dSᵀ must be staged, and the
     // last tile's reduction must have read the dQ staging tile.
     wg::fence_proxy_async();
-    if (tid_i == 0) tma::store_wait_read();
+    if (K::kDqByTma && tid == 0) tma::store_wait_read();
     __syncthreads();
     float dq[32];
+    const uint64_t ds_desc = wg::sw128_desc(sdS + (dq_m0 / 64) * (kBc * 64), kBc * 128, kAtomBytes);
+    const uint64_t k_n_desc = wg::sw128_desc(sK + (dq_n0 / 64) * (kBc * 64), kBc * 128, kAtomBytes);
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk)
-      wg::wgmma_ss_mn<T, 64>(dq, wg::sw128_desc(sdS + (dq_m0 / 64) * (kBc * 64) + kk * 16 * 64, kBc * 128, kAtomBytes),
-                             wg::sw128_desc(sK + (dq_n0 / 64) * (kBc * 64) + kk * 16 * 64, kBc * 128, kAtomBytes),
-                             kk > 0);
+      wg::wgmma_ss_mn<T, 64>(dq, wg::desc_at<T>(ds_desc, kk * 16 * 64), wg::desc_at<T>(k_n_desc, kk * 16 * 64), kk > 0);
     wg::commit();
     wg::wait<0>();
-    // dq_accum_i += dQ_i: staged, then added in L2 by TMA reductions (one thread, asynchronous;
-    // rows past the group's are not touched). Element 4·t + 2·h + e: row dq_m0 + 16·(warp_i mod 4) +
-    // g_i + 8·h, column dq_n0 + 8·t + 2·q_i + e.
+    // dq_accum_i += dQ_i. Element 4·t + 2·h + e of dq: row dq_m0 + 16·(warp mod 4) + g_lane + 8·h,
+    // column dq_n0 + 8·t + 2·q_lane + e.
+    if constexpr (K::kDqByTma) {
+      // Staged, then added in L2 by TMA reductions (one thread, asynchronous; rows past the
+      // group's are not touched).
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+      for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int t8 = 0; t8 < 8; ++t8) {
-        const int r = dq_m0 + 16 * (warp_i % 4) + g_i + 8 * h, c = dq_n0 + 8 * t8 + 2 * q_i;
-        *reinterpret_cast<float2*>(sDq + dq_staging_at<kBr>(r, c)) = make_float2(dq[4 * t8 + 2 * h], dq[4 * t8 + 2 * h + 1]);
-      }
-    wg::fence_proxy_async();
-    if (warp_i == 0) {
-      tma::named_sync(1, kThreads);  // every warp's staging
-      if (tid_i == 0) {
+        for (int t8 = 0; t8 < 8; ++t8) {
+          const int r = dq_m0 + 16 * (warp % 4) + g_lane + 8 * h, c = dq_n0 + 8 * t8 + 2 * q_lane;
+          *reinterpret_cast<float2*>(sDq + dq_staging_at<kBr>(r, c)) = make_float2(dq[4 * t8 + 2 * h], dq[4 * t8 + 2 * h + 1]);
+        }
+      wg::fence_proxy_async();
+      if (warp == 0) {
+        tma::named_sync(1, kThreads);  // every warp's staging
+        if (tid == 0) {
 #pragma unroll
-        for (int box = 0; box < kD / 32; ++box)
-          tma::reduce_add_box(dq_map, sDq + box * kBr * 32, box * 32, q_row0, int(bkv));
-        tma::store_commit();
+          for (int box = 0; box < kD / 32; ++box)
+            tma::reduce_add_box(dq_map, sDq + box * kBr * 32, box * 32, q_row0, int(bkv));
+          tma::store_commit();
+        }
+      } else {
+        tma::named_arrive(1, kThreads);
       }
     } else {
-      tma::named_arrive(1, kThreads);
+      // 8-byte fp32 reductions from the registers, a quad of lanes covering one 32-byte sector.
+      float* dq_tile = p.dq_accum + (bh_q0 * nq + q_row0) * kD;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = dq_m0 + 16 * (warp % 4) + g_lane + 8 * h;
+        if (r < rows)
+#pragma unroll
+          for (int t8 = 0; t8 < 8; ++t8)
+            atomicAdd(reinterpret_cast<float2*>(dq_tile + int64_t(r) * kD + dq_n0 + 8 * t8 + 2 * q_lane),
+                      make_float2(dq[4 * t8 + 2 * h], dq[4 * t8 + 2 * h + 1]));
+      }
     }
     i = next;
   }
   tile::cp_async_wait<0>();
-  if (tid == 0) tma::store_wait_read();  // the last reduction's reads of the staging tile
+  if (K::kDqByTma && tid == 0) tma::store_wait_read();  // the last reduction's reads of the staging tile
   __syncthreads();  // K_j's and V_j's tiles (and copies) done with: they stage dK_j, dV_j
 
   // dK_j = scale · Σ dSᵀ Q, dV_j = Σ Pᵀ dO, through the (now free) K, V tiles, rows as
@@ -291,9 +311,11 @@ void launch_flash2_bwd_wgmma(const FlashParams& p, cudaStream_t stream) {
   const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
   flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
   FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
-  // dq_accum as the K/V heads' groups of stacked rows: (B·Hkv) matrices of g·Nq × d.
-  const int64_t g = p.heads / p.kv_heads;
-  const tma::Map dq_map = make_fp32_tensor_map(p.dq_accum, int64_t(p.batch) * p.kv_heads, g * p.seqlen, kD, kBr);
+  // kDqByTma: dq_accum as the K/V heads' groups of stacked rows, (B·Hkv) matrices of g·Nq × d.
+  tma::Map dq_map{};
+  if constexpr (K::kDqByTma)
+    dq_map = make_fp32_tensor_map(p.dq_accum, int64_t(p.batch) * p.kv_heads, int64_t(p.heads / p.kv_heads) * p.seqlen,
+                                  kD, kBr);
   const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
   (stacked ? kStackedKernel : kOne)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p, dq_map);
   FLASHIO_LAUNCH_CHECK("flash2_bwd");

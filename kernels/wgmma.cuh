@@ -43,6 +43,14 @@ __device__ __forceinline__ uint64_t sw128_desc(const void* smem, uint32_t leadin
   return desc;
 }
 
+// The descriptor of the tile `elements` elements of type T past the one `desc` describes: the
+// start address field (bits 0-13, bytes >> 4) advanced, which cannot carry out since shared
+// addresses stay below 2^18 bytes. Cheaper than sw128_desc of the new address (one 64-bit add).
+template <typename T>
+__device__ __forceinline__ uint64_t desc_at(uint64_t desc, int elements) {
+  return desc + uint64_t((elements * int(sizeof(T))) >> 4);
+}
+
 // Before the first wgmma of a batch, and whenever registers it reads (A fragments,
 // accumulators) were written by ordinary instructions since the last wgmma.
 __device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
