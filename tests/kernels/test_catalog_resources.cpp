@@ -30,6 +30,7 @@ constexpr int64_t kReservedSmemBytes = 1024;
 
 struct Resources {
   int64_t registers = 0, stack_bytes = 0, shared_bytes = 0, local_bytes = 0;
+  bool operator==(const Resources&) const = default;
 };
 
 // A flash kernel instance: the function template's name and its arguments (T, d[, Br, Bc[,
@@ -93,7 +94,7 @@ std::map<Instance, Resources> compiled_kernels() {
     if (std::regex_match(function, k, instance) || std::regex_match(function, k, softmax)) {
       // The instance's flags in order: flash2_fwd(_wgmma)_kernel<T, d, Br, Bc, stacked, split, paged,
       // window, sparse, dropout>, flash2_bwd_kernel<…, stacked, window, sparse, dropout>,
-      // flash1's <…, dropout>; flash2_fwd_ws_kernel<T, d, Br, Bc, stages> has none (one instance).
+      // flash2_bwd_wgmma_kernel<…, stacked>, flash1's <…, dropout>; flash2_fwd_ws_kernel<T, d, Br, Bc, stages> has none (one instance).
       std::vector<bool> flags;
       if (k.size() > 6 && k[6].matched) {
         const std::string list = k[6];
@@ -103,6 +104,7 @@ std::map<Instance, Resources> compiled_kernels() {
       const std::string family = k[1];
       const std::vector<std::string> names =
           family == "flash2_bwd_kernel"                                         ? std::vector<std::string>{"stacked", "window", "sparse", "dropout"}
+          : family == "flash2_bwd_wgmma_kernel"                                 ? std::vector<std::string>{"stacked"}
           : family.starts_with("flash1")                                       ? std::vector<std::string>{"dropout"}
                                                                                : std::vector<std::string>{"stacked", "split", "paged", "window", "sparse", "dropout"};
       auto flag = [&](const char* name) {
@@ -115,8 +117,12 @@ std::map<Instance, Resources> compiled_kernels() {
                          k.size() > 4 && k[4].matched ? std::stoll(k[4]) : 0,
                          k.size() > 5 && k[5].matched ? std::stoll(k[5]) : 0,
                          flag("stacked"), flag("split"), flag("paged"), flag("window"), flag("sparse"), flag("dropout")};
+      // One instance per template and arguments; a template that two instance files instantiate
+      // (flash2's row kernels: the mma_sync and the wgmma backward launch them) is in both
+      // object files, with the same resources.
       INFO("one instance in the library: " << function);
-      CHECK(kernels.emplace(key, r).second);
+      const auto [at, added] = kernels.emplace(key, r);
+      if (!added) CHECK(at->second == r);
     }
     function.clear();
   }
@@ -126,7 +132,7 @@ std::map<Instance, Resources> compiled_kernels() {
 // The __global__ function template that the entry's main kernel instantiates (kernels/*.cuh).
 std::string main_function(const fs::BuiltKernel& k) {
   if (k.algo == fs::Algo::flash1) return k.pass == fs::Pass::fwd ? "flash1_fwd_kernel" : "flash1_bwd_kernel";
-  if (k.pass == fs::Pass::bwd) return "flash2_bwd_kernel";
+  if (k.pass == fs::Pass::bwd) return k.mma == fs::MmaKind::wgmma ? "flash2_bwd_wgmma_kernel" : "flash2_bwd_kernel";
   switch (k.mma) {
     case fs::MmaKind::wgmma: return "flash2_fwd_wgmma_kernel";
     case fs::MmaKind::wgmma_ws: return "flash2_fwd_ws_kernel";

@@ -56,8 +56,13 @@ TEST_CASE("catalog: one default per (algo, pass, d, dtype) that has kernels (and
       CHECK((k.dense_only ? with_dense_default : with_default).insert({k.algo, k.pass, k.headdim, k.dtype}).second);
     // One entry per tiling and family (two families may share a tiling: sim/kernel_choice.h).
     CHECK(find_built(k.algo, k.pass, k.headdim, k.dtype, k.tiling, k.mma) == &k);
-    // The family is the forward's (Config::kernel_impl): every backward kernel is mma_sync.
-    if (k.pass == Pass::bwd) CHECK(k.mma == MmaKind::mma_sync);
+    // Backward kernels are mma_sync or wgmma (none warp-specialised yet); a wgmma one runs dense
+    // problems only, beside an mma_sync one of its tiling for the variants.
+    if (k.pass == Pass::bwd) CHECK(k.mma != MmaKind::wgmma_ws);
+    if (k.pass == Pass::bwd && k.mma == MmaKind::wgmma) {
+      CHECK(k.dense_only);
+      CHECK(find_built(k.algo, k.pass, k.headdim, k.dtype, k.tiling, MmaKind::mma_sync) != nullptr);
+    }
     CHECK(k.smem_bytes <= h200_sram);
     CHECK(k.threads % 32 == 0);
     CHECK((k.stages == 1 || k.stages == 2));
