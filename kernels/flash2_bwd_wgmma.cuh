@@ -251,16 +251,14 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
           *reinterpret_cast<float2*>(sDq + dq_staging_at<kBr>(r, c)) = make_float2(dq[4 * t8 + 2 * h], dq[4 * t8 + 2 * h + 1]);
         }
       wg::fence_proxy_async();
-      if (warp == 0) {
-        tma::named_sync(1, kThreads);  // every warp's staging
-        if (tid == 0) {
+      // Every warp's staging before the copy: every warp waits (with the other warps only arriving,
+      // bar.arrive, racecheck reported the staging stores racing with the reduction's reads).
+      tma::named_sync(1, kThreads);
+      if (tid == 0) {
 #pragma unroll
-          for (int box = 0; box < kD / 32; ++box)
-            tma::reduce_add_box(dq_map, sDq + box * kBr * 32, box * 32, q_row0, int(bkv));
-          tma::store_commit();
-        }
-      } else {
-        tma::named_arrive(1, kThreads);
+        for (int box = 0; box < kD / 32; ++box)
+          tma::reduce_add_box(dq_map, sDq + box * kBr * 32, box * 32, q_row0, int(bkv));
+        tma::store_commit();
       }
     } else {
       // 8-byte fp32 reductions from the registers, a quad of lanes covering one 32-byte sector.
