@@ -127,8 +127,10 @@ std::optional<sim::MmaKind> expected_kernel_impl(const sim::Row& row, const Prob
   if (!key.flash2 || !algo || !row.block_r || !row.block_c) return std::nullopt;
   sim::Config config = *key.flash2;
   config.algo = *algo;
-  config.tiling = {*row.block_r, *row.block_c};
-  return sim::forward_kernel_impl(config);
+  config.problem.pass = row.pass;
+  config.tiling = {*row.block_r, *row.block_c};  // a row's tiling is its pass's
+  config.bwd_tiling.reset();
+  return sim::row_kernel_impl(config);
 }
 
 }  // namespace

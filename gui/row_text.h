@@ -39,7 +39,7 @@ QString row_tooltip(const sim::Row& row);
 // algorithm must have 1. A flash2 forward row's page size and lengths file must be the panel's; every other row's 0 and
 // none. A row's kernel family, where it has one (kernel_impl; a file without the column has none),
 // must be the panel's, or with the panel's default the family its Config runs at the row's tiling
-// (sim::forward_kernel_impl).
+// (sim::row_kernel_impl: the backward's for a backward row).
 struct ProblemKey {
   int64_t batch, heads, seqlen, headdim;
   sim::DType dtype;

@@ -36,7 +36,7 @@ struct Flash2BwdWgmma {
   // dQ_i = dS K_j: each warpgroup computes a 64 × 64 part, rows 64w (Br = 128) or columns 64w (Br = 64).
   static constexpr int kDqCols = kBr == 128 ? kD : kD / 2;
   static_assert(kDqCols == 64, "one m64n64 accumulator of dQ per warpgroup");
-  // dQ_i into dq_accum: at d = 128 staged and reduce-added by TMA (one thread), which ran 1.04×
+  // dQ_i into dq_accum: at d = 128 staged and reduce-added by TMA (a thread per warp), which ran 1.04×
   // the speed of 8-byte atomics from the registers on the H200; at d = 64 the atomics, since
   // there the staging's addresses made ptxas spill 124 bytes a thread and ran 0.96× their speed
   // (docs/kernels.md, "wgmma backward").
@@ -47,12 +47,12 @@ struct Flash2BwdWgmma {
                                     (kDqByTma ? kBr * kD * 4 : 0) + 2 * kStages * kBr * 4 + 1024;
 };
 
-// dQ_i's fp32 staging tile: d/32 boxes of Br rows × 32 columns (128 B), each swizzled by 128
-// bytes as the dq_accum tensor map's boxes (kernels/tensor_map.h): the 16-byte unit u of row r at
-// unit u ^ (r mod 8), so that the 8 rows of an accumulator's quad columns hit 8 bank groups.
-template <int kBr>
-__device__ __forceinline__ int dq_staging_at(int row, int col) {
-  return (col >> 5) * (kBr * 32) + row * 32 + ((((col >> 2) & 7) ^ (row & 7)) << 2) + (col & 3);
+// dQ_i's fp32 staging tile (kDqByTma), one part per warp: its 16 rows × 64 columns of dQ_i as two
+// boxes of 16 rows × 32 columns (128 B), each swizzled by 128 bytes as the dq_accum tensor map's
+// boxes (kernels/tensor_map.h): the 16-byte unit u of row r at unit u ^ (r mod 8), so that the 8
+// rows of an accumulator's quad columns hit 8 bank groups. row < 16 and col < 64 are the warp's.
+__device__ __forceinline__ int dq_staging_at(int warp, int row, int col) {
+  return warp * (16 * 64) + (col >> 5) * (16 * 32) + row * 32 + ((((col >> 2) & 7) ^ (row & 7)) << 2) + (col & 3);
 }
 
 // kStacked: more than one query head per K/V head (the rows wrap from head to head).
@@ -225,10 +225,8 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
     }
     wg::commit();
 
-    // dQ_i's part = dS K_j over the tile's 128 keys: both warpgroups' dSᵀ must be staged, and the
-    // last tile's reduction must have read the dQ staging tile.
+    // dQ_i's part = dS K_j over the tile's 128 keys: both warpgroups' dSᵀ must be staged.
     wg::fence_proxy_async();
-    if (K::kDqByTma && tid == 0) tma::store_wait_read();
     __syncthreads();
     float dq[32];
     const uint64_t ds_desc = wg::sw128_desc(sdS + (dq_m0 / 64) * (kBc * 64), kBc * 128, kAtomBytes);
@@ -241,23 +239,23 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
     // dq_accum_i += dQ_i. Element 4·t + 2·h + e of dq: row dq_m0 + 16·(warp mod 4) + g_lane + 8·h,
     // column dq_n0 + 8·t + 2·q_lane + e.
     if constexpr (K::kDqByTma) {
-      // Staged, then added in L2 by TMA reductions (one thread, asynchronous; rows past the
-      // group's are not touched).
+      // Staged, then added in L2 by TMA reductions, each warp its own rows (lane 0, asynchronous;
+      // rows past the group's are not touched), so that no warp waits for another's.
+      if (lane == 0) tma::store_wait_read();  // the last tile's reductions have read this warp's part
+      __syncwarp();
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int t8 = 0; t8 < 8; ++t8) {
-          const int r = dq_m0 + 16 * (warp % 4) + g_lane + 8 * h, c = dq_n0 + 8 * t8 + 2 * q_lane;
-          *reinterpret_cast<float2*>(sDq + dq_staging_at<kBr>(r, c)) = make_float2(dq[4 * t8 + 2 * h], dq[4 * t8 + 2 * h + 1]);
-        }
+        for (int t8 = 0; t8 < 8; ++t8)
+          *reinterpret_cast<float2*>(sDq + dq_staging_at(warp, g_lane + 8 * h, 8 * t8 + 2 * q_lane)) =
+              make_float2(dq[4 * t8 + 2 * h], dq[4 * t8 + 2 * h + 1]);
       wg::fence_proxy_async();
-      // Every warp's staging before the copy: every warp waits (with the other warps only arriving,
-      // bar.arrive, racecheck reported the staging stores racing with the reduction's reads).
-      tma::named_sync(1, kThreads);
-      if (tid == 0) {
+      __syncwarp();
+      if (lane == 0) {
+        const int row = q_row0 + dq_m0 + 16 * (warp % 4);
 #pragma unroll
-        for (int box = 0; box < kD / 32; ++box)
-          tma::reduce_add_box(dq_map, sDq + box * kBr * 32, box * 32, q_row0, int(bkv));
+        for (int box = 0; box < 2; ++box)
+          tma::reduce_add_box(dq_map, sDq + dq_staging_at(warp, 0, 32 * box), dq_n0 + 32 * box, row, int(bkv));
         tma::store_commit();
       }
     } else {
@@ -276,7 +274,7 @@ __global__ void __launch_bounds__(Flash2BwdWgmma<T, kD, kBr, kBc>::kThreads, 1)
     i = next;
   }
   tile::cp_async_wait<0>();
-  if (K::kDqByTma && tid == 0) tma::store_wait_read();  // the last reduction's reads of the staging tile
+  if (K::kDqByTma && lane == 0) tma::store_wait_read();  // the last reductions' reads of the staging tile
   __syncthreads();  // K_j's and V_j's tiles (and copies) done with: they stage dK_j, dV_j
 
   // dK_j = scale · Σ dSᵀ Q, dV_j = Σ Pᵀ dO, through the (now free) K, V tiles, rows as
@@ -313,7 +311,7 @@ void launch_flash2_bwd_wgmma(const FlashParams& p, cudaStream_t stream) {
   tma::Map dq_map{};
   if constexpr (K::kDqByTma)
     dq_map = make_fp32_tensor_map(p.dq_accum, int64_t(p.batch) * p.kv_heads, int64_t(p.heads / p.kv_heads) * p.seqlen,
-                                  kD, kBr);
+                                  kD, 16);
   const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
   (stacked ? kStackedKernel : kOne)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p, dq_map);
   FLASHIO_LAUNCH_CHECK("flash2_bwd");

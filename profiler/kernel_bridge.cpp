@@ -222,9 +222,9 @@ sim::Row measured_row(const sim::Config& c, const kernels::KernelEntry* entry) {
     row.block_r = entry->block_r;
     row.block_c = entry->block_c;
     // The family the kernels ran (the catalog's, which the model resolved, in a CUDA build:
-    // tests/kernels/test_catalog.cpp). kernel_impl names the forward's family; a backward's entry
-    // (mma_sync or wgmma, sim/kernel_choice.h) leaves the forward's that config_row resolved.
-    if (entry->pass == kernels::Pass::fwd) row.kernel_impl = to_sim(entry->mma);
+    // tests/kernels/test_catalog.cpp): the timed pass's entry, the backward's for pass bwd
+    // (sim::row_kernel_impl).
+    row.kernel_impl = to_sim(entry->mma);
   }
   return row;
 }

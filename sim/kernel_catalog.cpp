@@ -123,8 +123,8 @@ constexpr BuiltKernel kBuilt[] = {
     {Algo::flash2, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 255, 16, 183296, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, true, 255, 0, 0, 0, 0, 255, 255, 255},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {128, 128}, 256, 255, 16, 134144, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 255, 0, 0, 0, 0, 0, 0, 0, true},
     {Algo::flash2, Pass::bwd, 64, DType::bf16, {128, 128}, 256, 255, 16, 134144, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 255, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 255, 128, 182272, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 255, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 255, 128, 182272, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 255, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::bwd, 128, DType::fp16, {64, 128}, 256, 252, 0, 182272, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 237, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::bwd, 128, DType::bf16, {64, 128}, 256, 252, 0, 182272, 2, MmaKind::wgmma, GridOrder::blocks_within_head, true, 237, 0, 0, 0, 0, 0, 0, 0, true},
 };
 
 // flash2 backward's row kernels (kernels/flash2_bwd.cuh), kRowKernelThreads = 128 threads;

@@ -51,6 +51,12 @@ std::optional<MmaKind> forward_kernel_impl(const Config& c, std::span<const Buil
   return k ? std::optional<MmaKind>(k->mma) : std::nullopt;
 }
 
+std::optional<MmaKind> row_kernel_impl(const Config& c, std::span<const BuiltKernel> entries) {
+  if (c.problem.pass != Pass::bwd || c.algo == Algo::standard) return forward_kernel_impl(c, entries);
+  const BuiltKernel* k = built_kernel(c, Pass::bwd, pass_config(c, Pass::bwd).tiling, entries);
+  return k ? std::optional<MmaKind>(k->mma) : std::nullopt;
+}
+
 namespace {
 
 // The families of the forward entries at the tiling that run a problem (dense or not), for the

@@ -21,8 +21,9 @@ namespace flashio::sim {
 bool runs_only_dense(const Config& config);
 
 // The entry of `entries` (the catalog unless a test gives its own) that pass `pass` (fwd or bwd)
-// of `config` runs at `tiling`: the forward's of config.kernel_impl's family where set (the
-// backward's kernels are mma_sync, whatever the forward's family), else the tiling's first; a
+// of `config` runs at `tiling`: the forward's of config.kernel_impl's family where set (the family
+// names the forward; a backward is never asked for by family), else the default entry where the
+// default tiling was chosen (TilingSource::kernel) and is `tiling`, else the tiling's first; a
 // dense_only entry only for a dense configuration. nullptr for standard and where none is built.
 const BuiltKernel* built_kernel(const Config& config, Pass pass, const Tiling& tiling,
                                 std::span<const BuiltKernel> entries = built_kernels());
@@ -42,6 +43,12 @@ const BuiltKernel* default_kernel(const Config& config, Pass pass,
 // kernel_impl): nullopt for standard and where no built kernel runs it.
 std::optional<MmaKind> forward_kernel_impl(const Config& config,
                                            std::span<const BuiltKernel> entries = built_kernels());
+
+// The family a row of the configuration names (Row::kernel_impl): for a backward alone (pass bwd)
+// the backward kernel's, the one the row times (at pass_config's tiling: wgmma at the default
+// tiling of a dense problem, else the tiling's first, mma_sync); else the forward's
+// (forward_kernel_impl; a fwdbwd row's forward and backward families are the two passes' rows').
+std::optional<MmaKind> row_kernel_impl(const Config& config, std::span<const BuiltKernel> entries = built_kernels());
 
 // Throws InvalidInput (Field::kernel_impl) where config.kernel_impl is set and the forward's
 // tiling has no kernel of that family among `entries` (standard has none; flash1's are all

@@ -179,7 +179,7 @@ Row config_row(const Config& c, RowSource source) {
   base.varlen = c.problem.varlen ? 1 : 0;
   base.window_left = c.problem.window_left;
   base.window_right = c.problem.window_right;
-  base.kernel_impl = forward_kernel_impl(c);
+  base.kernel_impl = row_kernel_impl(c);
   return base;
 }
 

@@ -53,9 +53,9 @@ struct Row {
   int varlen = 0;
   // A sliding window's sides (sim/problem.h; kNoWindow, written `none`, in a file without the columns).
   int64_t window_left = kNoWindow, window_right = kNoWindow;
-  // The family of the forward kernel the configuration runs (sim/kernel_choice.h,
-  // forward_kernel_impl; `--kernel`): written empty where no built kernel applies (standard, a
-  // tiling not built, peers), and read so from a file without the column.
+  // The family of the kernel the row's pass times (sim/kernel_choice.h, row_kernel_impl): the
+  // backward's for pass bwd, else the forward's (`--kernel`): written empty where no built kernel
+  // applies (standard, a tiling not built, peers), and read so from a file without the column.
   std::optional<MmaKind> kernel_impl;
   // Value columns.
   std::optional<double> flops, flops_tensor, flops_exp, flops_other;

@@ -518,8 +518,12 @@ TEST_CASE("a kernel family list: --kernel sweeps the forward's family like any l
   for (size_t i = 1; i < lines.size(); ++i) {
     const auto cells = split_csv(lines[i]);
     CHECK(cells[algo] == "flash2");
-    // The backward's rows too: they name the forward run before them, at the same (given) tiling.
-    CHECK(cells[impl] == (cells[d] == "64" ? "mma_sync" : "wgmma"));
+    // A forward row names its family; a backward row the backward's, at the same (given) tiling: its
+    // first entry (mma_sync at d = 64), none at d = 128 (its backwards are 64x128).
+    if (cells[pass] == "fwd")
+      CHECK(cells[impl] == (cells[d] == "64" ? "mma_sync" : "wgmma"));
+    else
+      CHECK(cells[impl] == (cells[d] == "64" ? "mma_sync" : ""));
     seen.insert(cells[d] + " " + cells[pass]);
   }
   CHECK(seen == std::set<std::string>{"64 fwd", "64 bwd", "128 fwd", "128 bwd"});
@@ -528,4 +532,25 @@ TEST_CASE("a kernel family list: --kernel sweeps the forward's family like any l
   REQUIRE(unset.status == 0);
   CHECK(unset.out.find(",none,none,wgmma,") != std::string::npos);  // flash2: the tiling's first kernel
   CHECK(unset.out.find(",none,none,,") != std::string::npos);       // standard: no built kernel
+  // At the kernels' default tilings a backward row names the default backward (wgmma, dense only),
+  // a forward+backward row its forward (wgmma_ws); with dropout the backward is mma_sync.
+  const auto impl_of_total = [](const std::vector<std::string>& args) {
+    const CliResult run = run_in_process(args);
+    REQUIRE(run.status == 0);
+    const auto rows = split_lines(run.out);
+    const auto head = split_csv(rows.at(0));
+    const size_t at = static_cast<size_t>(std::find(head.begin(), head.end(), "kernel_impl") - head.begin());
+    const size_t kernel = static_cast<size_t>(std::find(head.begin(), head.end(), "kernel") - head.begin());
+    for (const auto& line : rows)
+      if (const auto cells = split_csv(line); cells.at(kernel) == "total") return cells.at(at);
+    return std::string("no total row");
+  };
+  for (const char* headdim : {"64", "128"}) {
+    CHECK(impl_of_total({"simulate", "--algo", "flash2", "--headdim", headdim, "--tiling", "kernel", "--pass", "bwd",
+                         "--format", "csv"}) == "wgmma");
+    CHECK(impl_of_total({"simulate", "--algo", "flash2", "--headdim", headdim, "--tiling", "kernel", "--pass",
+                         "fwdbwd", "--format", "csv"}) == "wgmma_ws");
+    CHECK(impl_of_total({"simulate", "--algo", "flash2", "--headdim", headdim, "--tiling", "kernel", "--pass", "bwd",
+                         "--dropout", "0.1", "--format", "csv"}) == "mma_sync");
+  }
 }

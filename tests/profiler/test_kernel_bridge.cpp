@@ -193,7 +193,7 @@ TEST_CASE("bridge: every kernel launch maps to a kernel kind of its own algorith
 }
 
 TEST_CASE("bridge: kernel families convert both ways, the forward's family reaches the kernels, and a measured "
-          "forward row carries the family its entry ran") {
+          "row carries the family its entry ran, the backward's for a backward") {
   for (fk::MmaKind k : {fk::MmaKind::mma_sync, fk::MmaKind::wgmma, fk::MmaKind::wgmma_ws}) {
     CHECK(fp::to_kernels(fp::to_sim(k)) == k);
     CHECK(fs::to_string(fp::to_sim(k)) == fk::to_string(k));  // one spelling on both sides
@@ -217,8 +217,8 @@ TEST_CASE("bridge: kernel families convert both ways, the forward's family reach
   forward.block_r = 128, forward.block_c = 128, forward.mma = fk::MmaKind::wgmma;
   CHECK(fp::measured_row(c, &forward).kernel_impl == fs::MmaKind::wgmma);
   CHECK(fp::measured_row(c, nullptr).kernel_impl == fs::MmaKind::wgmma);  // the model's resolution
-  // A backward alone: its entry (mma_sync) names no forward; the row keeps the forward the
-  // kernels ran first, the catalog's default forward at d = 128.
+  // A backward alone: the row names the backward's entry, the one it times (the forward the
+  // kernels ran first is the catalog's default forward at d = 128, its tiling what the kernels get).
   p.pass = fs::Pass::bwd;
   const fs::Config bwd = fs::make_config(fs::Algo::flash2, p, hw, std::nullopt, {fs::TilingSource::kernel});
   const fs::BuiltKernel* first = fs::default_kernel(bwd, fs::Pass::fwd);
@@ -226,6 +226,11 @@ TEST_CASE("bridge: kernel families convert both ways, the forward's family reach
   fk::KernelEntry backward;
   backward.algo = fk::Algo::flash2, backward.pass = fk::Pass::bwd, backward.headdim = 128;
   backward.block_r = 64, backward.block_c = 128;
-  CHECK(fp::measured_row(bwd, &backward).kernel_impl == first->mma);
+  backward.mma = fk::MmaKind::mma_sync;
+  CHECK(fp::measured_row(bwd, &backward).kernel_impl == fs::MmaKind::mma_sync);
+  backward.mma = fk::MmaKind::wgmma;
+  CHECK(fp::measured_row(bwd, &backward).kernel_impl == fs::MmaKind::wgmma);
+  CHECK(fp::measured_row(bwd, nullptr).kernel_impl == fs::row_kernel_impl(bwd));  // the model's resolution
+  CHECK(fs::row_kernel_impl(bwd) == fs::MmaKind::wgmma);  // the dense default backward at d = 128
   CHECK(fs::Tiling{fp::kernel_config(bwd).block_r, fp::kernel_config(bwd).block_c} == first->tiling);
 }
