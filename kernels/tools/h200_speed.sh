@@ -29,6 +29,12 @@ bench() {  # name, then flashio bench options
 }
 bench flash2_n4096 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
 bench flash2_n1024 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+# The mma_sync backward at the default backward tilings (an explicit tiling runs the tiling's first
+# registered kernel, mma_sync; the default is the wgmma backward): what wgmma gained.
+bench mma_sync_bwd_n4096_d64 --algo flash2 --pass bwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64 \
+  --block-r 128 --block-c 128
+bench mma_sync_bwd_n4096_d128 --algo flash2 --pass bwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 128 \
+  --block-r 64 --block-c 128
 bench others_n4096 --algo flash1,standard --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
 bench others_n1024 --algo flash1,standard --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
 # Every built flash2 tiling from {32, 64, 128}² (the ones not built are skipped and counted).
