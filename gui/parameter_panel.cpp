@@ -202,7 +202,8 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
       "or wgmma_ws (warp-specialised, FlashAttention-3's structure: dense attention only, not with the "
       "padding mask, dropout, a window's left side, split-KV, a page size, key lengths, packing or a block "
       "mask). The views model that family's built kernel at each tiling, and sim leaves out (with its "
-      "reason) a tiling that has none; standard has no family, and the backward's kernels are mma_sync. "
+      "reason) a tiling that has none; standard has no family, and the backward's is not asked for (wgmma at its "
+      "default tiling for dense attention, else mma_sync). "
       "\"default\": each tiling's first built kernel that runs the problem.");
 
   auto* problem = new QGroupBox("Problem");

@@ -105,7 +105,8 @@ int64_t resolved_splits(const sim::Config& config, int64_t requested);
 
 // Whether the panel's kernel family applies to a Config: one of an algorithm with tiled kernels
 // (not standard, which has none) whose pass runs a forward (the family is the forward kernel's;
-// the backward's kernels are mma_sync, and a backward alone keeps the kernels' own choice).
+// the backward's is not asked for: wgmma at its default tiling for a dense problem, else mma_sync,
+// and a backward alone keeps the kernels' own choice).
 bool applies_kernel_impl(sim::Algo algo, sim::Pass pass);
 
 // The hardware preset (throws sim::InvalidInput for an unknown name).

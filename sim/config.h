@@ -69,8 +69,9 @@ struct Config {
   // The family of the forward's built kernel (sim/kernel_choice.h; `--kernel`, a row's
   // kernel_impl): the entry of that family at the forward's tiling, which validate refuses when
   // none is built or it does not run the configuration. nullopt: the first entry of the tiling that
-  // runs it (as the kernels pick). The backward's kernels are mma_sync whatever the family; a
-  // backward alone still names the forward its kernels run first (forward_tiling).
+  // runs it (as the kernels pick). The family is the forward's only: the backward runs its own
+  // tiling's entry (sim/kernel_choice.h, built_kernel; wgmma at its default tiling of a dense
+  // problem, else mma_sync), and a backward alone still runs the forward first (forward_tiling).
   std::optional<MmaKind> kernel_impl;
 };
 

@@ -83,7 +83,7 @@ TEST_CASE("config_of sets the family on the tiled algorithms' Configs whose pass
   CHECK(test::refusal(wgmma, sim::Algo::standard).empty());
   CHECK(test::refusal(wgmma, sim::Algo::flash1).rfind("flash1: kernel: no flash1 fwd kernel", 0) == 0);
   WorkbenchParams backward = wgmma;
-  backward.problem.pass = sim::Pass::bwd;  // the backward's kernels are mma_sync: the family is left out
+  backward.problem.pass = sim::Pass::bwd;  // the family is the forward's: a backward alone leaves it out
   CHECK_FALSE(current_config(backward, sim::Algo::flash2).kernel_impl.has_value());
   backward.problem.pass = sim::Pass::fwdbwd;
   CHECK(current_config(backward, sim::Algo::flash2).kernel_impl == sim::MmaKind::wgmma);

@@ -99,7 +99,7 @@ TEST_CASE("kernel choice: flash2's forward at d = 64 128x64 and d = 128 128x128 
         std::string::npos);
 }
 
-TEST_CASE("kernel choice: the family is the forward's, the backward's kernels are mma_sync whatever it is") {
+TEST_CASE("kernel choice: the family is the forward's, the backward's kernel its tiling's whatever it is") {
   const Tiling bwd{128, 128};
   Config c = flash2_at(64, bwd, MmaKind::mma_sync, Pass::fwdbwd);  // both passes at 128x128: mma_sync is built
   const BuiltKernel* b = built_kernel(c, Pass::bwd, bwd);
@@ -130,6 +130,42 @@ TEST_CASE("kernel choice: a backward alone names the forward the GPU runs first 
   p.pass = Pass::fwdbwd;
   const Config both = make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::kernel});
   CHECK(forward_tiling(both) == both.tiling);
+}
+
+TEST_CASE("kernel choice: a row names the family of the kernel its pass times: a backward alone its backward's, "
+          "wgmma at the default tiling of a dense problem, mma_sync at a given tiling or with dropout") {
+  const Hardware h200 = hardware_preset("h200");
+  for (int64_t d : {64, 128}) {
+    Problem p;
+    p.batch = 3, p.heads = 5, p.seqlen = 1000, p.headdim = d, p.pass = Pass::bwd;
+    const Config chosen = make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::kernel});
+    const BuiltKernel* backward = default_kernel(chosen, Pass::bwd);
+    REQUIRE(backward != nullptr);
+    CHECK(backward->mma == MmaKind::wgmma);
+    CHECK(backward->dense_only);
+    CHECK(row_kernel_impl(chosen) == MmaKind::wgmma);
+    CHECK(forward_kernel_impl(chosen) == default_kernel(chosen, Pass::fwd)->mma);  // the forward run first: wgmma_ws
+    CHECK(forward_kernel_impl(chosen) != row_kernel_impl(chosen));
+    // The same tiling given: its first registered backward, mma_sync (the kernels' find_impl).
+    const Config given =
+        make_config(Algo::flash2, p, h200, std::nullopt, {TilingSource::rule, backward->tiling.block_r, backward->tiling.block_c});
+    CHECK(row_kernel_impl(given) == MmaKind::mma_sync);
+    // Not dense: the dense_only default is not run, the tiling's mma_sync kernel is.
+    Problem dropped = p;
+    dropped.dropout = 0.25;
+    const Config dropout = make_config(Algo::flash2, dropped, h200, std::nullopt, {TilingSource::kernel});
+    CHECK(row_kernel_impl(dropout) == MmaKind::mma_sync);
+    // A forward+backward row names its forward.
+    Problem both = p;
+    both.pass = Pass::fwdbwd;
+    const Config fb = make_config(Algo::flash2, both, h200, std::nullopt, {TilingSource::kernel});
+    CHECK(row_kernel_impl(fb) == forward_kernel_impl(fb));
+  }
+  // A tiling with no backward built names none; standard none.
+  Config unbuilt = flash2_at(128, {128, 128}, std::nullopt, Pass::bwd);
+  CHECK_FALSE(row_kernel_impl(unbuilt).has_value());
+  unbuilt.algo = Algo::standard;
+  CHECK_FALSE(row_kernel_impl(unbuilt).has_value());
 }
 
 TEST_CASE("kernel choice: standard and flash1 refuse a family they do not build, flash1's is mma_sync") {
