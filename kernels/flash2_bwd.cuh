@@ -327,6 +327,21 @@ __global__ void __launch_bounds__(Flash2Bwd<T, kD, kBr, kBc>::kThreads) flash2_b
                                       tid);
 }
 
+// flash2's backward as the kernels launch it (the launch sequence, kernels/attention.h): the
+// preprocess (delta, dq_accum zeroed) over row tiles of block_r, the main kernel `launch_main`
+// launches (one block per key tile), the convert (dQ = scale · dq_accum). Every flash2 backward
+// kernel (mma.sync, wgmma) runs between the same two.
+template <typename T, int kD, typename LaunchMain>
+void launch_flash2_bwd_passes(const FlashParams& p, int block_r, cudaStream_t stream, LaunchMain&& launch_main) {
+  const dim3 row_grid((p.seqlen + block_r - 1) / block_r, p.heads, p.batch);
+  flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, block_r);
+  FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
+  launch_main();
+  FLASHIO_LAUNCH_CHECK("flash2_bwd");
+  flash2_bwd_convert_dq_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, block_r);
+  FLASHIO_LAUNCH_CHECK("flash2_bwd_convert_dq");
+}
+
 template <typename T, int kD, int kBr, int kBc>
 void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   using K = Flash2Bwd<T, kD, kBr, kBc>;
@@ -342,18 +357,14 @@ void launch_flash2_bwd(const FlashParams& p, cudaStream_t stream) {
   else if (p.window_left) opt_in_dynamic_smem<kWindowKernel>(K::kSmemBytes);
   else if (stacked) opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, true>>(K::kSmemBytes);
   else opt_in_dynamic_smem<flash2_bwd_kernel<T, kD, kBr, kBc, false>>(K::kSmemBytes);
-  const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
-  flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
-  FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
-  const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
-  (dropout ? kDropoutKernel
-   : sparse ? kSparseKernel
-   : p.window_left ? kWindowKernel
-   : stacked     ? flash2_bwd_kernel<T, kD, kBr, kBc, true>
-                 : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
-  FLASHIO_LAUNCH_CHECK("flash2_bwd");
-  flash2_bwd_convert_dq_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
-  FLASHIO_LAUNCH_CHECK("flash2_bwd_convert_dq");
+  launch_flash2_bwd_passes<T, kD>(p, kBr, stream, [&] {
+    const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
+    (dropout ? kDropoutKernel
+     : sparse ? kSparseKernel
+     : p.window_left ? kWindowKernel
+     : stacked     ? flash2_bwd_kernel<T, kD, kBr, kBc, true>
+                   : flash2_bwd_kernel<T, kD, kBr, kBc, false>)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p);
+  });
 }
 
 template <typename T, int kD, int kBr, int kBc>

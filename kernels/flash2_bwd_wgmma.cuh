@@ -304,19 +304,15 @@ void launch_flash2_bwd_wgmma(const FlashParams& p, cudaStream_t stream) {
   constexpr auto kStackedKernel = flash2_bwd_wgmma_kernel<T, kD, kBr, kBc, true>;
   if (stacked) opt_in_dynamic_smem<kStackedKernel>(K::kSmemBytes);
   else opt_in_dynamic_smem<kOne>(K::kSmemBytes);
-  const dim3 row_grid((p.seqlen + kBr - 1) / kBr, p.heads, p.batch);
-  flash2_bwd_preprocess_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
-  FLASHIO_LAUNCH_CHECK("flash2_bwd_preprocess");
   // kDqByTma: dq_accum as the K/V heads' groups of stacked rows, (B·Hkv) matrices of g·Nq × d.
   tma::Map dq_map{};
   if constexpr (K::kDqByTma)
     dq_map = make_fp32_tensor_map(p.dq_accum, int64_t(p.batch) * p.kv_heads, int64_t(p.heads / p.kv_heads) * p.seqlen,
                                   kD, 16);
-  const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
-  (stacked ? kStackedKernel : kOne)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p, dq_map);
-  FLASHIO_LAUNCH_CHECK("flash2_bwd");
-  flash2_bwd_convert_dq_kernel<T, kD><<<row_grid, kRowKernelThreads, 0, stream>>>(p, kBr);
-  FLASHIO_LAUNCH_CHECK("flash2_bwd_convert_dq");
+  launch_flash2_bwd_passes<T, kD>(p, kBr, stream, [&] {
+    const dim3 col_grid((p.seqlen_k + kBc - 1) / kBc, p.kv_heads, p.batch);
+    (stacked ? kStackedKernel : kOne)<<<col_grid, K::kThreads, K::kSmemBytes, stream>>>(p, dq_map);
+  });
 }
 
 template <typename T, int kD, int kBr, int kBc>

@@ -99,20 +99,25 @@ __device__ __forceinline__ void wgmma_ss_mn(float (&d)[N / 2], uint64_t a_desc, 
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-// The three instructions of shape N for element type T (TY in PTX: "f16", "bf16"). The inputs
-// follow the N/2 accumulators, so their operand numbers are given: SS ("%32, %33") and SCALE
-// ("%34") for wgmma_ss and wgmma_ss_mn, RS ("{%32, %33, %34, %35}, %36") for wgmma_rs_tn at N = 64.
-#define FLASHIO_WGMMA_FOR_SHAPE(T, TY, N, SS, SCALE, RS) \
+// One instruction with both operands from shared memory, NAME<T, N>: TRANS the operands'
+// transpose flags (PTX imm-trans-a, imm-trans-b: "0, 0" K-major, "1, 1" M- and N-major).
+#define FLASHIO_WGMMA_SS(T, TY, N, NAME, SS, SCALE, TRANS) \
 template <> \
-__device__ __forceinline__ void wgmma_ss<T, N>(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc, int scale_d) { \
+__device__ __forceinline__ void NAME<T, N>(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc, int scale_d) { \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n" \
       "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " {" \
       FLASHIO_WGMMA_D##N##_REGS \
-      "}, " SS ", p, 1, 1, 0, 0;\n}\n" \
+      "}, " SS ", p, 1, 1, " TRANS ";\n}\n" \
       : FLASHIO_WGMMA_D##N##_OUTS \
       : "l"(a_desc), "l"(b_desc), "r"(scale_d)); \
-} \
+}
+
+// The three instructions of shape N for element type T (TY in PTX: "f16", "bf16"). The inputs
+// follow the N/2 accumulators, so their operand numbers are given: SS ("%32, %33") and SCALE
+// ("%34") for wgmma_ss and wgmma_ss_mn, RS ("{%32, %33, %34, %35}, %36") for wgmma_rs_tn at N = 64.
+#define FLASHIO_WGMMA_FOR_SHAPE(T, TY, N, SS, SCALE, RS) \
+FLASHIO_WGMMA_SS(T, TY, N, wgmma_ss, SS, SCALE, "0, 0") \
 template <> \
 __device__ __forceinline__ void wgmma_rs_tn<T, N>(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b_desc) { \
   asm volatile( \
@@ -123,16 +128,7 @@ __device__ __forceinline__ void wgmma_rs_tn<T, N>(float (&d)[N / 2], const uint3
       : FLASHIO_WGMMA_D##N##_OUTS \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc)); \
 } \
-template <> \
-__device__ __forceinline__ void wgmma_ss_mn<T, N>(float (&d)[N / 2], uint64_t a_desc, uint64_t b_desc, int scale_d) { \
-  asm volatile( \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " {" \
-      FLASHIO_WGMMA_D##N##_REGS \
-      "}, " SS ", p, 1, 1, 1, 1;\n}\n" \
-      : FLASHIO_WGMMA_D##N##_OUTS \
-      : "l"(a_desc), "l"(b_desc), "r"(scale_d)); \
-}
+FLASHIO_WGMMA_SS(T, TY, N, wgmma_ss_mn, SS, SCALE, "1, 1")
 
 #define FLASHIO_WGMMA_FOR_TYPE(T, TY) \
   FLASHIO_WGMMA_FOR_SHAPE(T, TY, 64, "%32, %33", "%34", "{%32, %33, %34, %35}, %36") \
@@ -143,6 +139,7 @@ FLASHIO_WGMMA_FOR_TYPE(__half, "f16")
 FLASHIO_WGMMA_FOR_TYPE(__nv_bfloat16, "bf16")
 #undef FLASHIO_WGMMA_FOR_TYPE
 #undef FLASHIO_WGMMA_FOR_SHAPE
+#undef FLASHIO_WGMMA_SS
 #undef FLASHIO_WGMMA_D256_OUTS
 #undef FLASHIO_WGMMA_D128_OUTS
 #undef FLASHIO_WGMMA_D64_OUTS

@@ -36,6 +36,13 @@ peers() {  # name, then experiments/peers.py options
   echo "peers $name rc=$?" | tee -a "$OUT/peers.log"
   pack
 }
+validate() {  # name, then flashio validate options
+  local name=$1; shift
+  timeout 150 "$BIN/flashio" validate --format csv --measured-out "$OUT/validate_${name}_measured.csv" \
+    --predicted-out "$OUT/validate_${name}_predicted.csv" "$@" > "$OUT/validate_$name.csv" 2> "$OUT/validate_$name.err"
+  echo "validate $name rc=$?" | tee -a "$OUT/validate_$name.err"
+  pack
+}
 if [ "$PART" = check ]; then
   timeout 200 "$BIN/test_kernels_gpu" "[wgmma_bwd]" > "$OUT/wgmma_bwd.log" 2>&1
   echo "[wgmma_bwd] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_bwd.log" | head -20
@@ -64,13 +71,6 @@ fi
 if [ "$PART" = speed ]; then
   kernels/tools/h200_speed.sh "$BIN" "$OUT"
   pack
-  validate() {  # name, then flashio validate options
-    local name=$1; shift
-    timeout 150 "$BIN/flashio" validate --format csv --measured-out "$OUT/validate_${name}_measured.csv" \
-      --predicted-out "$OUT/validate_${name}_predicted.csv" "$@" > "$OUT/validate_$name.csv" 2> "$OUT/validate_$name.err"
-    echo "validate $name rc=$?" | tee -a "$OUT/validate_$name.err"
-    pack
-  }
   validate bwd --algo flash2 --pass bwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
   validate bwd_gqa --algo flash2 --pass bwd --causal=0,1 --batch 2 --heads 16 --kv-heads 4 --seqlen 1000 --headdim 64,128
   exit 0
@@ -85,10 +85,8 @@ if [ "$PART" = final2 ]; then  # after the per-warp dQ reductions: their checks 
   timeout 120 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1
   echo "memcheck rc=$?"; tail -2 "$OUT/memcheck.log"
   pack
-  pcmd() { local name=$1; shift; timeout 200 python3 experiments/peers.py --backend flash,cudnn --pass fwd,bwd,fwdbwd \
-    --causal=0,1 --out "$OUT/$name.csv" "$@" >> "$OUT/peers.log" 2>&1; echo "peers $name rc=$?"; pack; }
-  pcmd peers_n4096 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
-  pcmd peers_n1024 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  peers peers_n4096 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  peers peers_n1024 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   bench flash2_n4096 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   bench flash2_n1024 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   bench mma_sync_bwd_d128 --algo flash2 --pass bwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 128 --block-r 64 --block-c 128
@@ -103,21 +101,12 @@ if [ "$PART" = final ]; then  # the last call of a session's budget: the checks 
   echo "default-kernel tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/defaults.log" | head
   pack
   # kernels/tools/h200_speed.sh's steps, the sweep last
-  pcmd() { local name=$1; shift; timeout 200 python3 experiments/peers.py --backend flash,cudnn --pass fwd,bwd,fwdbwd \
-    --causal=0,1 --out "$OUT/$name.csv" "$@" >> "$OUT/peers.log" 2>&1; echo "peers $name rc=$?"; pack; }
-  pcmd peers_n4096 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
-  pcmd peers_n1024 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  peers peers_n4096 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  peers peers_n1024 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   bench flash2_n4096 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   bench flash2_n1024 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   bench mma_sync_bwd_d64 --algo flash2 --pass bwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64 --block-r 128 --block-c 128
   bench mma_sync_bwd_d128 --algo flash2 --pass bwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 128 --block-r 64 --block-c 128
-  validate() {
-    local name=$1; shift
-    timeout 100 "$BIN/flashio" validate --format csv --measured-out "$OUT/validate_${name}_measured.csv" \
-      --predicted-out "$OUT/validate_${name}_predicted.csv" "$@" > "$OUT/validate_$name.csv" 2> "$OUT/validate_$name.err"
-    echo "validate $name rc=$?" | tee -a "$OUT/validate_$name.err"
-    pack
-  }
   validate bwd --algo flash2 --pass bwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
   validate bwd_gqa --algo flash2 --pass bwd --causal=0,1 --batch 2 --heads 16 --kv-heads 4 --seqlen 1000 --headdim 64,128
   bench others_n4096 --algo flash1,standard --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
