@@ -50,8 +50,8 @@ class BlockRecorder : public ScheduleSink {
   void transfer(const Transfer& t) override {
     const TensorShape& shape = addresses_.shape(t.tensor);
     const int64_t row_bytes = checked_mul(t.cols, shape.element_bytes);
-    counts_.add_transfer(t.tensor, t.dir, checked_mul(t.rows, row_bytes));
-    if (t.rows <= 0 || t.cols <= 0) return;
+    counts_.add_transfer(t.tensor, t.dir, checked_mul(t.moved_rows(), row_bytes));  // io: a box's zero rows too
+    if (t.rows <= 0 || t.cols <= 0) return;  // the memory replayed: the matrix's rows only
     const Access kind = t.atomic ? Access::atomic : (t.dir == Dir::read ? Access::read : Access::write);
     // One run per stretch of rows at one stride: the whole tile, or each page of a paged K/V tile.
     for (int64_t row = t.row0; row < t.row0 + t.rows;) {

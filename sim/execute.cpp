@@ -20,6 +20,7 @@
 #include "sim/limits.h"
 #include "sim/flops_model.h"
 #include "sim/kernel_catalog.h"
+#include "sim/kernel_choice.h"
 #include "sim/online_softmax.h"
 #include "sim/paged_kv.h"
 
@@ -66,6 +67,9 @@ class Memory {
     count(t, Dir::read, rows, cols);
     return at(t).block(first_row(t, h, row0), col0, rows, cols);
   }
+  // A whole TMA box's rows past the matrix (loads_whole_boxes, sim/kernel_catalog.h): zeros,
+  // counted as moved, nothing read.
+  void load_zero_rows(Tensor t, int64_t rows, int64_t cols) { count(t, Dir::read, rows, cols); }
   void store(Tensor t, int64_t h, int64_t row0, int64_t col0, const Matrix& tile) {
     count(t, Dir::write, tile.rows(), tile.cols());
     at(t).block(first_row(t, h, row0), col0, tile.rows(), tile.cols()) = tile;
@@ -295,9 +299,12 @@ Matrix dropped(const Matrix& x, const Matrix& z) { return z.size() == 0 ? x : Ma
 // flash2's forward block over key tiles [j0, j1) of row tile i: Q_i read once and kept on chip,
 // K_j, V_j for every visited j ascending, u, ℓ, m on chip; the state to normalise and write.
 // From a paged cache, each K_j, V_j is gathered through the block-table entries of its pages.
-OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i, int64_t j0, int64_t j1) {
+// `boxes`: the kernel loads whole TMA boxes, Br rows of Q and Bc of K and V, zeros past the matrix.
+OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i, int64_t j0, int64_t j1,
+                              bool boxes = false) {
   const int64_t qh = t.query_head(gh), kvh = t.kv_head(gh);
   const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, t.rows_in(i), 0, t.d);
+  if (boxes) mem.load_zero_rows(Tensor::Q, t.br - t.rows_in(i), t.d);
   OnlineSoftmax state = online_softmax_start(t.rows_in(i), t.d);
   for (int64_t j = j0; j < j1; ++j) {
     if (!t.visits(i, j)) continue;
@@ -310,7 +317,9 @@ OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i
       vj = mem.load_paged(Tensor::V, kvh, key0, cj, entries);
     } else {
       kj = mem.load(Tensor::K, kvh, key0, cj, 0, t.d);
+      if (boxes) mem.load_zero_rows(Tensor::K, t.bc - cj, t.d);
       vj = mem.load(Tensor::V, kvh, key0, cj, 0, t.d);
+      if (boxes) mem.load_zero_rows(Tensor::V, t.bc - cj, t.d);
     }
     // Fused dropout: P̃ ∘ Z multiplies V, ℓ and m are the undropped P̃'s (paper Algorithm 2).
     const Matrix z = t.dropping() ? dropout_tile(t, gh, i, j) : Matrix();
@@ -350,14 +359,15 @@ SequenceTiles sequence_tiles(const Config& c, bool group_rows, uint64_t seed) {
 }
 
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
-void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo) {
+// `boxes`: the built kernel loads whole TMA boxes (loads_whole_boxes).
+void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo, bool boxes) {
   const Tiles& t0 = st.full;
   run.launch({flash2_kind(algo, Flash2Role::fwd), t0.heads, t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
-             [&st](Memory& mem, int64_t gh, int64_t i) {
+             [&st, boxes](Memory& mem, int64_t gh, int64_t i) {
                const Tiles& t = st.of(gh);
                if (i >= t.tr) return;  // past a packed sequence's rows
                const int64_t qh = t.query_head(gh);
-               const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc);
+               const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc, boxes);
                // Normalised once, written once, with L = m + log ℓ for the backward.
                mem.store(Tensor::O, qh, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse, qh, i * t.br, 0, column(online_softmax_lse(state)));
@@ -748,7 +758,10 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     if (has_backward(pass)) flash1_backward(counted, group);
   } else {
     if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
-    else flash2_forward(fwd, forward, c.algo);
+    else {
+      const BuiltKernel* built = built_kernel(c, Pass::fwd, c.tiling);
+      flash2_forward(fwd, forward, c.algo, built != nullptr && loads_whole_boxes(*built));
+    }
     if (has_backward(pass))
       flash2_backward(counted, sequence_tiles(c, false, seed), group, c.algo, c.problem.varlen);
   }

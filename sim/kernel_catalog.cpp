@@ -207,6 +207,8 @@ int64_t computing_warps(const BuiltKernel& entry) {
   return std::max<int64_t>(1, (entry.mma == MmaKind::wgmma_ws ? entry.threads - 128 : entry.threads) / 32);
 }
 
+bool loads_whole_boxes(const BuiltKernel& entry) { return entry.mma == MmaKind::wgmma_ws && entry.pass == Pass::fwd; }
+
 KernelKind main_kernel_kind(const BuiltKernel& k) {
   const bool fwd = k.pass == Pass::fwd;
   switch (k.algo) {

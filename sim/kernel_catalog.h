@@ -121,6 +121,12 @@ bool fragments_overlap_mma(const BuiltKernel& entry);
 int64_t turn_taking_warpgroups(const BuiltKernel& entry);
 // The warps that compute: all of a block's, but the warp-specialised producer warpgroup's.
 int64_t computing_warps(const BuiltKernel& entry);
+// Whether the kernel loads its tiles as whole TMA boxes (the warp-specialised forward's Q_i, K_j,
+// V_j: kernels/flash2_fwd_ws.cuh), so that a tile's rows past the matrix (N or Nk not a multiple
+// of the tile, a group's stacked rows past g·Nq) arrive as zeros and the io counters count them
+// as moved (H200: experiments/results/h200_ws/README.md, "Validation"); no memory is read for
+// them (Transfer::zero_rows).
+bool loads_whole_boxes(const BuiltKernel& entry);
 
 // Bytes one block of standard attention's row kernels (kernels/standard_attention.cu) has in
 // flight before it waits for them, for rows of `row_elements` elements of `element_bytes`

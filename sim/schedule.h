@@ -34,6 +34,11 @@ struct Transfer {
   int64_t cols = 0;
   // Atomic reduction (flash2's dQ): a write that the L2 performs as read-modify-write.
   bool atomic = false;
+  // Rows a TMA box moves past the matrix, after `rows` (loads_whole_boxes, sim/kernel_catalog.h):
+  // zeros the counters count as moved (io) but no memory holds (the L2 model replays `rows` only).
+  int64_t zero_rows = 0;
+  // The rows the transfer moves: io.
+  int64_t moved_rows() const { return rows + zero_rows; }
 };
 
 class ScheduleSink {

@@ -52,10 +52,14 @@ int64_t paged_runs_per_tile(const Config& c) {
 // chip), then K_j, V_j of every visited j ascending (from a paged cache: first the block-table
 // entries of the pages the tile touches, which the kernel reads to find the tile's rows), and the finish.
 // With fused dropout (`dropout`) the same transfers and each tile's dropout work.
+// `boxes`: the kernel loads whole TMA boxes (loads_whole_boxes), Q_i's Br rows and each K_j's,
+// V_j's Bc, the rows past the matrix as zeros.
 void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g, const KvPages& pages, int64_t gh,
-                   int64_t i, int64_t j0, int64_t j1, int64_t d, bool dropout) {
+                   int64_t i, int64_t j0, int64_t j1, int64_t d, bool dropout, bool boxes = false) {
   const int64_t qh = g.query_head(gh), kvh = g.kv_head(gh);
-  s.transfer({Tensor::Q, Dir::read, qh, i * g.br, g.rows_in(i), 0, d});
+  Transfer q{Tensor::Q, Dir::read, qh, i * g.br, g.rows_in(i), 0, d};
+  if (boxes) q.zero_rows = g.br - q.rows;
+  s.transfer(q);
   for (int64_t j = j0; j < j1; ++j) {
     if (!filter.visits(i, j)) continue;
     const int64_t cj = g.cols_in(j);
@@ -64,8 +68,11 @@ void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g,
       s.transfer({Tensor::block_table, Dir::read, pages.batch_of(gh), first,
                   pages_touched(j * g.bc, cj, pages.page_size), 0, 1});
     }
-    s.transfer({Tensor::K, Dir::read, kvh, j * g.bc, cj, 0, d});
-    s.transfer({Tensor::V, Dir::read, kvh, j * g.bc, cj, 0, d});
+    for (Tensor kv : {Tensor::K, Tensor::V}) {
+      Transfer t{kv, Dir::read, kvh, j * g.bc, cj, 0, d};
+      if (boxes) t.zero_rows = g.bc - cj;
+      s.transfer(t);
+    }
     s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout));
   }
   s.compute(flops_model::flash2_fwd_finish(g.br, d));
@@ -234,26 +241,30 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     const BuiltKernel* built = built_kernel(c, Pass::fwd, c.tiling);
     const bool last_first =
         c.problem.causal && built != nullptr && built->grid_order == GridOrder::causal_last_first;
-    k.emit_block = [runs, pages, d, dropout, last_first](int64_t gh, int64_t block, ScheduleSink& s) {
+    const bool boxes = built != nullptr && loads_whole_boxes(*built);  // whole TMA boxes: zero rows moved
+    k.emit_block = [runs, pages, d, dropout, last_first, boxes](int64_t gh, int64_t block, ScheduleSink& s) {
       const ForwardRun& run = runs->of(gh);
       const TileGrid& g = run.filter.grid();
       if (block >= g.tr) return;  // a varlen batch's block past its sequence's rows: nothing at all
       const int64_t i = last_first ? g.tr - 1 - block : block;
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
-      emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout);
-      s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised
+      emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout, boxes);
+      s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised (a box's rows past N not)
       s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
-    k.head_counts = [runs, base, pages, d, e, dropout](int64_t gh) {
+    k.head_counts = [runs, base, pages, d, e, dropout, boxes](int64_t gh) {
       const Config rc = runs->run_config(*base, gh);
       const TileGrid& g = runs->of(gh).filter.grid();
       const int64_t n = g.n;
       const TileVisits v = tile_visits(rc, rc.gqa_pack);
+      // Rows moved: whole boxes (Tr·Br of Q, Bc a visited tile of K and V), else the matrix's.
+      const int64_t q_rows = boxes ? checked_mul(g.tr, g.br) : n;
+      const int64_t kv_rows = boxes ? checked_mul(v.tiles(), g.bc) : sum(v.kv_rows);
       Counts h;
       add_table_reads(h, pages, g, v);
-      h.add_transfer(Tensor::Q, Dir::read, checked_mul(n, d, e));
-      h.add_transfer(Tensor::K, Dir::read, checked_mul(sum(v.kv_rows), d, e));  // K, V once per row tile
-      h.add_transfer(Tensor::V, Dir::read, checked_mul(sum(v.kv_rows), d, e));
+      h.add_transfer(Tensor::Q, Dir::read, checked_mul(q_rows, d, e));
+      h.add_transfer(Tensor::K, Dir::read, checked_mul(kv_rows, d, e));  // K, V once per row tile
+      h.add_transfer(Tensor::V, Dir::read, checked_mul(kv_rows, d, e));
       h.add_transfer(Tensor::O, Dir::write, checked_mul(n, d, e));
       h.add_transfer(Tensor::lse, Dir::write, checked_mul(n, 4));
       h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout).scaled(v.tiles());

@@ -40,7 +40,7 @@ class StepSink : public ScheduleSink {
   void transfer(const Transfer& t) override {
     if (computed_ && t.dir == Dir::read) close();
     if (computed_ && t.dir == Dir::write) wrote_after_compute_ = true;
-    TileMove m{t, -1, t.rows * t.cols * tensor_element_bytes(t.tensor, problem_)};
+    TileMove m{t, -1, t.moved_rows() * t.cols * tensor_element_bytes(t.tensor, problem_)};
     const TileAxis axis = tiled_ ? tile_axis(t.tensor) : TileAxis::none;
     if (axis == TileAxis::rows) held_i_ = m.tile = t.row0 / grid_.br;
     if (axis == TileAxis::columns) held_j_ = m.tile = t.row0 / grid_.bc;

@@ -15,7 +15,7 @@ class CountingSink : public ScheduleSink {
   }
   void transfer(const Transfer& t) override {
     counts.add_transfer(t.tensor, t.dir,
-                        checked_mul(t.rows, t.cols, element_bytes_[static_cast<int>(t.tensor)]));
+                        checked_mul(t.moved_rows(), t.cols, element_bytes_[static_cast<int>(t.tensor)]));
   }
   void compute(const Flops& f) override { counts.flops += f; }
   Counts counts;
