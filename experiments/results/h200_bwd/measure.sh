@@ -16,33 +16,8 @@
 # BIN holds flashio, test_kernels_gpu and lib/libgomp.so.1. After each step OUT is packed into
 # PACK (default OUT.tgz), so that a call cut short still returns what it measured.
 set -u
-BIN=$1
-OUT=$2
 PART=$3
-export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
-export PYTHONUNBUFFERED=1
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt"
-pack() { tar czf "${PACK:-$OUT.tgz}" -C "$(dirname "$OUT")" "$(basename "$OUT")"; }
-bench() {  # name, then flashio bench options
-  local name=$1; shift
-  timeout 150 "$BIN/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
-  echo "bench $name rc=$?" | tee -a "$OUT/bench.log"
-  pack
-}
-peers() {  # name, then experiments/peers.py options
-  local name=$1; shift
-  timeout 200 python3 experiments/peers.py --backend flash,cudnn --out "$OUT/$name.csv" "$@" >> "$OUT/peers.log" 2>&1
-  echo "peers $name rc=$?" | tee -a "$OUT/peers.log"
-  pack
-}
-validate() {  # name, then flashio validate options
-  local name=$1; shift
-  timeout 150 "$BIN/flashio" validate --format csv --measured-out "$OUT/validate_${name}_measured.csv" \
-    --predicted-out "$OUT/validate_${name}_predicted.csv" "$@" > "$OUT/validate_$name.csv" 2> "$OUT/validate_$name.err"
-  echo "validate $name rc=$?" | tee -a "$OUT/validate_$name.err"
-  pack
-}
+source kernels/tools/gpu_call.sh "$1" "$2"  # BIN, OUT; bench, peers, validate, sanitize, pack
 if [ "$PART" = check ]; then
   timeout 200 "$BIN/test_kernels_gpu" "[wgmma_bwd]" > "$OUT/wgmma_bwd.log" 2>&1
   echo "[wgmma_bwd] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_bwd.log" | head -20
@@ -62,9 +37,7 @@ if [ "$PART" = tests ]; then
   echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head -20
   pack
   for tool in memcheck racecheck synccheck; do
-    timeout 150 "$SAN" --tool $tool --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/$tool.log" 2>&1
-    echo "$tool rc=$?"; tail -2 "$OUT/$tool.log"
-    pack
+    sanitize $tool 150
   done
   exit 0
 fi
@@ -79,12 +52,8 @@ if [ "$PART" = final2 ]; then  # after the per-warp dQ reductions: their checks 
   timeout 100 "$BIN/test_kernels_gpu" "[wgmma_bwd]" > "$OUT/wgmma_bwd.log" 2>&1
   echo "[wgmma_bwd] rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/wgmma_bwd.log" | head
   pack
-  timeout 120 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1
-  echo "racecheck rc=$?"; tail -2 "$OUT/racecheck.log"
-  pack
-  timeout 120 "$SAN" --tool memcheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/memcheck.log" 2>&1
-  echo "memcheck rc=$?"; tail -2 "$OUT/memcheck.log"
-  pack
+  sanitize racecheck 120
+  sanitize memcheck 120
   peers peers_n4096 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   peers peers_n1024 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   bench flash2_n4096 --algo flash2 --pass fwd,bwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
@@ -93,9 +62,7 @@ if [ "$PART" = final2 ]; then  # after the per-warp dQ reductions: their checks 
   exit 0
 fi
 if [ "$PART" = final ]; then  # the last call of a session's budget: the checks first, the sweep last
-  timeout 120 "$SAN" --tool racecheck --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/racecheck.log" 2>&1
-  echo "racecheck rc=$?"; tail -2 "$OUT/racecheck.log"
-  pack
+  sanitize racecheck 120
   timeout 90 "$BIN/test_kernels_gpu" "flash2 backward with grouped-query attention over a long cache*,flash2 with grouped-query attention and Nq != Nk*,bf16 flash1 and flash2 (default tilings)*" \
     > "$OUT/defaults.log" 2>&1
   echo "default-kernel tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/defaults.log" | head
