@@ -199,8 +199,9 @@ void add_sweep_options(po::options_description& options, const SweepDefaults& d)
        "the forward kernel's family: mma_sync, wgmma (Hopper's warpgroup mma) or wgmma_ws (warp-specialised, "
        "FlashAttention-3's structure; dense attention only: not with --mask, --dropout, --window-left, --splits, "
        "--page-size, --lengths, --varlen or a block mask): the built kernel of that family at the forward's "
-       "tiling, refused where there is none (flash1's are mma_sync; standard has none); the backward's kernels "
-       "are mma_sync, and --pass bwd runs that family's forward first (list) [the tiling's first kernel that "
+       "tiling, refused where there is none (flash1's are mma_sync; standard has none); the backward runs its "
+       "tiling's kernel (wgmma at its default tiling for dense attention, else mma_sync), and --pass bwd runs "
+       "that family's forward first (list) [the tiling's first kernel that "
        "runs the problem]")
       ("tiling", po::value<std::string>(),
        text("how an open tiling is chosen: rule (the paper's rule from M), best (the built tiling the "
