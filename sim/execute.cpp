@@ -758,10 +758,7 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     if (has_backward(pass)) flash1_backward(counted, group);
   } else {
     if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
-    else {
-      const BuiltKernel* built = built_kernel(c, Pass::fwd, c.tiling);
-      flash2_forward(fwd, forward, c.algo, built != nullptr && loads_whole_boxes(*built));
-    }
+    else flash2_forward(fwd, forward, c.algo, forward_loads_whole_boxes(c));
     if (has_backward(pass))
       flash2_backward(counted, sequence_tiles(c, false, seed), group, c.algo, c.problem.varlen);
   }

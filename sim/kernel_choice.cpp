@@ -51,8 +51,13 @@ std::optional<MmaKind> forward_kernel_impl(const Config& c, std::span<const Buil
   return k ? std::optional<MmaKind>(k->mma) : std::nullopt;
 }
 
+bool forward_loads_whole_boxes(const Config& c) {
+  const BuiltKernel* k = built_kernel(c, Pass::fwd, c.tiling);
+  return k != nullptr && loads_whole_boxes(*k);
+}
+
 std::optional<MmaKind> row_kernel_impl(const Config& c, std::span<const BuiltKernel> entries) {
-  if (c.problem.pass != Pass::bwd || c.algo == Algo::standard) return forward_kernel_impl(c, entries);
+  if (c.problem.pass != Pass::bwd) return forward_kernel_impl(c, entries);
   const BuiltKernel* k = built_kernel(c, Pass::bwd, pass_config(c, Pass::bwd).tiling, entries);
   return k ? std::optional<MmaKind>(k->mma) : std::nullopt;
 }

@@ -44,6 +44,11 @@ const BuiltKernel* default_kernel(const Config& config, Pass pass,
 std::optional<MmaKind> forward_kernel_impl(const Config& config,
                                            std::span<const BuiltKernel> entries = built_kernels());
 
+// Whether the configuration's forward runs a kernel that loads whole TMA boxes
+// (loads_whole_boxes, sim/kernel_catalog.h) at its tiling: the schedule, the closed form and
+// execute then count a box's rows past the matrix as moved.
+bool forward_loads_whole_boxes(const Config& config);
+
 // The family a row of the configuration names (Row::kernel_impl): for a backward alone (pass bwd)
 // the backward kernel's, the one the row times (at pass_config's tiling: wgmma at the default
 // tiling of a dense problem, else the tiling's first, mma_sync); else the forward's

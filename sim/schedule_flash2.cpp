@@ -241,7 +241,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     const BuiltKernel* built = built_kernel(c, Pass::fwd, c.tiling);
     const bool last_first =
         c.problem.causal && built != nullptr && built->grid_order == GridOrder::causal_last_first;
-    const bool boxes = built != nullptr && loads_whole_boxes(*built);  // whole TMA boxes: zero rows moved
+    const bool boxes = forward_loads_whole_boxes(c);  // whole TMA boxes: zero rows moved
     k.emit_block = [runs, pages, d, dropout, last_first, boxes](int64_t gh, int64_t block, ScheduleSink& s) {
       const ForwardRun& run = runs->of(gh);
       const TileGrid& g = run.filter.grid();
