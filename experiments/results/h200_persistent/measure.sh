@@ -1,0 +1,69 @@
+#!/bin/bash
+# The persistent warp-specialised forward's checks and measurements on the H200
+# (experiments/results/h200_persistent/README.md), run from the repository root:
+#   measure.sh BASE NEW OUT PART
+# BASE and NEW hold flashio (NEW also test_kernels_gpu) and lib/libgomp.so.1: BASE built from the
+# commit before the change (one block per row tile), NEW from the change (a persistent grid).
+#   ab:     [wgmma_ws] GPU tests of NEW; then the forward's speed shapes with BASE and NEW
+#           alternating, twice, and PyTorch's flash and cuDNN forward (experiments/peers.py), all
+#           in the one call
+#   ab2:    the same after warpgroups skip the key tiles past their own rows, with the d = 64 causal
+#           forward at 128 × 128 beside it, then racecheck, synccheck and memcheck of [sanitize]
+#   tests:  all GPU tests of NEW, compute-sanitizer memcheck, racecheck and synccheck of [sanitize]
+# After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
+set -u
+BASE=$1
+PART=$4
+source kernels/tools/gpu_call.sh "$2" "$3"  # BIN (= NEW), OUT; bench, peers, validate, sanitize, pack
+bench_with() {  # dir, name, then flashio bench options
+  local dir=$1 name=$2; shift 2
+  timeout 150 "$dir/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
+  echo "bench $name rc=$?" | tee -a "$OUT/bench.log"
+  pack
+}
+SHAPES4096="--algo flash2 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128"
+SHAPES1024="--algo flash2 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64"
+if [ "$PART" = ab ]; then
+  timeout 150 "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
+  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
+  pack
+  for round in 1 2; do
+    bench_with "$BASE" base_n4096_$round $SHAPES4096
+    bench_with "$BIN" new_n4096_$round $SHAPES4096
+    bench_with "$BASE" base_n1024_$round $SHAPES1024
+    bench_with "$BIN" new_n1024_$round $SHAPES1024
+  done
+  peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  peers peers_n1024 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  exit 0
+fi
+if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own rows
+  timeout 150 "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
+  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
+  pack
+  for round in 1 2; do
+    bench_with "$BASE" base_n4096_$round $SHAPES4096
+    bench_with "$BIN" new_n4096_$round $SHAPES4096
+    bench_with "$BASE" base_n1024_$round $SHAPES1024
+    bench_with "$BIN" new_n1024_$round $SHAPES1024
+  done
+  bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
+    --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
+  peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  peers peers_n1024 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  sanitize racecheck 150
+  sanitize synccheck 100
+  sanitize memcheck 100
+  exit 0
+fi
+if [ "$PART" = tests ]; then
+  timeout 330 "$BIN/test_kernels_gpu" --durations yes > "$OUT/tests.log" 2>&1
+  echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head -20
+  pack
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool 150
+  done
+  exit 0
+fi
+echo "measure.sh: PART must be ab, ab2 or tests (got '$PART')" >&2
+exit 2
