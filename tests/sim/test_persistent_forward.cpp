@@ -47,7 +47,7 @@ int64_t slice_tensor_flops(int64_t n, int64_t bc, int64_t d, bool causal) {
 }  // namespace
 
 TEST_CASE("the warp-specialised forward's warpgroups compute only the key tiles their own 64 rows see: tensor FLOPs "
-          "by hand, the closed form = the walk = execute, transfers the whole tile's; the wgmma kernel of the same "
+          "by hand, the closed form = the walk = execute, transfers the whole tile's, and the wgmma kernel of the same "
           "tiling computes whole tiles") {
   struct Shape {
     int64_t d;

@@ -9,6 +9,9 @@
 #           in the one call
 #   ab2:    the same after warpgroups skip the key tiles past their own rows, with the d = 64 causal
 #           forward at 128 × 128 beside it, then racecheck, synccheck and memcheck of [sanitize]
+#   land:   the final binaries: the warp-specialised and every-tiling forward tests, `flashio validate`
+#           rows of the kernel against the counters, and the peers beside our defaults, forward and
+#           forward+backward, on the speed shapes
 #   tests:  all GPU tests of NEW, compute-sanitizer memcheck, racecheck and synccheck of [sanitize]
 # After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
 set -u
@@ -56,6 +59,19 @@ if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own
   sanitize memcheck 100
   exit 0
 fi
+if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, the speed rows
+  timeout 120 "$BIN/test_kernels_gpu" "[wgmma_ws],every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
+    > "$OUT/tests.log" 2>&1
+  echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head
+  pack
+  validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
+  validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
+  peers peers_n4096 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  peers peers_n1024 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  bench flash2_n4096 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  bench flash2_n1024 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  exit 0
+fi
 if [ "$PART" = tests ]; then
   timeout 330 "$BIN/test_kernels_gpu" --durations yes > "$OUT/tests.log" 2>&1
   echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head -20
@@ -65,5 +81,5 @@ if [ "$PART" = tests ]; then
   done
   exit 0
 fi
-echo "measure.sh: PART must be ab, ab2 or tests (got '$PART')" >&2
+echo "measure.sh: PART must be ab, ab2, land or tests (got '$PART')" >&2
 exit 2
