@@ -13,23 +13,16 @@
 #include "sim/schedule.h"
 #include "sim/simulate.h"
 #include "sim/time_model.h"
+#include "tiled_config.h"
 
 using namespace flashio::sim;
 
 namespace {
 
 Config forward_on(MmaKind family, int64_t d, Tiling tiling, int64_t n, bool causal, int64_t batch = 1) {
-  Problem p;
-  p.batch = batch, p.heads = 2, p.kv_heads = 2, p.seqlen = n, p.headdim = d, p.causal = causal;
-  p.pass = Pass::fwd;
-  return make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt,
-                     {TilingSource::rule, tiling.block_r, tiling.block_c, family});
+  return test::family_forward(family, d, tiling, batch, 2, 2, n, causal);
 }
-
-Counts forward_counts(const std::vector<KernelCounts>& kernels) {
-  REQUIRE(kernels.size() == 1);
-  return kernels.front().counts;
-}
+using test::only_kernel_counts;
 
 // By hand: each 64-row slice of rows [64u, 64u + 63] ∩ [0, n) that holds rows computes key tiles
 // 0 … its last (causal: the tile of its last row's key, the diagonal), 4·64·Bc·d tensor FLOPs each;
@@ -59,8 +52,8 @@ TEST_CASE("the warp-specialised forward's warpgroups compute only the key tiles 
         CAPTURE(s.d, s.tiling.block_r, n, causal);
         const Config ws = forward_on(MmaKind::wgmma_ws, s.d, s.tiling, n, causal);
         REQUIRE(computing_slice_rows(*built_kernel(ws, Pass::fwd, ws.tiling)) == 64);
-        const Counts formula = forward_counts(closed_form_counts(ws));
-        CHECK(forward_counts(walk_counts(ws)) == formula);
+        const Counts formula = only_kernel_counts(closed_form_counts(ws));
+        CHECK(only_kernel_counts(walk_counts(ws)) == formula);
         CHECK(execute(ws, 5).kernels.front().counts == formula);
         CHECK(formula.flops.tensor == 2 * slice_tensor_flops(n, s.tiling.block_c, s.d, causal));
         // The same transfers as whole tiles: K and V of every tile some row of the tile sees.
@@ -70,10 +63,10 @@ TEST_CASE("the warp-specialised forward's warpgroups compute only the key tiles 
   // Causal at N = 1000, 192 × 128: whole tiles compute 32 (row tile, key tile) pairs of 192 rows
   // a head (96 of 64 rows); the slices, 16 of them with rows, compute 72.
   const Config ws = forward_on(MmaKind::wgmma_ws, 64, {192, 128}, 1000, true);
-  CHECK(forward_counts(closed_form_counts(ws)).flops.tensor == 2 * 72 * 4 * 64 * 128 * 64);
+  CHECK(only_kernel_counts(closed_form_counts(ws)).flops.tensor == 2 * 72 * 4 * 64 * 128 * 64);
   const Config plain = forward_on(MmaKind::wgmma, 128, {128, 128}, 1000, true);
   REQUIRE(computing_slice_rows(*built_kernel(plain, Pass::fwd, plain.tiling)) == 0);
-  CHECK(forward_counts(closed_form_counts(plain)).flops.tensor ==
+  CHECK(only_kernel_counts(closed_form_counts(plain)).flops.tensor ==
         2 * int64_t(tile_visits(plain).tiles()) * 4 * 128 * 128 * 128);
 }
 

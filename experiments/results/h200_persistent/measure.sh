@@ -12,7 +12,6 @@
 #   land:   the final binaries: the warp-specialised and every-tiling forward tests, `flashio validate`
 #           rows of the kernel against the counters, and the peers beside our defaults, forward and
 #           forward+backward, on the speed shapes
-#   tests:  all GPU tests of NEW, compute-sanitizer memcheck, racecheck and synccheck of [sanitize]
 # After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
 set -u
 BASE=$1
@@ -26,7 +25,8 @@ bench_with() {  # dir, name, then flashio bench options
 }
 SHAPES4096="--algo flash2 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128"
 SHAPES1024="--algo flash2 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64"
-if [ "$PART" = ab ]; then
+# [wgmma_ws] GPU tests of NEW, then the speed shapes with BASE and NEW alternating, twice.
+tests_and_ab() {
   timeout 150 "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
   echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
   pack
@@ -36,20 +36,15 @@ if [ "$PART" = ab ]; then
     bench_with "$BASE" base_n1024_$round $SHAPES1024
     bench_with "$BIN" new_n1024_$round $SHAPES1024
   done
+}
+if [ "$PART" = ab ]; then
+  tests_and_ab
   peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   peers peers_n1024 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   exit 0
 fi
 if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own rows
-  timeout 150 "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
-  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
-  pack
-  for round in 1 2; do
-    bench_with "$BASE" base_n4096_$round $SHAPES4096
-    bench_with "$BIN" new_n4096_$round $SHAPES4096
-    bench_with "$BASE" base_n1024_$round $SHAPES1024
-    bench_with "$BIN" new_n1024_$round $SHAPES1024
-  done
+  tests_and_ab
   bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
     --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
   peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
@@ -72,14 +67,5 @@ if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, th
   bench flash2_n1024 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   exit 0
 fi
-if [ "$PART" = tests ]; then
-  timeout 330 "$BIN/test_kernels_gpu" --durations yes > "$OUT/tests.log" 2>&1
-  echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head -20
-  pack
-  for tool in memcheck racecheck synccheck; do
-    sanitize $tool 150
-  done
-  exit 0
-fi
-echo "measure.sh: PART must be ab, ab2, land or tests (got '$PART')" >&2
+echo "measure.sh: PART must be ab, ab2 or land (got '$PART')" >&2
 exit 2
