@@ -9,7 +9,8 @@
 #           in the one call
 #   ab2:    the same after warpgroups skip the key tiles past their own rows, with the d = 64 causal
 #           forward at 128 × 128 beside it, then racecheck, synccheck and memcheck of [sanitize]
-#   final:  ab2's and land's steps in one call, one A/B round, in order of need
+#   final:  ab2's and land's steps in one call, one A/B round, in order of need (SHORT=1: the
+#           checks, the A/B round, the peers and racecheck only)
 #   land:   the final binaries: the warp-specialised and every-tiling forward tests, `flashio validate`
 #           rows of the kernel against the counters, and the peers beside our defaults, forward and
 #           forward+backward, on the speed shapes
@@ -67,10 +68,11 @@ if [ "$PART" = final ]; then  # ab2 and land in one call, in order of need (a ca
     --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
   peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   peers peers_n1024 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  [ "${SHORT:-0}" = 1 ] && { sanitize racecheck 100; exit 0; }  # a call with little device time left
   validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
-  validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
   sanitize racecheck 100
   sanitize synccheck 70
+  validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
   sanitize memcheck 70
   exit 0
 fi
