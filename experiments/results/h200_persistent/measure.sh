@@ -9,12 +9,12 @@
 #           in the one call
 #   ab2:    the same after warpgroups skip the key tiles past their own rows, with the d = 64 causal
 #           forward at 128 × 128 beside it, then racecheck, synccheck and memcheck of [sanitize]
-#   final:  ab2's and land's steps in one call, one A/B round, in order of need (SHORT=1: the
-#           checks, the A/B round, the peers and racecheck only)
 #   land:   the final binaries: the warp-specialised and every-tiling forward tests, `flashio validate`
 #           rows of the kernel against the counters, and the peers beside our defaults, forward and
 #           forward+backward, on the speed shapes
 # After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
+# Run ab2 and land in calls of their own: together their steps' limits exceed one call's
+# (README.md, "Calls 2 and 3").
 set -u
 BASE=$1
 PART=$4
@@ -56,26 +56,6 @@ if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own
   sanitize memcheck 100
   exit 0
 fi
-if [ "$PART" = final ]; then  # ab2 and land in one call, in order of need (a call cut short keeps the first)
-  timeout 150 "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
-  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
-  pack
-  bench_with "$BASE" base_n4096 $SHAPES4096
-  bench_with "$BIN" new_n4096 $SHAPES4096
-  bench_with "$BASE" base_n1024 $SHAPES1024
-  bench_with "$BIN" new_n1024 $SHAPES1024
-  bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
-    --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
-  peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
-  peers peers_n1024 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
-  [ "${SHORT:-0}" = 1 ] && { sanitize racecheck 100; exit 0; }  # a call with little device time left
-  validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
-  sanitize racecheck 100
-  sanitize synccheck 70
-  validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
-  sanitize memcheck 70
-  exit 0
-fi
 if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, the speed rows
   timeout 120 "$BIN/test_kernels_gpu" "[wgmma_ws],every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
     > "$OUT/tests.log" 2>&1
@@ -89,5 +69,5 @@ if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, th
   bench flash2_n1024 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   exit 0
 fi
-echo "measure.sh: PART must be ab, ab2, final or land (got '$PART')" >&2
+echo "measure.sh: PART must be ab, ab2 or land (got '$PART')" >&2
 exit 2
