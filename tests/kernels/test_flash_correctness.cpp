@@ -257,6 +257,25 @@ TEST_CASE("the warp-specialised forward (wgmma_ws) matches the reference at N = 
   }
 }
 
+TEST_CASE("the warp-specialised forward's persistent blocks take several row tiles each: more row tiles than SMs, "
+          "causal and not, one head's rows and a group's stacked rows",
+          "[gpu][wgmma_ws]") {
+  // B 3, H 32, N 1025: 6 (Br 192) or 9 (Br 128) row tiles a head, 576 or 864 in all, so every block
+  // of the one-per-SM grid claims row tiles from the work counter again and again, its barriers'
+  // rounds carried from row tile to row tile (causal: of unequal lengths, a ragged last one).
+  for (const fk::KernelEntry& e : fk::registry()) {
+    if (e.mma != fk::MmaKind::wgmma_ws) continue;
+    for (bool causal : {false, true}) {
+      fk::AttentionConfig c = make(fk::Algo::flash2, 3, 32, 1025, e.headdim, causal, e.dtype);
+      use_tiling(c, e);
+      check_against_reference(c, false);
+      fk::AttentionConfig g = make_shape({3, 32, 8, 1025, 1300}, e.headdim, causal, true, e.dtype);
+      use_tiling(g, e);
+      check_against_reference(g, false);
+    }
+  }
+}
+
 TEST_CASE("the wgmma backward matches the reference at N = 1, 97, 1025, 4096, causal and not, fp16 and bf16, one "
           "head's rows and a group's stacked rows with Nq != Nk",
           "[gpu][wgmma_bwd]") {
