@@ -10,35 +10,48 @@
 #   sanitize TOOL SECONDS  compute-sanitizer --tool TOOL of test_kernels_gpu's [sanitize] (every
 #                          kernel once, a small causal shape) into OUT/TOOL.log, its summary printed
 # SAN is compute-sanitizer. BIN holds flashio, test_kernels_gpu and lib/libgomp.so.1.
+# DEADLINE (seconds since the calling script started, bash's SECONDS; default 540): no step runs past it. Each step's own limit is
+# cut to the time left (limit SECONDS below), and a step with under 15 s left is skipped and says
+# so, so a call whose steps' limits add up to more than the call's still returns every file it
+# wrote (docs/gpu.md, "Planning a call").
 BIN=$1
 OUT=$2
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:$BIN/lib
 export PYTHONUNBUFFERED=1
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt"
+DEADLINE=${DEADLINE:-540}
+limit() {  # the step's own limit in seconds, cut to what is left before DEADLINE (0: skip the step)
+  local left=$(( DEADLINE - SECONDS - 5 ))
+  if [ "$left" -lt 15 ]; then echo 0; elif [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
+}
 pack() { tar czf "${PACK:-$OUT.tgz}" -C "$(dirname "$OUT")" "$(basename "$OUT")"; }
 bench() {
-  local name=$1; shift
-  timeout 150 "$BIN/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
+  local name=$1 t; shift
+  t=$(limit 150); [ "$t" = 0 ] && { echo "bench $name skipped: deadline" | tee -a "$OUT/bench.log"; return; }
+  timeout "$t" "$BIN/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
   echo "bench $name rc=$?" | tee -a "$OUT/bench.log"
   pack
 }
 peers() {
-  local name=$1; shift
-  timeout 200 python3 experiments/peers.py --backend flash,cudnn --out "$OUT/$name.csv" "$@" >> "$OUT/peers.log" 2>&1
+  local name=$1 t; shift
+  t=$(limit 200); [ "$t" = 0 ] && { echo "peers $name skipped: deadline" | tee -a "$OUT/peers.log"; return; }
+  timeout "$t" python3 experiments/peers.py --backend flash,cudnn --out "$OUT/$name.csv" "$@" >> "$OUT/peers.log" 2>&1
   echo "peers $name rc=$?" | tee -a "$OUT/peers.log"
   pack
 }
 validate() {
-  local name=$1; shift
-  timeout 150 "$BIN/flashio" validate --format csv --measured-out "$OUT/validate_${name}_measured.csv" \
+  local name=$1 t; shift
+  t=$(limit 150); [ "$t" = 0 ] && { echo "validate $name skipped: deadline"; return; }
+  timeout "$t" "$BIN/flashio" validate --format csv --measured-out "$OUT/validate_${name}_measured.csv" \
     --predicted-out "$OUT/validate_${name}_predicted.csv" "$@" > "$OUT/validate_$name.csv" 2> "$OUT/validate_$name.err"
   echo "validate $name rc=$?" | tee -a "$OUT/validate_$name.err"
   pack
 }
 sanitize() {
-  local tool=$1 seconds=$2
-  timeout "$seconds" "$SAN" --tool "$tool" --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/$tool.log" 2>&1
+  local tool=$1 seconds=$2 t
+  t=$(limit "$seconds"); [ "$t" = 0 ] && { echo "$tool skipped: deadline"; return; }
+  timeout "$t" "$SAN" --tool "$tool" --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/$tool.log" 2>&1
   echo "$tool rc=$?"; tail -2 "$OUT/$tool.log"
   pack
 }

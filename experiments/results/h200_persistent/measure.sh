@@ -12,6 +12,11 @@
 #   land:   the final binaries: the warp-specialised and every-tiling forward tests, `flashio validate`
 #           rows of the kernel against the counters, and the peers beside our defaults, forward and
 #           forward+backward, on the speed shapes
+#   check:  the final binaries' correctness: [wgmma_ws], the every-tiling forward tests, then
+#           racecheck, synccheck and memcheck of [sanitize]; ncu of the default forward and backward
+#   speed:  BASE and NEW once on the speed shapes, NEW at 128 x 128 causal, the peers and our
+#           defaults forward and forward+backward, and `flashio validate` rows of the kernel
+# Every step's limit is cut to the call's DEADLINE (kernels/tools/gpu_call.sh).
 # After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
 # Run ab2 and land in calls of their own: together their steps' limits exceed one call's
 # (README.md, "Calls 2 and 3").
@@ -21,7 +26,8 @@ PART=$4
 source kernels/tools/gpu_call.sh "$2" "$3"  # BIN (= NEW), OUT; bench, peers, validate, sanitize, pack
 bench_with() {  # dir, name, then flashio bench options
   local dir=$1 name=$2; shift 2
-  timeout 150 "$dir/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
+  local t; t=$(limit 150); [ "$t" = 0 ] && { echo "bench $name skipped: deadline" | tee -a "$OUT/bench.log"; return; }
+  timeout "$t" "$dir/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
   echo "bench $name rc=$?" | tee -a "$OUT/bench.log"
   pack
 }
@@ -29,7 +35,7 @@ SHAPES4096="--algo flash2 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen
 SHAPES1024="--algo flash2 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64"
 # [wgmma_ws] GPU tests of NEW, then the speed shapes with BASE and NEW alternating, twice.
 tests_and_ab() {
-  timeout 150 "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
+  timeout "$(limit 150)" "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
   echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
   pack
   for round in 1 2; do
@@ -57,7 +63,7 @@ if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own
   exit 0
 fi
 if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, the speed rows
-  timeout 120 "$BIN/test_kernels_gpu" "[wgmma_ws],every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
+  timeout "$(limit 120)" "$BIN/test_kernels_gpu" "[wgmma_ws],every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
     > "$OUT/tests.log" 2>&1
   echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head
   pack
@@ -69,5 +75,48 @@ if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, th
   bench flash2_n1024 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   exit 0
 fi
-echo "measure.sh: PART must be ab, ab2 or land (got '$PART')" >&2
+if [ "$PART" = check ]; then  # correctness of the final binaries: the tests, then the sanitizers
+  timeout "$(limit 150)" "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
+  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
+  pack
+  timeout "$(limit 120)" "$BIN/test_kernels_gpu" "every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
+    > "$OUT/tests.log" 2>&1
+  echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head
+  pack
+  sanitize racecheck 150
+  sanitize synccheck 100
+  sanitize memcheck 100
+  # Where the default kernels' time goes, for the time model (docs/time_model.md): ncu of the
+  # warp-specialised forward (d 64) and the wgmma backward (d 128), B16 H16 N4096 non-causal.
+  NCU_BIN=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for k in "flash2_fwd_ws_kernel fwd 64" "flash2_bwd_wgmma_kernel bwd 128"; do
+    set -- $k
+    t=$(limit 100); [ "$t" = 0 ] && { echo "ncu $1 skipped: deadline"; continue; }
+    timeout "$t" "$NCU_BIN" --clock-control none -k "regex:$1" --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+      --section InstructionStats --section Occupancy --section SourceCounters --print-details all \
+      "$BIN/flashio" bench --algo flash2 --pass "$2" --batch 16 --heads 16 --seqlen 4096 --headdim "$3" \
+      --repeats 5 > "$OUT/ncu_$1.txt" 2>&1
+    echo "ncu $1 rc=$?"
+    pack
+  done
+  exit 0
+fi
+if [ "$PART" = speed ]; then  # BASE against NEW once, 128 x 128 causal, the peers, our defaults, the counters
+  for shapes in "$SHAPES4096" "$SHAPES1024"; do
+    n=$(echo "$shapes" | grep -o "seqlen [0-9]*" | cut -d" " -f2)
+    bench_with "$BASE" base_n$n $shapes
+    bench_with "$BIN" new_n$n $shapes
+  done
+  bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
+    --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
+  peers peers_n4096 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  peers peers_n1024 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  bench flash2_n4096 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  bench flash2_n1024 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
+  validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
+  validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
+  exit 0
+fi
+echo "measure.sh: PART must be ab, ab2, land, check or speed (got '$PART')" >&2
 exit 2
