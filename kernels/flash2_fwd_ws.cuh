@@ -428,7 +428,7 @@ void launch_flash2_fwd_ws(const FlashParams& p, cudaStream_t stream) {
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
   const int64_t items = int64_t((rows + kBr - 1) / kBr) * (p.group_rows ? p.kv_heads : p.heads) * p.batch;
   // One block per SM (the kernel's shared memory and threads allow no second), at most one per item.
-  const int blocks = static_cast<int>(std::min<int64_t>(items, sm_count()));
+  const int blocks = persistent_blocks(items);
   int* counter = ws_work_counter();
   FLASHIO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));
   kernel<<<blocks, K::kThreads, K::kSmemBytes, stream>>>(p, maps, counter);

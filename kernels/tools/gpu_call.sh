@@ -7,8 +7,9 @@
 #   bench NAME OPTS...     flashio bench --format csv into OUT/NAME.csv (log: OUT/bench.log)
 #   peers NAME OPTS...     experiments/peers.py --backend flash,cudnn into OUT/NAME.csv (OUT/peers.log)
 #   validate NAME OPTS...  flashio validate into OUT/validate_NAME{,_measured,_predicted}.csv
-#   sanitize TOOL SECONDS  compute-sanitizer --tool TOOL of test_kernels_gpu's [sanitize] (every
-#                          kernel once, a small causal shape) into OUT/TOOL.log, its summary printed
+#   sanitize TOOL SECONDS [FILTER [NAME]]  compute-sanitizer --tool TOOL of test_kernels_gpu's
+#                          FILTER (default [sanitize]: every kernel once, a small causal shape) into
+#                          OUT/NAME.log (default TOOL), its summary printed
 # SAN is compute-sanitizer. BIN holds flashio, test_kernels_gpu and lib/libgomp.so.1.
 # DEADLINE (seconds since the calling script started, bash's SECONDS; default 540): no step runs past it. Each step's own limit is
 # cut to the time left (limit SECONDS below), and a step with under 15 s left is skipped and says
@@ -49,9 +50,9 @@ validate() {
   pack
 }
 sanitize() {
-  local tool=$1 seconds=$2 t
-  t=$(limit "$seconds"); [ "$t" = 0 ] && { echo "$tool skipped: deadline"; return; }
-  timeout "$t" "$SAN" --tool "$tool" --error-exitcode 9 "$BIN/test_kernels_gpu" "[sanitize]" > "$OUT/$tool.log" 2>&1
-  echo "$tool rc=$?"; tail -2 "$OUT/$tool.log"
+  local tool=$1 seconds=$2 filter=${3:-[sanitize]} name=${4:-$1} t
+  t=$(limit "$seconds"); [ "$t" = 0 ] && { echo "$name skipped: deadline"; return; }
+  timeout "$t" "$SAN" --tool "$tool" --error-exitcode 9 "$BIN/test_kernels_gpu" "$filter" > "$OUT/$name.log" 2>&1
+  echo "$name rc=$?"; tail -2 "$OUT/$name.log"
   pack
 }

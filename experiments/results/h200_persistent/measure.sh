@@ -83,6 +83,9 @@ if [ "$PART" = check ]; then  # correctness of the final binaries: the tests, th
     > "$OUT/tests.log" 2>&1
   echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head
   pack
+  for tool in racecheck synccheck memcheck; do  # the persistent blocks capped at two, each taking several row tiles
+    sanitize $tool 60 "the warp-specialised forward's persistent blocks, two*" ${tool}_persistent
+  done
   sanitize racecheck 150
   sanitize synccheck 100
   sanitize memcheck 100
