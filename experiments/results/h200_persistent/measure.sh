@@ -14,7 +14,7 @@
 #           forward+backward, on the speed shapes
 #   check:  the final binaries' correctness: [wgmma_ws], the every-tiling forward tests, then
 #           racecheck, synccheck and memcheck of [sanitize]; ncu of the default forward and backward
-#   speed:  BASE and NEW once on the speed shapes, NEW at 128 x 128 causal, the peers and our
+#   speed:  the persistent blocks' tests (and, capped at two blocks, under the three sanitizers), BASE and NEW once on the speed shapes, NEW at 128 x 128 causal, the peers and our
 #           defaults forward and forward+backward, and `flashio validate` rows of the kernel
 # Every step's limit is cut to the call's DEADLINE (kernels/tools/gpu_call.sh).
 # After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
@@ -122,6 +122,9 @@ if [ "$PART" = speed ]; then  # BASE against NEW once, 128 x 128 causal, the pee
     pack
     exit 1
   fi
+  for tool in racecheck synccheck memcheck; do  # the persistent blocks capped at two, each taking several row tiles
+    sanitize $tool 60 "the warp-specialised forward's persistent blocks, two*" ${tool}_persistent
+  done
   for shapes in "$SHAPES4096" "$SHAPES1024"; do
     n=$(echo "$shapes" | grep -o "seqlen [0-9]*" | cut -d" " -f2)
     bench_with "$BASE" base_n$n $shapes
