@@ -125,18 +125,17 @@ if [ "$PART" = speed ]; then  # BASE against NEW once, 128 x 128 causal, the pee
   for tool in racecheck synccheck memcheck; do  # the persistent blocks capped at two, each taking several row tiles
     sanitize $tool 60 "the warp-specialised forward's persistent blocks, two*" ${tool}_persistent
   done
-  for shapes in "$SHAPES4096" "$SHAPES1024"; do
-    n=$(echo "$shapes" | grep -o "seqlen [0-9]*" | cut -d" " -f2)
-    bench_with "$BASE" base_n$n $shapes
-    bench_with "$BIN" new_n$n $shapes
-  done
+  # In the order of what landing needs most, each step cut to the call's deadline: N 4096 (BASE,
+  # NEW forward and forward+backward, the peers), the counters, then N 1024, then 128 x 128 causal.
+  bench_with "$BASE" base_n4096 $SHAPES4096
+  bench_with "$BIN" new_n4096 ${SHAPES4096/--pass fwd/--pass fwd,fwdbwd}
+  peers peers_n4096 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
+  validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
+  bench_with "$BASE" base_n1024 $SHAPES1024
+  bench_with "$BIN" new_n1024 ${SHAPES1024/--pass fwd/--pass fwd,fwdbwd}
+  peers peers_n1024 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
   bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
     --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
-  peers peers_n4096 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
-  peers peers_n1024 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
-  bench flash2_n4096 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
-  bench flash2_n1024 --algo flash2 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
-  validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
   validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
   exit 0
 fi
