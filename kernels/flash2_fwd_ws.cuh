@@ -15,22 +15,14 @@
 //   cores do P_{j−1} V_{j−1}; O is rescaled by step j's correction after that product is done.
 // - Between consumer warpgroups the GEMM issues take turns (named barriers in a ring): while one
 //   warpgroup computes its softmax the other's GEMMs have the tensor cores ("ping-pong").
-// The grid is persistent (docs/kernels.md, "Warp-specialised forward"): one block per SM takes row
-// tiles one after another from a work counter (the first its blockIdx.x, then the next unclaimed
-// one), in the order of a launch of one block per row tile: the row tiles of one head, then the
-// next head's; causal heads' row tiles last-first, so that the longest rows start first
-// (sim/schedule.h's grid order for this kernel). While the consumers finish one row tile (its last
-// P V and its epilogue) the producer already loads the next one's Q and first K and V, so a row
-// tile's start and end cost no idle tensor cores.
+// Causal blocks run the row tiles last-first, so that the longest rows (the most key tiles) start
+// in the first wave (sim/schedule.h's grid order for this kernel).
 #pragma once
 #include "kernels/flash2_fwd.cuh"
 #include "kernels/flash_fwd_tile.cuh"
 #include "kernels/launch.h"
-#include "kernels/persistent_grid.h"
 #include "kernels/tma.cuh"
 #include "kernels/wgmma.cuh"
-
-#include <algorithm>
 
 namespace flashio::kernels {
 
@@ -52,51 +44,34 @@ struct Flash2FwdWs {
   static constexpr int kConsumerRegisters = kConsumers == 2 ? 232 : 160;
   static_assert((kProducerRegisters + kConsumers * kConsumerRegisters) * 128 <= 65536, "register pool");
   static constexpr int kQBytes = kBr * kD * 2, kKVBytes = kBc * kD * 2;
-  static constexpr int kOBytes = kQBytes;  // O's 16-bit staging tile, apart from Q: the next Q loads under the epilogue
-  // Q full and empty; K full, K empty, V full, V empty per stage; the two row-tile slots' full and empty.
-  static constexpr int kBarriers = 2 + 4 * kStages + 4;
-  // Q, the K and V stages, O's staging, the barriers, the two row-tile slots (an int each), and
-  // room to align the tiles to 1024 B (swizzle atoms). In whole 128-byte allocation units, as the
-  // driver allocates it.
-  static constexpr int kSmemBytes =
-      (kQBytes + 2 * kStages * kKVBytes + kOBytes + 8 * kBarriers + 8 + 1024 + 127) / 128 * 128;
+  static constexpr int kBarriers = 1 + 4 * kStages;  // Q full; K full, K empty, V full, V empty per stage
+  // Q, the K and V stages, the barriers, and room to align the tiles to 1024 B (swizzle atoms).
+  // In whole 128-byte allocation units, as the driver allocates it.
+  static constexpr int kSmemBytes = (kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers + 1024 + 127) / 128 * 128;
   static constexpr MmaKind kMma = MmaKind::wgmma_ws;
   // Named barrier ids: 1 + w is consumer warpgroup w's turn to issue GEMMs; 1 + kConsumers + w
   // its epilogue's.
   static constexpr int kTurnBarrier = 1, kEpilogueBarrier = 1 + kConsumers;
   static_assert(kEpilogueBarrier + kConsumers <= 16, "16 named barriers");
   static_assert(kSmemBytes <= 232448, "the H200's 227 KiB of shared memory per block");
+  static_assert(kSmemBytes <= 232448, "the H200's 227 KiB of shared memory per block");
 };
 
-// The work of a launch: (⌈rows / Br⌉ row tiles) × (grid heads) × B items, item k the row tile
-// k mod tiles of grid head ⌊k / tiles⌋ (b · grid heads + head): a launch of one block per row
-// tile in its block order (blockIdx.x fastest).
-struct WsWork {
-  int tiles, items;
-  static __device__ __forceinline__ WsWork of(const FlashParams& p, int br) {
-    const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
-    const int n = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
-    const int tiles = (n + br - 1) / br;
-    return WsWork{tiles, tiles * grid_heads * p.batch};
-  }
-};
-
-// The row tile of work item `item`: its row tile x of its head, or last-first (Tr − 1 − x) with
-// causal. One head's rows, or with group_rows a K/V head's group of query heads stacked
-// (FlashParams::group_rows).
+// The row tile a block owns: blockIdx.x, or last-first with causal. One head's rows, or with
+// group_rows a K/V head's group of query heads stacked (FlashParams::group_rows).
 struct WsRowTile {
   int n, q_row0, rows, j_last;
   int q_head, kv_head;  // the Q/O map's and the K/V map's third coordinate
   int64_t bh_q0;        // b·H + the rows' first query head (lse)
   KeyLimits<true> lim;
   template <int kBr, int kBc>
-  static __device__ __forceinline__ WsRowTile of(const FlashParams& p, int tiles, int item) {
+  static __device__ __forceinline__ WsRowTile of(const FlashParams& p) {
     WsRowTile t;
+    const int g = p.heads / p.kv_heads, b = blockIdx.z, gh = blockIdx.y;
     const int grid_heads = p.group_rows ? p.kv_heads : p.heads;
-    const int x = item % tiles, bh = item / tiles;
-    const int g = p.heads / p.kv_heads, b = bh / grid_heads, gh = bh % grid_heads;
     t.n = p.group_rows ? g * p.seqlen : p.seqlen;
-    const int i = p.causal ? tiles - 1 - x : x;
+    const int tiles = (t.n + kBr - 1) / kBr;
+    const int i = p.causal ? tiles - 1 - int(blockIdx.x) : int(blockIdx.x);
     t.q_row0 = i * kBr;
     t.rows = min(kBr, t.n - t.q_row0);
     t.q_head = b * grid_heads + gh;
@@ -110,7 +85,7 @@ struct WsRowTile {
 
 template <typename T, int kD, int kBr, int kBc, int kStages>
 __global__ void __launch_bounds__(Flash2FwdWs<T, kD, kBr, kBc, kStages>::kThreads, 1)
-    flash2_fwd_ws_kernel(const FlashParams p, const __grid_constant__ tma::ForwardMaps maps, int* work_counter) {
+    flash2_fwd_ws_kernel(const FlashParams p, const __grid_constant__ tma::ForwardMaps maps) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using K = Flash2FwdWs<T, kD, kBr, kBc, kStages>;
   using Tile = typename K::Tile;
@@ -120,85 +95,55 @@ __global__ void __launch_bounds__(Flash2FwdWs<T, kD, kBr, kBc, kStages>::kThread
   T* sQ = reinterpret_cast<T*>(reinterpret_cast<char*>(smem_raw) + (((raw + 1023) & ~1023u) - raw));
   T* sK = sQ + kBr * kD;
   T* sV = sK + kS * kBc * kD;
-  T* sO = sV + kS * kBc * kD;
-  uint64_t* q_full = reinterpret_cast<uint64_t*>(sO + kBr * kD);
-  uint64_t* q_empty = q_full + 1;
-  uint64_t* k_full = q_empty + 1;
+  uint64_t* q_full = reinterpret_cast<uint64_t*>(sV + kS * kBc * kD);
+  uint64_t* k_full = q_full + 1;
   uint64_t* k_empty = k_full + kS;
   uint64_t* v_full = k_empty + kS;
   uint64_t* v_empty = v_full + kS;
-  uint64_t* slot_full = v_empty + kS;  // [2]: the row-tile slot holds the next work item
-  uint64_t* slot_empty = slot_full + 2;  // [2]: every consumer warp has read it
-  volatile int* slot_item = reinterpret_cast<volatile int*>(slot_empty + 2);
 
-  const WsWork work = WsWork::of(p, kBr);
+  const WsRowTile t = WsRowTile::of<kBr, kBc>(p);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, warpgroup = warp / 4;
   if (tid == 0) {
     tma::mbarrier_init(q_full, 1);
-    tma::mbarrier_init(q_empty, K::kConsumerWarps);
     for (int s = 0; s < kS; ++s) {
       tma::mbarrier_init(k_full + s, 1);
       tma::mbarrier_init(v_full + s, 1);
       tma::mbarrier_init(k_empty + s, K::kConsumerWarps);
       tma::mbarrier_init(v_empty + s, K::kConsumerWarps);
     }
-    for (int s = 0; s < 2; ++s) {
-      tma::mbarrier_init(slot_full + s, 1);
-      tma::mbarrier_init(slot_empty + s, K::kConsumerWarps);
-    }
     tma::fence_barrier_init();
   }
   __syncthreads();
 
-  // Every barrier is used in rounds, and a round's parity is its count mod 2: the n-th row tile
-  // (slot n mod 2, round n / 2), the q-th Q load, the c-th K/V tile loaded (stage c mod kS,
-  // round c / kS). The producer waits for the previous round of an "empty" barrier (round 0
-  // passes: the buffers start free), the consumers for the current round of a "full" one.
   if (warpgroup == 0) {  // the producer
     tma::give_registers<K::kProducerRegisters>();
-    if (tid == 0) {
+    if (tid == 0 && t.j_last >= 0) {
       tma::prefetch_map(maps.k);
       tma::prefetch_map(maps.v);
-      int item = blockIdx.x;
-      uint32_t q_loads = 0, kv_tiles = 0;
-      for (uint32_t n = 0;; ++n) {
-        const int slot = n & 1;
-        tma::wait(slot_empty + slot, ((n >> 1) & 1) ^ 1);
-        slot_item[slot] = item;
-        tma::arrive(slot_full + slot);  // release: the item's store before the arrival
-        if (item >= work.items) break;
-        const WsRowTile t = WsRowTile::of<kBr, kBc>(p, work.tiles, item);
-        if (t.j_last >= 0) {
-          tma::wait(q_empty, (q_loads & 1) ^ 1);
-          ++q_loads;
-          tma::arrive_expect_bytes(q_full, K::kQBytes);
+      tma::arrive_expect_bytes(q_full, K::kQBytes);
 #pragma unroll
-          for (int panel = 0; panel < kD / 64; ++panel)
-            tma::load_box(sQ + panel * kBr * 64, maps.q, panel * 64, t.q_row0, t.q_head, q_full);
-          for (int j = 0; j <= t.j_last; ++j, ++kv_tiles) {
-            const int s = kv_tiles % kS;
-            const uint32_t free_parity = ((kv_tiles / kS) & 1) ^ 1;
-            tma::wait(k_empty + s, free_parity);
-            tma::arrive_expect_bytes(k_full + s, K::kKVBytes);
+      for (int panel = 0; panel < kD / 64; ++panel)
+        tma::load_box(sQ + panel * kBr * 64, maps.q, panel * 64, t.q_row0, t.q_head, q_full);
+      for (int j = 0; j <= t.j_last; ++j) {
+        const int s = j % kS;
+        const uint32_t free_parity = ((j / kS) & 1) ^ 1;  // round 0 passes: the buffers start free
+        tma::wait(k_empty + s, free_parity);
+        tma::arrive_expect_bytes(k_full + s, K::kKVBytes);
 #pragma unroll
-            for (int panel = 0; panel < kD / 64; ++panel)
-              tma::load_box(sK + s * kBc * kD + panel * kBc * 64, maps.k, panel * 64, j * kBc, t.kv_head, k_full + s);
-            tma::wait(v_empty + s, free_parity);
-            tma::arrive_expect_bytes(v_full + s, K::kKVBytes);
+        for (int panel = 0; panel < kD / 64; ++panel)
+          tma::load_box(sK + s * kBc * kD + panel * kBc * 64, maps.k, panel * 64, j * kBc, t.kv_head, k_full + s);
+        tma::wait(v_empty + s, free_parity);
+        tma::arrive_expect_bytes(v_full + s, K::kKVBytes);
 #pragma unroll
-            for (int panel = 0; panel < kD / 64; ++panel)
-              tma::load_box(sV + s * kBc * kD + panel * kBc * 64, maps.v, panel * 64, j * kBc, t.kv_head, v_full + s);
-          }
-        }
-        // The next unclaimed item: items below gridDim.x are the blocks' first.
-        item = int(gridDim.x) + atomicAdd(work_counter, 1);
+        for (int panel = 0; panel < kD / 64; ++panel)
+          tma::load_box(sV + s * kBc * kD + panel * kBc * 64, maps.v, panel * 64, j * kBc, t.kv_head, v_full + s);
       }
     }
     return;
   }
 
-  // A consumer warpgroup: rows 64·cw .. 64·cw + 63 of each row tile; its warps are the tile's
-  // warps 4·cw .. 4·cw + 3 (FwdTile's row_of).
+  // A consumer warpgroup: rows 64·cw .. 64·cw + 63 of the tile; its warps are the tile's warps
+  // 4·cw .. 4·cw + 3 (FwdTile's row_of).
   tma::take_registers<K::kConsumerRegisters>();
   const int cw = warpgroup - 1, tile_warp = warp - 4;
   const int next = (cw + 1) % K::kConsumers;
@@ -206,200 +151,150 @@ __global__ void __launch_bounds__(Flash2FwdWs<T, kD, kBr, kBc, kStages>::kThread
   const float scale_log2 = p.scale * tile::kLog2e;
   constexpr uint32_t kAtomBytes = 1024;
   const T* q_wg = sQ + cw * 64 * 64;  // this warpgroup's 64 rows in each panel
-  auto release = [&](uint64_t* empty) {
-    __syncwarp();
-    if (lane == 0) tma::arrive(empty);
-  };
-  uint32_t q_loads = 0, kv_tiles = 0;
-  for (uint32_t n = 0;; ++n) {
-    const int slot = n & 1;
-    tma::wait(slot_full + slot, (n >> 1) & 1);
-    const int item = slot_item[slot];
-    release(slot_empty + slot);
-    if (item >= work.items) break;
-    const WsRowTile t = WsRowTile::of<kBr, kBc>(p, work.tiles, item);
 
-    // This warpgroup's own rows of the tile and the last key tile they see (−1: none, its rows all
-    // past the matrix's): with causal the tile's first warpgroups see fewer key tiles than its
-    // last, and they skip the key tiles past their own (no GEMM, no softmax) but still free each
-    // buffer and take each turn, so that the barriers count alike for every warpgroup.
-    const int rows_w = min(64, t.rows - 64 * cw);
-    const KeyLimits<true> lim_w = KeyLimits<true>::of_row(t.q_row0 + 64 * cw, p.seqlen, p.seqlen_k, p.causal_offset, p.causal);
-    const int j_own = rows_w > 0 ? lim_w.last_key_tile(rows_w, kBc) : -1;
-    Tile acc;
-    acc.init();
-    if (t.j_last >= 0) {
-      const uint32_t kv0 = kv_tiles;  // this row tile's key tile j is the (kv0 + j)-th loaded
-      const bool last_wg = cw == K::kConsumers - 1;
-      // Turns: warpgroup w issues after w − 1 (warpgroup 0 first). Every warpgroup syncs on its
-      // turn j_last + 2 times a row tile and arrives on the next one's as often, but the last
-      // warpgroup's final arrival is replaced by this first one, so every barrier sees as many
-      // arrivals as syncs, row tile by row tile.
-      if (last_wg) tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
-      tma::wait(q_full, q_loads & 1);  // also before freeing it unread: the previous Q's round is over
-      if (j_own >= 0) {
-        float s[1][Tile::kNT][4];
-        float(&s_flat)[kBc / 2] = reinterpret_cast<float(&)[kBc / 2]>(s);
-        float(&o_flat)[kD / 2] = reinterpret_cast<float(&)[kD / 2]>(acc.o);
-        uint32_t a[kBc / 16][4];  // P of the previous step, the A operand of its P V
-        // S_j = Q K_jᵀ issued (the first k step overwrites S); K_j's buffer freed once it is done.
-        auto issue_s = [&](int j) {
-          const uint32_t c = kv0 + j;
-          const int st = c % kS;
-          tma::wait(k_full + st, (c / kS) & 1);
-          tma::named_sync(K::kTurnBarrier + cw, kTurnThreads);
-          wg::fence();  // P's fragments and the rescaled O, written since the last wgmma
+  Tile acc;
+  acc.init();
+  if (t.j_last >= 0) {
+    float s[1][Tile::kNT][4];
+    float(&s_flat)[kBc / 2] = reinterpret_cast<float(&)[kBc / 2]>(s);
+    float(&o_flat)[kD / 2] = reinterpret_cast<float(&)[kD / 2]>(acc.o);
+    uint32_t a[kBc / 16][4];  // P of the previous step, the A operand of its P V
+    // Turns: warpgroup w issues after w − 1 (warpgroup 0 first). Every warpgroup syncs on its
+    // turn j_last + 2 times and arrives on the next one's as often, but the last warpgroup's
+    // final arrival is replaced by this first one, so every barrier sees as many arrivals as syncs.
+    if (cw == K::kConsumers - 1) tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
+    tma::wait(q_full, 0);
+    // S_j = Q K_jᵀ issued (the first k step overwrites S); K_j's buffer freed once it is done.
+    auto issue_s = [&](int j) {
+      const int st = j % kS;
+      tma::wait(k_full + st, (j / kS) & 1);
+      tma::named_sync(K::kTurnBarrier + cw, kTurnThreads);
+      wg::fence();  // P's fragments and the rescaled O, written since the last wgmma
 #pragma unroll
-          for (int kk = 0; kk < kD / 16; ++kk) {
-            const uint64_t qd = wg::sw128_desc(q_wg + (kk / 4) * (kBr * 64) + (kk % 4) * 16, 16, kAtomBytes);
-            const uint64_t kd = wg::sw128_desc(sK + st * kBc * kD + (kk / 4) * (kBc * 64) + (kk % 4) * 16, 16, kAtomBytes);
-            wg::wgmma_ss<T, kBc>(s_flat, qd, kd, kk > 0);
-          }
-          wg::commit();
-        };
-        // O += P V_j from a[], once V_j is in.
-        auto issue_pv = [&](int j) {
-          const uint32_t c = kv0 + j;
-          tma::wait(v_full + c % kS, (c / kS) & 1);
-          wg::fence();  // again after the wait's loop: without it ptxas serialises the wgmmas
+      for (int kk = 0; kk < kD / 16; ++kk) {
+        const uint64_t qd = wg::sw128_desc(q_wg + (kk / 4) * (kBr * 64) + (kk % 4) * 16, 16, kAtomBytes);
+        const uint64_t kd = wg::sw128_desc(sK + st * kBc * kD + (kk / 4) * (kBc * 64) + (kk % 4) * 16, 16, kAtomBytes);
+        wg::wgmma_ss<T, kBc>(s_flat, qd, kd, kk > 0);
+      }
+      wg::commit();
+    };
+    // O += P V_j from a[], once V_j is in.
+    auto issue_pv = [&](int j) {
+      tma::wait(v_full + j % kS, (j / kS) & 1);
+      wg::fence();  // again after the wait's loop: without it ptxas serialises the wgmmas
 #pragma unroll
-          for (int kk = 0; kk < kBc / 16; ++kk)
-            wg::wgmma_rs_tn<T, kD>(o_flat, a[kk], wg::sw128_desc(sV + (c % kS) * kBc * kD + kk * 16 * 64, kBc * 128, kAtomBytes));
-          wg::commit();
-        };
-        // The online softmax of S_j (FwdTile::update_max and exp_to_a's arithmetic): the masked
-        // scores (where some score of this warpgroup's rows is hidden), the new maxima, P in place
-        // in s and its row sums; returns O's correction 2^(m_old − m_new) per row half, applied
-        // by the caller once O is free.
-        auto softmax = [&](int j, float (&alpha)[2]) {
-          const int k_row0 = j * kBc;
-          if (lim_w.partial(rows_w, k_row0, kBc)) Tile::mask_scores(s, t.lim, k_row0, tile_warp, lane);
-          float m_use[2];
+      for (int kk = 0; kk < kBc / 16; ++kk)
+        wg::wgmma_rs_tn<T, kD>(o_flat, a[kk], wg::sw128_desc(sV + (j % kS) * kBc * kD + kk * 16 * 64, kBc * 128, kAtomBytes));
+      wg::commit();
+    };
+    auto release = [&](uint64_t* empty) {
+      __syncwarp();
+      if (lane == 0) tma::arrive(empty);
+    };
+    // The online softmax of S_j (FwdTile::update_max and exp_to_a's arithmetic): the masked
+    // scores, the new maxima, P in place in s and its row sums; returns O's correction
+    // 2^(m_old − m_new) per row half, applied by the caller once O is free.
+    auto softmax = [&](int j, float (&alpha)[2]) {
+      const int k_row0 = j * kBc;
+      if (t.lim.partial(t.rows, k_row0, kBc)) Tile::mask_scores(s, t.lim, k_row0, tile_warp, lane);
+      float m_use[2];
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float mx0 = -INFINITY, mx1 = -INFINITY;
+      for (int h = 0; h < 2; ++h) {
+        float mx0 = -INFINITY, mx1 = -INFINITY;
 #pragma unroll
-            for (int nt = 0; nt < Tile::kNT; nt += 2) {
-              mx0 = fmaxf(mx0, fmaxf(s[0][nt][2 * h], s[0][nt][2 * h + 1]));
-              mx1 = fmaxf(mx1, fmaxf(s[0][nt + 1][2 * h], s[0][nt + 1][2 * h + 1]));
-            }
-            const float mx = tile::quad_max(fmaxf(mx0, mx1)) * scale_log2;
-            const float m_new = fmaxf(acc.m[0][h], mx);
-            m_use[h] = m_new == -INFINITY ? 0.f : m_new;  // a row with no visible key yet: exponents −inf, not NaN
-            alpha[h] = tile::exp2_approx(acc.m[0][h] - m_use[h]);
-            acc.m[0][h] = m_new;
-          }
-          float sum[2] = {0.f, 0.f};
+        for (int nt = 0; nt < Tile::kNT; nt += 2) {
+          mx0 = fmaxf(mx0, fmaxf(s[0][nt][2 * h], s[0][nt][2 * h + 1]));
+          mx1 = fmaxf(mx1, fmaxf(s[0][nt + 1][2 * h], s[0][nt + 1][2 * h + 1]));
+        }
+        const float mx = tile::quad_max(fmaxf(mx0, mx1)) * scale_log2;
+        const float m_new = fmaxf(acc.m[0][h], mx);
+        m_use[h] = m_new == -INFINITY ? 0.f : m_new;  // a row with no visible key yet: exponents −inf, not NaN
+        alpha[h] = tile::exp2_approx(acc.m[0][h] - m_use[h]);
+        acc.m[0][h] = m_new;
+      }
+      float sum[2] = {0.f, 0.f};
 #pragma unroll
-          for (int nt = 0; nt < Tile::kNT; ++nt)
+      for (int nt = 0; nt < Tile::kNT; ++nt)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const float pe = tile::exp2_approx(fmaf(s[0][nt][e], scale_log2, -m_use[e >> 1]));
-              s[0][nt][e] = pe;
-              sum[e >> 1] += pe;
-            }
+        for (int e = 0; e < 4; ++e) {
+          const float pe = tile::exp2_approx(fmaf(s[0][nt][e], scale_log2, -m_use[e >> 1]));
+          s[0][nt][e] = pe;
+          sum[e >> 1] += pe;
+        }
 #pragma unroll
-          for (int h = 0; h < 2; ++h) acc.l[0][h] = acc.l[0][h] * alpha[h] + sum[h];
-        };
-        auto to_a = [&] {
+      for (int h = 0; h < 2; ++h) acc.l[0][h] = acc.l[0][h] * alpha[h] + sum[h];
+    };
+    auto to_a = [&] {
 #pragma unroll
-          for (int kk = 0; kk < kBc / 16; ++kk) tile::acc_to_a<T>(a[kk], s[0][2 * kk], s[0][2 * kk + 1]);
-        };
+      for (int kk = 0; kk < kBc / 16; ++kk) tile::acc_to_a<T>(a[kk], s[0][2 * kk], s[0][2 * kk + 1]);
+    };
 
-        // Step 0: S_0 alone (O is still zero).
-        issue_s(0);
-        tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
-        wg::wait<0>();
-        release(k_empty + kv0 % kS);
-        {
-          float alpha[2];
-          softmax(0, alpha);
-        }
-        to_a();
-        // Steps 1..j_own: S_j, then P_{j−1} V_{j−1}; S_j's softmax while that product runs.
-        for (int j = 1; j <= j_own; ++j) {
-          issue_s(j);
-          issue_pv(j - 1);
-          tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
-          wg::wait<1>();  // S_j done; P_{j−1} V_{j−1} may still run
-          release(k_empty + (kv0 + j) % kS);
-          float alpha[2];
-          softmax(j, alpha);
-          wg::wait<0>();  // P_{j−1} V_{j−1} done: O may be rescaled, V_{j−1}'s buffer and a[] reused
-          release(v_empty + (kv0 + j - 1) % kS);
-          // Unconditionally: a branch around accumulator registers makes ptxas serialise the wgmmas.
-#pragma unroll
-          for (int dt = 0; dt < Tile::kDT; ++dt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc.o[0][dt][e] *= alpha[e >> 1];
-          to_a();
-        }
-        // Every S GEMM of this warpgroup is done: its share of Q's buffer is free.
-        release(q_empty);
-        // Its last step's P V.
-        tma::named_sync(K::kTurnBarrier + cw, kTurnThreads);
-        issue_pv(j_own);
-        if (!last_wg || j_own < t.j_last) tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
-        wg::wait<0>();
-        release(v_empty + (kv0 + j_own) % kS);
-      } else {
-        release(q_empty);
-      }
-      // The turns past this warpgroup's own, each taken and passed on (the last warpgroup's final
-      // turn passed on by the next row tile's first arrival, as above), turn u after freeing key
-      // tile u − 1's buffers, as a computing warpgroup frees them by its turn u: once loaded, so
-      // that their previous round is over. Freed turn by turn, not all before the turns, since the
-      // producer loads a buffer again only when the others, who need these turns, have freed it.
-      for (int turn = j_own < 0 ? 0 : j_own + 2; turn <= t.j_last + 1; ++turn) {
-        if (turn >= 1) {
-          const uint32_t c = kv0 + turn - 1;
-          tma::wait(k_full + c % kS, (c / kS) & 1);
-          release(k_empty + c % kS);
-          tma::wait(v_full + c % kS, (c / kS) & 1);
-          release(v_empty + c % kS);
-        }
-        tma::named_sync(K::kTurnBarrier + cw, kTurnThreads);
-        if (!last_wg || turn < t.j_last + 1) tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
-      }
-      ++q_loads;
-      kv_tiles += t.j_last + 1;
+    // Step 0: S_0 alone (O is still zero).
+    issue_s(0);
+    tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
+    wg::wait<0>();
+    release(k_empty);
+    {
+      float alpha[2];
+      softmax(0, alpha);
     }
-
-    // Epilogue: O / ℓ (16-bit) staged in this warpgroup's rows of O's tile, in the O map's
-    // swizzled box layout, written by TMA; lse by the lanes holding each row's ℓ, eight
-    // consecutive rows per store (a 32-byte sector). The staging rows are free once the previous
-    // row tile's store has read them.
-    acc.reduce_row_sums();
-    if (tid % 128 == 0) tma::store_wait_read();
-    tma::named_sync(K::kEpilogueBarrier + cw, 128);
-    using QLayout = wg::AtomSwizzled<kBr>;
+    to_a();
+    // Steps 1..j_last: S_j, then P_{j−1} V_{j−1}; S_j's softmax while that product runs.
+    for (int j = 1; j <= t.j_last; ++j) {
+      issue_s(j);
+      issue_pv(j - 1);
+      tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
+      wg::wait<1>();  // S_j done; P_{j−1} V_{j−1} may still run
+      release(k_empty + j % kS);
+      float alpha[2];
+      softmax(j, alpha);
+      wg::wait<0>();  // P_{j−1} V_{j−1} done: O may be rescaled, V_{j−1}'s buffer and a[] reused
+      release(v_empty + (j - 1) % kS);
+      // Unconditionally: a branch around accumulator registers makes ptxas serialise the wgmmas.
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float inv = acc.l[0][h] > 0.f ? 1.f / acc.l[0][h] : 0.f;
-      const int row = Tile::row_of(tile_warp, lane, 0, h);
+      for (int dt = 0; dt < Tile::kDT; ++dt)
 #pragma unroll
-      for (int dt = 0; dt < Tile::kDT; ++dt) {
-        const int col = dt * 8 + (lane & 3) * 2;
-        *reinterpret_cast<uint32_t*>(sO + QLayout::at(row, col)) =
-            tile::Elem<T>::pack(acc.o[0][dt][2 * h] * inv, acc.o[0][dt][2 * h + 1] * inv);
-      }
-      const int r = t.q_row0 + row;
-      if ((lane & 3) == 0 && row < t.rows) {
-        const int head = r / p.seqlen;  // a stacked row r: head r / Nq, position r mod Nq
-        p.lse[(t.bh_q0 + head) * int64_t(p.stats_stride) + r - head * p.seqlen] =
-            (acc.m[0][h] + __log2f(acc.l[0][h])) * 0.6931471805599453f;
-      }
+        for (int e = 0; e < 4; ++e) acc.o[0][dt][e] *= alpha[e >> 1];
+      to_a();
     }
-    wg::fence_proxy_async();  // the staged O, before TMA reads it
-    tma::named_sync(K::kEpilogueBarrier + cw, 128);
-    if (tid % 128 == 0 && cw * 64 < t.rows) {  // a warpgroup wholly past the matrix's rows writes nothing
+    // The last step's P V.
+    tma::named_sync(K::kTurnBarrier + cw, kTurnThreads);
+    issue_pv(t.j_last);
+    if (cw != K::kConsumers - 1) tma::named_arrive(K::kTurnBarrier + next, kTurnThreads);
+    wg::wait<0>();
+  }
+
+  // Epilogue: O / ℓ (16-bit) staged over this warpgroup's own rows of Q (which only its own
+  // S GEMMs read, all done) in the O map's swizzled box layout, written by TMA; lse by the
+  // lanes holding each row's ℓ, eight consecutive rows per store (a 32-byte sector).
+  acc.reduce_row_sums();
+  using QLayout = wg::AtomSwizzled<kBr>;
 #pragma unroll
-      for (int panel = 0; panel < kD / 64; ++panel)
-        tma::store_box(maps.o, sO + panel * kBr * 64 + cw * 64 * 64, panel * 64, t.q_row0 + cw * 64, t.q_head);
-      tma::store_commit();
+  for (int h = 0; h < 2; ++h) {
+    const float inv = acc.l[0][h] > 0.f ? 1.f / acc.l[0][h] : 0.f;
+    const int row = Tile::row_of(tile_warp, lane, 0, h);
+#pragma unroll
+    for (int dt = 0; dt < Tile::kDT; ++dt) {
+      const int col = dt * 8 + (lane & 3) * 2;
+      *reinterpret_cast<uint32_t*>(sQ + QLayout::at(row, col)) =
+          tile::Elem<T>::pack(acc.o[0][dt][2 * h] * inv, acc.o[0][dt][2 * h + 1] * inv);
+    }
+    const int r = t.q_row0 + row;
+    if ((lane & 3) == 0 && row < t.rows) {
+      const int head = r / p.seqlen;  // a stacked row r: head r / Nq, position r mod Nq
+      p.lse[(t.bh_q0 + head) * int64_t(p.stats_stride) + r - head * p.seqlen] =
+          (acc.m[0][h] + __log2f(acc.l[0][h])) * 0.6931471805599453f;
     }
   }
-  if (tid % 128 == 0) tma::store_wait_read();  // the block's shared memory outlives its last store's reads
+  wg::fence_proxy_async();  // the staged O, before TMA reads it
+  tma::named_sync(K::kEpilogueBarrier + cw, 128);
+  if (tid % 128 == 0 && cw * 64 < t.rows) {  // a warpgroup wholly past the matrix's rows writes nothing
+#pragma unroll
+    for (int panel = 0; panel < kD / 64; ++panel)
+      tma::store_box(maps.o, sQ + panel * kBr * 64 + cw * 64 * 64, panel * 64, t.q_row0 + cw * 64, t.q_head);
+    tma::store_commit();
+    tma::store_wait_read();
+  }
 #endif
 }
 
@@ -426,12 +321,8 @@ void launch_flash2_fwd_ws(const FlashParams& p, cudaStream_t stream) {
   const DType dtype = std::is_same_v<T, __half> ? DType::fp16 : DType::bf16;
   const tma::ForwardMaps maps = forward_maps<K>(p, dtype, kD, kBr, kBc);
   const int rows = p.group_rows ? p.heads / p.kv_heads * p.seqlen : p.seqlen;
-  const int64_t items = int64_t((rows + kBr - 1) / kBr) * (p.group_rows ? p.kv_heads : p.heads) * p.batch;
-  // One block per SM (the kernel's shared memory and threads allow no second), at most one per item.
-  const int blocks = persistent_blocks(items);
-  int* counter = ws_work_counter();
-  FLASHIO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));
-  kernel<<<blocks, K::kThreads, K::kSmemBytes, stream>>>(p, maps, counter);
+  const dim3 grid((rows + kBr - 1) / kBr, p.group_rows ? p.kv_heads : p.heads, p.batch);
+  kernel<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, maps);
   FLASHIO_LAUNCH_CHECK("flash2_fwd");
 }
 

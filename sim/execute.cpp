@@ -300,25 +300,8 @@ Matrix dropped(const Matrix& x, const Matrix& z) { return z.size() == 0 ? x : Ma
 // K_j, V_j for every visited j ascending, u, ℓ, m on chip; the state to normalise and write.
 // From a paged cache, each K_j, V_j is gathered through the block-table entries of its pages.
 // `boxes`: the kernel loads whole TMA boxes, Br rows of Q and Bc of K and V, zeros past the matrix.
-// The rows of row tile i that compute key tile j when slices of `slice` rows compute only the key
-// tiles some row of theirs sees (computing_slice_rows, sim/kernel_catalog.h), from the band: a
-// slice of the tile's rows computes the tile when one of its queries sees one of its keys.
-int64_t slice_computing_rows(const Tiles& t, int64_t slice, int64_t i, int64_t j) {
-  int64_t rows = 0;
-  const int64_t key0 = j * t.bc, key1 = key0 + t.cols_in(j) - 1;
-  for (int64_t r0 = i * t.br; r0 < i * t.br + t.rows_in(i); r0 += slice) {
-    bool sees = false;
-    for (int64_t r = r0; r < std::min(r0 + slice, i * t.br + t.rows_in(i)) && !sees; ++r)
-      sees = t.band.first_key(r % t.nq) <= key1 && t.band.last_key(r % t.nq, t.nk) >= key0;
-    if (sees) rows += slice;
-  }
-  return rows;
-}
-
-// `boxes`: whole TMA boxes loaded (loads_whole_boxes); `slice`: rows that compute a key tile apart
-// (computing_slice_rows; 0: the whole tile computes every visited key tile).
 OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i, int64_t j0, int64_t j1,
-                              bool boxes = false, int64_t slice = 0) {
+                              bool boxes = false) {
   const int64_t qh = t.query_head(gh), kvh = t.kv_head(gh);
   const Matrix qi = mem.load(Tensor::Q, qh, i * t.br, t.rows_in(i), 0, t.d);
   if (boxes) mem.load_zero_rows(Tensor::Q, t.br - t.rows_in(i), t.d);
@@ -341,8 +324,7 @@ OnlineSoftmax flash2_row_tile(Memory& mem, const Tiles& t, int64_t gh, int64_t i
     // Fused dropout: P̃ ∘ Z multiplies V, ℓ and m are the undropped P̃'s (paper Algorithm 2).
     const Matrix z = t.dropping() ? dropout_tile(t, gh, i, j) : Matrix();
     online_softmax_merge(state, tile_scores(t, qi, kj, i, j), vj, Rescale::both, t.dropping() ? &z : nullptr);
-    const int64_t rows = slice > 0 ? slice_computing_rows(t, slice, i, j) : t.br;
-    mem.compute(flops_model::flash2_fwd_tile(rows, t.bc, t.d, t.dropping()));
+    mem.compute(flops_model::flash2_fwd_tile(t.br, t.bc, t.d, t.dropping()));
   }
   mem.compute(flops_model::flash2_fwd_finish(t.br, t.d));
   return state;
@@ -377,16 +359,15 @@ SequenceTiles sequence_tiles(const Config& c, bool group_rows, uint64_t seed) {
 }
 
 // flash2 and blocksparse: FlashAttention-2's order (Q outside). docs/schedules.md, "flash2".
-// `boxes`: the built kernel loads whole TMA boxes (loads_whole_boxes); `slice`: its computing
-// slices' rows (computing_slice_rows).
-void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo, bool boxes, int64_t slice) {
+// `boxes`: the built kernel loads whole TMA boxes (loads_whole_boxes).
+void flash2_forward(Launcher& run, const SequenceTiles& st, Algo algo, bool boxes) {
   const Tiles& t0 = st.full;
   run.launch({flash2_kind(algo, Flash2Role::fwd), t0.heads, t0.tr, 128, (t0.br + 2 * t0.bc) * t0.d * t0.e},
-             [&st, boxes, slice](Memory& mem, int64_t gh, int64_t i) {
+             [&st, boxes](Memory& mem, int64_t gh, int64_t i) {
                const Tiles& t = st.of(gh);
                if (i >= t.tr) return;  // past a packed sequence's rows
                const int64_t qh = t.query_head(gh);
-               const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc, boxes, slice);
+               const OnlineSoftmax state = flash2_row_tile(mem, t, gh, i, 0, t.tc, boxes);
                // Normalised once, written once, with L = m + log ℓ for the backward.
                mem.store(Tensor::O, qh, i * t.br, 0, online_softmax_output(state));
                mem.store(Tensor::lse, qh, i * t.br, 0, column(online_softmax_lse(state)));
@@ -777,7 +758,7 @@ std::vector<KernelCounts> run_algorithm(const Config& c, Memory& memory, uint64_
     if (has_backward(pass)) flash1_backward(counted, group);
   } else {
     if (c.splits > 1) flash2_split_forward(fwd, forward, c.splits, c.problem);
-    else flash2_forward(fwd, forward, c.algo, forward_loads_whole_boxes(c), forward_computing_slice_rows(c));
+    else flash2_forward(fwd, forward, c.algo, forward_loads_whole_boxes(c));
     if (has_backward(pass))
       flash2_backward(counted, sequence_tiles(c, false, seed), group, c.algo, c.problem.varlen);
   }

@@ -101,12 +101,12 @@ constexpr BuiltKernel kBuilt[] = {
     // The warp-specialised forwards (kernels/flash2_fwd_ws.cuh): one instance each, for one head's
     // rows and a group's stacked rows alike, dense problems only; the registers are the launch's
     // (384 threads: 168, 512: 128), which setmaxnreg then moves from the producer to the consumers.
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 384, 168, 0, 99456, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, false, 0, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 128}, 384, 168, 0, 99456, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, false, 0, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::fwd, 64, DType::fp16, {192, 128}, 512, 128, 8, 115840, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::fwd, 64, DType::bf16, {192, 128}, 512, 128, 8, 115840, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 384, 168, 0, 197760, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
-    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 384, 168, 0, 197760, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {128, 128}, 384, 168, 0, 83072, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, false, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {128, 128}, 384, 168, 0, 83072, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, false, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::fp16, {192, 128}, 512, 128, 16, 91264, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 64, DType::bf16, {192, 128}, 512, 128, 16, 91264, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 128, DType::fp16, {128, 128}, 384, 168, 0, 164992, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
+    {Algo::flash2, Pass::fwd, 128, DType::bf16, {128, 128}, 384, 168, 0, 164992, 2, MmaKind::wgmma_ws, GridOrder::causal_last_first, true, 0, 0, 0, 0, 0, 0, 0, 0, true},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 64}, 128, 170, 0, 50688, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 168, 0, 0, 0, 0, 168, 240, 239},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {32, 128}, 256, 238, 0, 75264, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 181, 0, 0, 0, 0, 180, 244, 241},
     {Algo::flash2, Pass::bwd, 64, DType::fp16, {64, 64}, 128, 238, 0, 76800, 2, MmaKind::mma_sync, GridOrder::blocks_within_head, false, 246, 0, 0, 0, 0, 247, 242, 253},
@@ -208,10 +208,6 @@ int64_t computing_warps(const BuiltKernel& entry) {
 }
 
 bool loads_whole_boxes(const BuiltKernel& entry) { return entry.mma == MmaKind::wgmma_ws && entry.pass == Pass::fwd; }
-bool persistent_grid(const BuiltKernel& entry) { return entry.mma == MmaKind::wgmma_ws && entry.pass == Pass::fwd; }
-int64_t computing_slice_rows(const BuiltKernel& entry) {
-  return entry.mma == MmaKind::wgmma_ws && entry.pass == Pass::fwd ? 64 : 0;
-}
 
 KernelKind main_kernel_kind(const BuiltKernel& k) {
   const bool fwd = k.pass == Pass::fwd;

@@ -127,20 +127,6 @@ int64_t computing_warps(const BuiltKernel& entry);
 // as moved (H200: experiments/results/h200_ws/README.md, "Validation"); no memory is read for
 // them (Transfer::zero_rows).
 bool loads_whole_boxes(const BuiltKernel& entry);
-// Whether the kernel's grid is persistent (the warp-specialised forward, kernels/flash2_fwd_ws.cuh):
-// one block per SM takes the schedule's blocks (its row tiles, in the launch order of grid_order)
-// one after another from a work counter, the next as soon as it is free, and loads a block's
-// first tiles while the one before finishes. The time model's list schedule over the SMs' slots
-// is that order; a block's first-load latency is paid once per slot, not per block, and the
-// grid is one wave (docs/time_model.md, "Waves").
-bool persistent_grid(const BuiltKernel& entry);
-// Rows of a row tile that compute a key tile apart from the tile's other rows (0: the whole tile
-// computes every visited key tile): the warp-specialised forward's consumer warpgroups, 64 rows
-// each, compute only the key tiles their own rows see, and skip the rest of the tile's (with
-// causal the first rows of a tile see fewer key tiles than its last; rows past the matrix none),
-// so the schedule counts a visited tile's FLOPs over the slices whose rows see a key of it
-// (forward_computing_rows, sim/schedule.h).
-int64_t computing_slice_rows(const BuiltKernel& entry);
 
 // Bytes one block of standard attention's row kernels (kernels/standard_attention.cu) has in
 // flight before it waits for them, for rows of `row_elements` elements of `element_bytes`

@@ -56,11 +56,6 @@ bool forward_loads_whole_boxes(const Config& c) {
   return k != nullptr && loads_whole_boxes(*k);
 }
 
-int64_t forward_computing_slice_rows(const Config& c) {
-  const BuiltKernel* k = built_kernel(c, Pass::fwd, c.tiling);
-  return k != nullptr ? computing_slice_rows(*k) : 0;
-}
-
 std::optional<MmaKind> row_kernel_impl(const Config& c, std::span<const BuiltKernel> entries) {
   if (c.problem.pass != Pass::bwd) return forward_kernel_impl(c, entries);
   const BuiltKernel* k = built_kernel(c, Pass::bwd, pass_config(c, Pass::bwd).tiling, entries);

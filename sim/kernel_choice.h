@@ -48,9 +48,6 @@ std::optional<MmaKind> forward_kernel_impl(const Config& config,
 // (loads_whole_boxes, sim/kernel_catalog.h) at its tiling: the schedule, the closed form and
 // execute then count a box's rows past the matrix as moved.
 bool forward_loads_whole_boxes(const Config& config);
-// The computing slice rows of the kernel the configuration's forward runs at its tiling
-// (computing_slice_rows, sim/kernel_catalog.h; 0: whole tiles compute).
-int64_t forward_computing_slice_rows(const Config& config);
 
 // The family a row of the configuration names (Row::kernel_impl): for a backward alone (pass bwd)
 // the backward kernel's, the one the row times (at pass_config's tiling: wgmma at the default

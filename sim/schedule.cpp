@@ -146,13 +146,4 @@ Counts KernelSchedule::all_heads_counts() const {
   return total;
 }
 
-int64_t forward_computing_rows(const TileFilter& slices, int64_t br, int64_t i, int64_t j) {
-  const TileGrid& sg = slices.grid();
-  const int64_t per_tile = br / sg.br, first = i * per_tile;
-  int64_t rows = 0;
-  for (int64_t u = first; u < std::min(first + per_tile, sg.tr); ++u)
-    if (slices.visits(u, j)) rows += sg.br;
-  return rows;
-}
-
 }  // namespace flashio::sim

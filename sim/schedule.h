@@ -271,11 +271,4 @@ class TileFilter {
   std::shared_ptr<const BlockMask> mask_;  // null when dense; shared by copies
 };
 
-// The rows of row tile i (of `br` rows) that compute key tile j in a kernel whose slices of
-// `slices.grid().br` rows each compute only the key tiles they visit themselves
-// (computing_slice_rows, sim/kernel_catalog.h): the slice rows times the slices u = i·br/slice + w
-// that `slices` (the configuration's filter at Br = the slice's rows) visits at (u, j); slices
-// past the matrix's rows visit nothing.
-int64_t forward_computing_rows(const TileFilter& slices, int64_t br, int64_t i, int64_t j);
-
 }  // namespace flashio::sim

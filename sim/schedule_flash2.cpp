@@ -53,12 +53,9 @@ int64_t paged_runs_per_tile(const Config& c) {
 // entries of the pages the tile touches, which the kernel reads to find the tile's rows), and the finish.
 // With fused dropout (`dropout`) the same transfers and each tile's dropout work.
 // `boxes`: the kernel loads whole TMA boxes (loads_whole_boxes), Q_i's Br rows and each K_j's,
-// V_j's Bc, the rows past the matrix as zeros. `slices`: the filter of the kernel's computing
-// slices (computing_slice_rows; null: the whole tile computes), a visited tile's work then that of
-// the rows of the slices that see a key of it (forward_computing_rows).
+// V_j's Bc, the rows past the matrix as zeros.
 void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g, const KvPages& pages, int64_t gh,
-                   int64_t i, int64_t j0, int64_t j1, int64_t d, bool dropout, bool boxes = false,
-                   const TileFilter* slices = nullptr) {
+                   int64_t i, int64_t j0, int64_t j1, int64_t d, bool dropout, bool boxes = false) {
   const int64_t qh = g.query_head(gh), kvh = g.kv_head(gh);
   Transfer q{Tensor::Q, Dir::read, qh, i * g.br, g.rows_in(i), 0, d};
   if (boxes) q.zero_rows = g.br - q.rows;
@@ -76,8 +73,7 @@ void emit_row_tile(ScheduleSink& s, const TileFilter& filter, const TileGrid& g,
       if (boxes) t.zero_rows = g.bc - cj;
       s.transfer(t);
     }
-    const int64_t rows = slices ? forward_computing_rows(*slices, g.br, i, j) : g.br;
-    s.compute(flops_model::flash2_fwd_tile(rows, g.bc, d, dropout));
+    s.compute(flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout));
   }
   s.compute(flops_model::flash2_fwd_finish(g.br, d));
 }
@@ -246,27 +242,17 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
     const bool last_first =
         c.problem.causal && built != nullptr && built->grid_order == GridOrder::causal_last_first;
     const bool boxes = forward_loads_whole_boxes(c);  // whole TMA boxes: zero rows moved
-    // Computing slices (computing_slice_rows): their filter is the configuration's at Br = the
-    // slice's rows, its runs the same sequences'.
-    const int64_t slice = forward_computing_slice_rows(c);
-    std::shared_ptr<const SequenceRuns<ForwardRun>> slice_runs;
-    if (slice > 0) {
-      Config sc = c;
-      sc.tiling.block_r = slice;
-      slice_runs = forward_runs(sc);
-    }
-    k.emit_block = [runs, slice_runs, pages, d, dropout, last_first, boxes](int64_t gh, int64_t block, ScheduleSink& s) {
+    k.emit_block = [runs, pages, d, dropout, last_first, boxes](int64_t gh, int64_t block, ScheduleSink& s) {
       const ForwardRun& run = runs->of(gh);
       const TileGrid& g = run.filter.grid();
       if (block >= g.tr) return;  // a varlen batch's block past its sequence's rows: nothing at all
       const int64_t i = last_first ? g.tr - 1 - block : block;
       const int64_t r = g.rows_in(i), qh = g.query_head(gh);
-      emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout, boxes,
-                    slice_runs ? &slice_runs->of(gh).filter : nullptr);
+      emit_row_tile(s, run.filter, g, pages, gh, i, 0, g.tc, d, dropout, boxes);
       s.transfer({Tensor::O, Dir::write, qh, i * g.br, r, 0, d});  // written once, normalised (a box's rows past N not)
       s.transfer({Tensor::lse, Dir::write, qh, i * g.br, r, 0, 1});
     };
-    k.head_counts = [runs, base, pages, d, e, dropout, boxes, slice](int64_t gh) {
+    k.head_counts = [runs, base, pages, d, e, dropout, boxes](int64_t gh) {
       const Config rc = runs->run_config(*base, gh);
       const TileGrid& g = runs->of(gh).filter.grid();
       const int64_t n = g.n;
@@ -281,15 +267,7 @@ std::vector<KernelSchedule> flash2_schedule(const Config& c) {
       h.add_transfer(Tensor::V, Dir::read, checked_mul(kv_rows, d, e));
       h.add_transfer(Tensor::O, Dir::write, checked_mul(n, d, e));
       h.add_transfer(Tensor::lse, Dir::write, checked_mul(n, 4));
-      if (slice > 0) {
-        // Each slice computes the key tiles it visits as a row tile of `slice` rows (the work of a
-        // tile is linear in its rows).
-        Config sc = rc;
-        sc.tiling.block_r = slice;
-        h.flops = flops_model::flash2_fwd_tile(slice, g.bc, d, dropout).scaled(tile_visits(sc, sc.gqa_pack).tiles());
-      } else {
-        h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout).scaled(v.tiles());
-      }
+      h.flops = flops_model::flash2_fwd_tile(g.br, g.bc, d, dropout).scaled(v.tiles());
       h.flops += flops_model::flash2_fwd_finish(g.br, d).scaled(g.tr);
       return h;
     };

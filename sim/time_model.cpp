@@ -571,10 +571,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
           overlapped = std::max({compute, memory, own + reads / resident + cp_async_waits});
         }
-        // A persistent grid's blocks find their first tiles loaded under the previous block's end:
-        // the first-load wait is paid once per slot, below (persistent_grid).
-        const bool first_wait = f.stages >= 2 && !persistent_grid(f.entry);
-        t.total = overlapped + t.sync + (first_wait ? t.latency : dependent_s);
+        t.total = overlapped + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
         block_s[b] = t.total;
         if (!record) continue;
         const double heads = weight[b];
@@ -630,12 +627,6 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         }
       }
       makespan *= static_cast<double>(k.heads) / static_cast<double>(heads_scheduled);
-    }
-    if (persistent_grid(f.entry)) {
-      // One block per slot takes the schedule's blocks in launch order as it frees (the list
-      // schedule above): one wave, whose blocks each wait for their first tiles once.
-      kt.waves = 1;
-      makespan += latency_s;
     }
     const double waves_s = static_cast<double>(kt.waves) * *cal.wave_overhead_us * 1e-6;
     kt.time_ms = (makespan + launch_s + waves_s) * 1e3;

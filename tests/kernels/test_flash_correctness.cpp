@@ -12,7 +12,6 @@
 
 #include "kernel_check.h"
 #include "kernels/attention.h"
-#include "kernels/persistent_grid.h"
 #include "compare.h"
 #include "profiler/kernel_bridge.h"
 #include "sim/hardware.h"
@@ -254,62 +253,6 @@ TEST_CASE("the warp-specialised forward (wgmma_ws) matches the reference at N = 
         use_tiling(c, e);
         check_against_reference(c, false);
       }
-    }
-  }
-}
-
-namespace {
-
-// For the scope of a test: at most `blocks` blocks per persistent launch (kernels/persistent_grid.h).
-struct PersistentBlockCap {
-  explicit PersistentBlockCap(int blocks) { fk::cap_persistent_blocks(blocks); }
-  ~PersistentBlockCap() { fk::cap_persistent_blocks(0); }
-  PersistentBlockCap(const PersistentBlockCap&) = delete;
-  PersistentBlockCap& operator=(const PersistentBlockCap&) = delete;
-};
-
-}  // namespace
-
-TEST_CASE("the warp-specialised forward's persistent blocks take several row tiles each: more row tiles than SMs, "
-          "causal and not, one head's rows and a group's stacked rows",
-          "[gpu][wgmma_ws]") {
-  // B 3, H 32, N 1025: 6 (Br 192) or 9 (Br 128) row tiles a head, 576 or 864 in all, so every block
-  // of the one-per-SM grid claims row tiles from the work counter again and again, its barriers'
-  // rounds carried from row tile to row tile (causal: of unequal lengths, a ragged last one). Then
-  // three blocks in all (cap_persistent_blocks) over small problems, one head's rows and a
-  // group's stacked rows: each block takes 6 to 27 row tiles, whatever the GPU's SMs.
-  for (const fk::KernelEntry& e : fk::registry()) {
-    if (e.mma != fk::MmaKind::wgmma_ws) continue;
-    for (bool causal : {false, true}) {
-      fk::AttentionConfig c = make(fk::Algo::flash2, 3, 32, 1025, e.headdim, causal, e.dtype);
-      use_tiling(c, e);
-      check_against_reference(c, false);
-      const PersistentBlockCap cap(3);
-      fk::AttentionConfig small = make(fk::Algo::flash2, 1, 3, 1025, e.headdim, causal, e.dtype);
-      use_tiling(small, e);
-      check_against_reference(small, false);
-      fk::AttentionConfig g = make_shape({2, 8, 2, 300, 1300}, e.headdim, causal, true, e.dtype);
-      use_tiling(g, e);
-      check_against_reference(g, false);
-    }
-  }
-}
-
-TEST_CASE("the warp-specialised forward's persistent blocks, two in all, each taking several row tiles (sanitizer "
-          "target)",
-          "[gpu][sanitize][wgmma_ws]") {
-  // Under compute-sanitizer the one-per-SM grid of a small problem gives each block one row tile;
-  // capped at two blocks, each takes its row tiles one after another (causal: of unequal lengths,
-  // warpgroups skipping the key tiles past their rows).
-  const PersistentBlockCap cap(2);
-  for (const fk::KernelEntry& e : fk::registry()) {
-    if (e.mma != fk::MmaKind::wgmma_ws) continue;
-    for (bool causal : {false, true}) {
-      fk::AttentionConfig c = make(fk::Algo::flash2, 1, 2, 300, e.headdim, causal, e.dtype);
-      use_tiling(c, e);
-      const fk::HostOutputs out = flashio::test::run_config(c, fk::Pass::fwd, 11);
-      INFO("d" << e.headdim << " " << e.block_r << "x" << e.block_c << (causal ? " causal" : ""));
-      CHECK(nan_count({&out.o, &out.lse}) == 0);
     }
   }
 }

@@ -8,7 +8,6 @@
 #include "sim/kernel_catalog.h"
 #include "sim/kernel_choice.h"
 #include "sim/simulate.h"
-#include "tiled_config.h"
 
 using namespace flashio::sim;
 
@@ -16,9 +15,17 @@ namespace {
 
 Config forward_on(MmaKind family, int64_t d, Tiling tiling, int64_t n, bool causal, int64_t heads = 2,
                   int64_t kv_heads = 2) {
-  return test::family_forward(family, d, tiling, 1, heads, kv_heads, n, causal);
+  Problem p;
+  p.batch = 1, p.heads = heads, p.kv_heads = kv_heads, p.seqlen = n, p.headdim = d, p.causal = causal;
+  p.pass = Pass::fwd;
+  return make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt,
+                     {TilingSource::rule, tiling.block_r, tiling.block_c, family});
 }
-using test::only_kernel_counts;
+
+Counts forward_counts(const std::vector<KernelCounts>& kernels) {
+  REQUIRE(kernels.size() == 1);
+  return kernels.front().counts;
+}
 
 }  // namespace
 
@@ -37,8 +44,8 @@ TEST_CASE("the warp-specialised forward counts whole TMA boxes: Tr·Br rows of Q
           const BuiltKernel* built = built_kernel(ws, Pass::fwd, ws.tiling);
           REQUIRE(built != nullptr);
           REQUIRE(loads_whole_boxes(*built));
-          const Counts formula = only_kernel_counts(closed_form_counts(ws));
-          CHECK(only_kernel_counts(walk_counts(ws)) == formula);
+          const Counts formula = forward_counts(closed_form_counts(ws));
+          CHECK(forward_counts(walk_counts(ws)) == formula);
           CHECK(execute(ws, 3).kernels.front().counts == formula);
           // By hand: the grid's rows (a group's g·N when stacked) in tiles of Br; each row tile's
           // visited key tiles, Bc rows each, whatever Nk's last tile holds.
@@ -54,10 +61,10 @@ TEST_CASE("the warp-specialised forward counts whole TMA boxes: Tr·Br rows of Q
   // d = 128, 128x128 is built on wgmma too: cp.async of the matrix's rows, no zeros counted.
   const Config plain = forward_on(MmaKind::wgmma, 128, {128, 128}, 300, false);
   REQUIRE_FALSE(loads_whole_boxes(*built_kernel(plain, Pass::fwd, plain.tiling)));
-  CHECK(only_kernel_counts(closed_form_counts(plain)).of(Tensor::Q).read_bytes == 2 * 300 * 256);
+  CHECK(forward_counts(closed_form_counts(plain)).of(Tensor::Q).read_bytes == 2 * 300 * 256);
   const Config ws = forward_on(MmaKind::wgmma_ws, 128, {128, 128}, 300, false);
-  CHECK(only_kernel_counts(closed_form_counts(ws)).of(Tensor::Q).read_bytes == 2 * 384 * 256);
-  CHECK(only_kernel_counts(closed_form_counts(ws)).of(Tensor::K).read_bytes ==
+  CHECK(forward_counts(closed_form_counts(ws)).of(Tensor::Q).read_bytes == 2 * 384 * 256);
+  CHECK(forward_counts(closed_form_counts(ws)).of(Tensor::K).read_bytes ==
         2 * 3 * 3 * 128 * 256);  // 3 row tiles × 3 key tiles × 128 rows, the last 84 rows zeros
 }
 

@@ -1,8 +1,6 @@
 // Test helpers: a configuration with an explicit Br × Bc tiling on the h200 preset's M, what
 // sim::validate says of one, and the counts of a pass's kernels added up.
 #pragma once
-#include <catch2/catch.hpp>
-
 #include <string>
 
 #include "sim/config.h"
@@ -54,23 +52,6 @@ inline Counts total(const std::vector<KernelCounts>& kernels) {
   Counts t;
   for (const KernelCounts& k : kernels) t += k.counts;
   return t;
-}
-
-// A flash2 forward of `family`'s kernel at `tiling` (the configuration's own rule otherwise: grouped
-// queries packed as make_config packs them), heads over kv_heads K/V heads, N queries and keys.
-inline Config family_forward(MmaKind family, int64_t d, Tiling tiling, int64_t batch, int64_t heads, int64_t kv_heads,
-                             int64_t n, bool causal) {
-  Problem p;
-  p.batch = batch, p.heads = heads, p.kv_heads = kv_heads, p.seqlen = n, p.headdim = d, p.causal = causal;
-  p.pass = Pass::fwd;
-  return make_config(Algo::flash2, p, hardware_preset("h200"), std::nullopt,
-                     {TilingSource::rule, tiling.block_r, tiling.block_c, family});
-}
-
-// The counts of a pass of one kernel.
-inline Counts only_kernel_counts(const std::vector<KernelCounts>& kernels) {
-  REQUIRE(kernels.size() == 1);
-  return kernels.front().counts;
 }
 
 }  // namespace flashio::sim::test
