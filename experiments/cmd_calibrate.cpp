@@ -143,6 +143,12 @@ void measure_tensor(Calibrator& c) {
       const int iterations = c.work(4096 * 128 / std::max(n, 128));
       c.curve("wgmma_n" + std::to_string(n) + "_" + type + "_flops_per_s", groups,
               [&, elem = elem, n](size_t i) { return cal::wgmma_bench(elem, n, int(groups[i]), iterations); }, rate);
+      // Each GEMM waited for: a quarter of the iterations (its runs are latency-bound, longer).
+      c.curve("wgmma_waited_n" + std::to_string(n) + "_" + type + "_flops_per_s", groups,
+              [&, elem = elem, n](size_t i) {
+                return cal::wgmma_waited_bench(elem, n, int(groups[i]), std::max(1, iterations / 4));
+              },
+              rate);
     }
   }
 }
@@ -150,6 +156,7 @@ void measure_tensor(Calibrator& c) {
 void measure_pipes(Calibrator& c, const cal::Device& device) {
   { auto b = cal::exp2_bench(c.work(4096)); c.number("exp2_per_s", c.rate(*b)); }
   { auto b = cal::fma_bench(c.work(16384)); c.number("fma_flops_per_s", c.rate(*b)); }
+  { auto b = cal::integer_bench(c.work(4096)); c.number("integer_ops_per_s", c.rate(*b)); }
   { auto b = cal::shuffle_bench(c.work(8192)); c.number("shuffle_per_s", c.rate(*b)); }
   { auto b = cal::ldmatrix_bench(c.work(4096)); c.number("smem_bytes_per_s", c.rate(*b)); }
   {

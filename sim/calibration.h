@@ -59,9 +59,19 @@ struct Calibration {
   std::optional<RateCurve> wgmma_n64_bf16_flops_per_s;
   std::optional<RateCurve> wgmma_n128_bf16_flops_per_s;
   std::optional<RateCurve> wgmma_n256_bf16_flops_per_s;
+  // The same, each warpgroup waiting for every GEMM of 4 instructions (64 × N × 64) before it
+  // issues the next: what a warpgroup that waits for each product before its next phase reaches.
+  std::optional<RateCurve> wgmma_waited_n64_fp16_flops_per_s;
+  std::optional<RateCurve> wgmma_waited_n128_fp16_flops_per_s;
+  std::optional<RateCurve> wgmma_waited_n256_fp16_flops_per_s;
+  std::optional<RateCurve> wgmma_waited_n64_bf16_flops_per_s;
+  std::optional<RateCurve> wgmma_waited_n128_bf16_flops_per_s;
+  std::optional<RateCurve> wgmma_waited_n256_bf16_flops_per_s;
 
   std::optional<double> exp2_per_s;       // SFU ex2.approx results
   std::optional<double> fma_flops_per_s;  // fp32 FMA, 2 FLOPs each
+  // 32-bit integer instructions (shifts, xors, multiplies: a hash's mix) per second, lane results
+  std::optional<double> integer_ops_per_s;
   std::optional<double> shuffle_per_s;    // shfl.sync lane results
   std::optional<double> smem_bytes_per_s; // ldmatrix.x4 from shared memory into registers
   std::optional<double> atomic_f32_per_s; // red.global.add.f32 to distinct addresses, into L2

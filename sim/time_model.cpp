@@ -133,6 +133,15 @@ const std::optional<RateCurve>* wgmma_curve(const Calibration& c, DType dtype, i
   return bf16 ? &c.wgmma_n64_bf16_flops_per_s : &c.wgmma_n64_fp16_flops_per_s;
 }
 
+// The waited curve of the same shape (Calibration::wgmma_waited_*): a GEMM of 4 instructions
+// waited for before the next is issued.
+const std::optional<RateCurve>* wgmma_waited_curve(const Calibration& c, DType dtype, int64_t n) {
+  const bool bf16 = dtype == DType::bf16;
+  if (n >= 256) return bf16 ? &c.wgmma_waited_n256_bf16_flops_per_s : &c.wgmma_waited_n256_fp16_flops_per_s;
+  if (n >= 128) return bf16 ? &c.wgmma_waited_n128_bf16_flops_per_s : &c.wgmma_waited_n128_fp16_flops_per_s;
+  return bf16 ? &c.wgmma_waited_n64_bf16_flops_per_s : &c.wgmma_waited_n64_fp16_flops_per_s;
+}
+
 const char* wgmma_key(DType dtype, int64_t n) {
   const bool bf16 = dtype == DType::bf16;
   if (n >= 256) return bf16 ? "wgmma_n256_bf16_flops_per_s" : "wgmma_n256_fp16_flops_per_s";
@@ -261,6 +270,7 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
 
 struct Rates {  // per SM, per second, at the kernel's occupancy
   double dram_read = 0, dram_write = 0, l2 = 0, atomics = 0, tensor = 0, exp = 0, fp32 = 0;
+  double integer = 0;  // 32-bit integer instructions (lane results)
 };
 
 struct BlockTerms {
@@ -447,9 +457,16 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
       // no wgmma).
       double tensor_rate_sm = 0, tensor_rate_one_block = 0;  // all resident blocks' warps; one block's
       if (has_tensor) {
-        const RateCurve& curve = issues_wgmma(f.mma) ? **wgmma_curve(cal, dtype, f.wgmma_n)
-                                 : dtype == DType::bf16  ? *cal.mma_sync_bf16_flops_per_s
-                                                         : *cal.mma_sync_fp16_flops_per_s;
+        // The wgmma family's warpgroups wait for each GEMM before their next phase (S before the
+        // softmax, P V before the rescale; the backward's Sᵀ and dPᵀ, then dV, dK and dQ): where
+        // the calibration has the waited curve they run at it, else at the streaming one
+        // (docs/time_model.md, "The wgmma backward"). The warp-specialised family overlaps a
+        // warpgroup's GEMMs with the others' (its turns): the streaming curve.
+        const std::optional<RateCurve>& waited = *wgmma_waited_curve(cal, dtype, f.wgmma_n);
+        const RateCurve& curve = f.mma == MmaKind::wgmma && waited ? *waited
+                                 : issues_wgmma(f.mma)              ? **wgmma_curve(cal, dtype, f.wgmma_n)
+                                 : dtype == DType::bf16             ? *cal.mma_sync_bf16_flops_per_s
+                                                                    : *cal.mma_sync_fp16_flops_per_s;
         const double per = issues_wgmma(f.mma) ? 4.0 : 1.0;  // warps per unit of the curve's x
         const double computing = static_cast<double>(computing_warps(f.entry));
         tensor_rate_sm = curve.at(resident * computing / per);
@@ -483,6 +500,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         r.atomics = cal.atomic_f32_per_s ? *cal.atomic_f32_per_s * per_sm : 0;
         r.exp = *cal.exp2_per_s * per_sm;
         r.fp32 = *cal.fma_flops_per_s / 2.0 * per_sm;  // one fp32 operation per lane per FMA slot
+        // Integer instructions (fused dropout's hashes and compares) at the calibrated integer
+        // rate; a calibration without it (measured before the figure existed) puts them on the
+        // FP32 pipe at its rate (docs/time_model.md, "Fused dropout").
+        r.integer = cal.integer_ops_per_s ? *cal.integer_ops_per_s * per_sm : r.fp32;
         // Throughput: the SM's pipes shared by its resident blocks, each block's work × resident
         // over the SM's rate. DRAM: each stream's limit, reads, writes, and both together (the
         // copy rate: a kernel that reads and writes shares the bus between them).
@@ -498,10 +519,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         t.atomics = w.atomic_bytes > 0 && r.atomics > 0 ? resident * static_cast<double>(w.atomic_bytes) / 4.0 / r.atomics : 0;
         t.tensor = w.flops.tensor > 0 ? resident * static_cast<double>(w.flops.tensor) / (tensor_rate_sm * per_sm) : 0;
         t.exp = resident * static_cast<double>(w.flops.exp) / r.exp;
-        // Integer instructions (fused dropout's hashes and compares) on the same pipe, one a lane
-        // per FMA slot: the calibration has no integer benchmark, and the FP32 pipe is the closest
-        // it measures (docs/time_model.md, "Fused dropout").
-        t.fp32 = resident * static_cast<double>(saturating_add(w.flops.other, w.integer_ops)) / r.fp32;
+        // The CUDA cores' term: the other FLOPs, then the integer instructions in the same
+        // instruction stream (docs/time_model.md, "Fused dropout").
+        t.fp32 = resident * (static_cast<double>(w.flops.other) / r.fp32 + static_cast<double>(w.integer_ops) / r.integer);
         // Two barriers per tile step (tiles loaded; tiles consumed), and the load latency a block
         // waits for: once when its stages stream ahead, at every step otherwise.
         t.sync = static_cast<double>(w.tile_steps) * 2.0 * barrier_s;

@@ -69,10 +69,14 @@ std::unique_ptr<Bench> mma_sync_bench(Elem elem, int warps_per_sm, int iteration
 // one block per SM, `iterations` × 4 instructions per warpgroup.
 int max_wgmma_warpgroups_per_sm(int n);
 std::unique_ptr<Bench> wgmma_bench(Elem elem, int n, int warpgroups_per_sm, int iterations);
+// The same with each iteration's commit group waited for (wgmma.wait_group 0) before the next
+// is issued: a warpgroup that waits for every GEMM of 4 instructions (a 64 × N × 64 product).
+std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_sm, int iterations);
 
 // Pipes, every SM full (as many 256-thread blocks as fit), `iterations` per thread.
 std::unique_ptr<Bench> exp2_bench(int iterations);     // work: ex2.approx results
 std::unique_ptr<Bench> fma_bench(int iterations);      // work: FLOPs (an FMA is 2)
+std::unique_ptr<Bench> integer_bench(int iterations);  // work: 32-bit integer instructions (lane results)
 std::unique_ptr<Bench> shuffle_bench(int iterations);  // work: lane results of shfl.sync
 std::unique_ptr<Bench> ldmatrix_bench(int iterations); // work: bytes ldmatrix.x4 moved
 // red.global.add.f32 to distinct addresses of a buffer of `buffer_bytes` (inside the L2).

@@ -1,6 +1,8 @@
-// Pipe throughputs (docs/calibration.md, "Pipes"): ex2.approx, fp32 FMA, shfl.sync and
-// ldmatrix.x4, every SM full of 256-thread blocks, 8 independent chains per thread.
+// Pipe throughputs (docs/calibration.md, "Pipes"): ex2.approx, fp32 FMA, 32-bit integer
+// hashing, shfl.sync and ldmatrix.x4, every SM full of 256-thread blocks, 8 independent chains
+// per thread.
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/calibrate/common.cuh"
@@ -47,6 +49,39 @@ __global__ void __launch_bounds__(kThreads) fma_kernel(int iterations, float a, 
 #pragma unroll
   for (int j = 0; j < kChains; ++j) sum += y[j];
   detail::add_block_sum(checksum, static_cast<double>(sum));
+}
+
+// One step of an integer chain: a 32-bit finaliser of xor-shifts and multiplies (MurmurHash3's
+// fmix32), the mix of instructions a counter-based random draw is made of. kIntegerOpsPerStep
+// machine instructions: three shifts (SHF), three xors (LOP3) and two multiplies (IMAD), as
+// ptxas emits them for sm_90a (docs/calibration.md, "Pipes", shows how that was read).
+constexpr int kIntegerOpsPerStep = 8;
+__host__ __device__ inline uint32_t integer_step(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// Chain j of lane l: h ← integer_step(h) from h = seed + 8·l + j, the seed passed at run time.
+// The lanes of a warp differ, so no chain is uniform (a value the same in every thread goes to
+// the uniform datapath, another pipe); the warps are alike, so the host checks the sum from one
+// warp's chains.
+__global__ void __launch_bounds__(kThreads) integer_kernel(int iterations, uint32_t seed, unsigned long long* checksum) {
+  uint32_t h[kChains];
+#pragma unroll
+  for (int j = 0; j < kChains; ++j) h[j] = seed + (threadIdx.x % 32) * kChains + j;
+#pragma unroll 1
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int j = 0; j < kChains; ++j) h[j] = integer_step(h[j]);
+  }
+  unsigned long long sum = 0;
+#pragma unroll
+  for (int j = 0; j < kChains; ++j) sum += h[j];
+  detail::add_block_sum(checksum, sum);
 }
 
 // v ← the value of lane (lane XOR m), m = 1 … 16 changing every iteration: a permutation of
@@ -109,10 +144,12 @@ int full_grid(Kernel kernel) {
 
 class PipeBench : public Bench {
  public:
-  enum class Kind { exp2, fma, shuffle, ldmatrix };
+  enum class Kind { exp2, fma, integer, shuffle, ldmatrix };
+  static constexpr uint32_t kIntegerSeed = 0x9e3779b9u;
   PipeBench(Kind kind, int iterations) : kind_(kind), iterations_(iterations), real_(1), integer_(1), word_(1) {
     grid_ = kind == Kind::exp2 ? full_grid(&exp2_kernel)
             : kind == Kind::fma ? full_grid(&fma_kernel)
+            : kind == Kind::integer ? full_grid(&integer_kernel)
             : kind == Kind::shuffle ? full_grid(&shuffle_kernel)
                                     : full_grid(&ldmatrix_kernel);
   }
@@ -120,6 +157,7 @@ class PipeBench : public Bench {
     switch (kind_) {
       case Kind::exp2: exp2_kernel<<<grid_, kThreads, 0, stream>>>(iterations_, real_.get()); break;
       case Kind::fma: fma_kernel<<<grid_, kThreads, 0, stream>>>(iterations_, 0.75f, 0.25f, real_.get()); break;
+      case Kind::integer: integer_kernel<<<grid_, kThreads, 0, stream>>>(iterations_, kIntegerSeed, integer_.get()); break;
       case Kind::shuffle: shuffle_kernel<<<grid_, kThreads, 0, stream>>>(iterations_, integer_.get()); break;
       case Kind::ldmatrix: ldmatrix_kernel<<<grid_, kThreads, 0, stream>>>(iterations_, word_.get()); break;
     }
@@ -132,6 +170,7 @@ class PipeBench : public Bench {
     switch (kind_) {
       case Kind::exp2: return threads() * per_thread;
       case Kind::fma: return threads() * per_thread * 2;
+      case Kind::integer: return threads() * per_thread * kIntegerOpsPerStep;
       case Kind::shuffle: return threads() * per_thread;
       case Kind::ldmatrix: return threads() / 32 * per_thread * 512;
     }
@@ -151,6 +190,23 @@ class PipeBench : public Bench {
         // Σ_j (j + 1) = 36 once the chains have converged (64 iterations take 0.75^64 ≈ 1e-8).
         detail::check_checksum("fma", real_.first(), threads() * 36.0 * runs_, 1e-4);
         break;
+      case Kind::integer: {
+        // One warp's chains, stepped here as on the GPU; every warp's are the same.
+        unsigned long long warp_sum = 0;
+        for (uint32_t lane = 0; lane < 32; ++lane)
+          for (int j = 0; j < kChains; ++j) {
+            uint32_t h = kIntegerSeed + lane * kChains + static_cast<uint32_t>(j);
+            for (int i = 0; i < iterations_; ++i) h = integer_step(h);
+            warp_sum += h;
+          }
+        // Modulo 2^64, as the device's unsigned sums wrap.
+        const unsigned long long want = warp_sum * static_cast<unsigned long long>(threads() / 32) *
+                                        static_cast<unsigned long long>(runs_);
+        if (integer_.first() != want)
+          throw std::runtime_error("integer: checksum " + std::to_string(integer_.first()) + ", expected " +
+                                   std::to_string(want));
+        break;
+      }
       case Kind::shuffle: {
         // Σ over every thread and chain of thread · 8 + j: the values 0 … 8·threads − 1.
         const double n = threads() * kChains;
@@ -183,6 +239,9 @@ class PipeBench : public Bench {
 
 std::unique_ptr<Bench> exp2_bench(int iterations) { return std::make_unique<PipeBench>(PipeBench::Kind::exp2, iterations); }
 std::unique_ptr<Bench> fma_bench(int iterations) { return std::make_unique<PipeBench>(PipeBench::Kind::fma, iterations); }
+std::unique_ptr<Bench> integer_bench(int iterations) {
+  return std::make_unique<PipeBench>(PipeBench::Kind::integer, iterations);
+}
 std::unique_ptr<Bench> shuffle_bench(int iterations) {
   return std::make_unique<PipeBench>(PipeBench::Kind::shuffle, iterations);
 }

@@ -89,8 +89,10 @@ __global__ void __launch_bounds__(512, 1)
 // Every warpgroup: D (64 × N, fp32) += A (64 × 64) · Bᵀ (B: N × 64) as 4 wgmma m64nNk16 per
 // iteration, both operands K-major in 128-byte-swizzled shared memory read through the
 // kernels' descriptors; one commit group per iteration, one left in flight while the next is
-// issued (as a GEMM's main loop keeps the tensor cores fed). All warpgroups read the same tiles.
-template <typename T, int N, int kMaxWarpgroups>
+// issued (as a GEMM's main loop keeps the tensor cores fed), or, kWaited, each group waited for
+// before the next is issued (as an attention kernel waits for S before its softmax: the GEMM's
+// latency, not only its issue, in every iteration). All warpgroups read the same tiles.
+template <typename T, int N, int kMaxWarpgroups, bool kWaited>
 __global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
     wgmma_kernel(int iterations, double* checksum, ClockSample* clocks, int slot) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -123,7 +125,10 @@ __global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) wg::wgmma_ss<T, N>(d, a_desc[kk], b_desc[kk], 1);
     wg::commit();
-    wg::wait<1>();
+    if constexpr (kWaited)
+      wg::wait<0>();
+    else
+      wg::wait<1>();
   }
   wg::wait<0>();
   if (timer) record_clock(clocks, slot, c0, t0);
@@ -186,12 +191,12 @@ std::unique_ptr<Bench> make_mma_sync(const std::string& name, int warps, int ite
                                        warps * per_warp_instructions * 2 * 16 * 8 * 16, warps * per_warp_checksum);
 }
 
-template <typename T, int N>
+template <typename T, int N, bool kWaited>
 std::unique_ptr<Bench> make_wgmma(const std::string& name, int warpgroups, int iterations) {
   constexpr int kMax = N == 256 ? 3 : 4;
   const double per_wg_instructions = double(iterations) * 4;
   const double per_wg_checksum = double(iterations) * product_sum<T>(64, N, 64);
-  return std::make_unique<TensorBench>(name, &wgmma_kernel<T, N, kMax>, 128 * warpgroups, (64 + N) * 64 * 2 + 1024,
+  return std::make_unique<TensorBench>(name, &wgmma_kernel<T, N, kMax, kWaited>, 128 * warpgroups, (64 + N) * 64 * 2 + 1024,
                                        iterations, warpgroups * per_wg_instructions * 2 * 64 * N * 16,
                                        warpgroups * per_wg_checksum);
 }
@@ -208,21 +213,35 @@ std::unique_ptr<Bench> mma_sync_bench(Elem elem, int warps_per_sm, int iteration
 
 int max_wgmma_warpgroups_per_sm(int n) { return n == 256 ? 3 : 4; }
 
-std::unique_ptr<Bench> wgmma_bench(Elem elem, int n, int warpgroups_per_sm, int iterations) {
+namespace {
+
+template <bool kWaited>
+std::unique_ptr<Bench> wgmma_bench_of(Elem elem, int n, int warpgroups_per_sm, int iterations) {
   if (n != 64 && n != 128 && n != 256)
     throw std::invalid_argument("wgmma benchmark: N is 64, 128 or 256 (got " + std::to_string(n) + ")");
   if (warpgroups_per_sm < 1 || warpgroups_per_sm > max_wgmma_warpgroups_per_sm(n))
     throw std::invalid_argument("wgmma benchmark: 1 to " + std::to_string(max_wgmma_warpgroups_per_sm(n)) +
                                 " warpgroups per SM at N = " + std::to_string(n));
-  const std::string name = "wgmma n" + std::to_string(n) + (elem == Elem::fp16 ? " fp16" : " bf16");
+  const std::string name = std::string(kWaited ? "wgmma waited n" : "wgmma n") + std::to_string(n) +
+                           (elem == Elem::fp16 ? " fp16" : " bf16");
   if (elem == Elem::fp16) {
-    if (n == 64) return make_wgmma<__half, 64>(name, warpgroups_per_sm, iterations);
-    if (n == 128) return make_wgmma<__half, 128>(name, warpgroups_per_sm, iterations);
-    return make_wgmma<__half, 256>(name, warpgroups_per_sm, iterations);
+    if (n == 64) return make_wgmma<__half, 64, kWaited>(name, warpgroups_per_sm, iterations);
+    if (n == 128) return make_wgmma<__half, 128, kWaited>(name, warpgroups_per_sm, iterations);
+    return make_wgmma<__half, 256, kWaited>(name, warpgroups_per_sm, iterations);
   }
-  if (n == 64) return make_wgmma<__nv_bfloat16, 64>(name, warpgroups_per_sm, iterations);
-  if (n == 128) return make_wgmma<__nv_bfloat16, 128>(name, warpgroups_per_sm, iterations);
-  return make_wgmma<__nv_bfloat16, 256>(name, warpgroups_per_sm, iterations);
+  if (n == 64) return make_wgmma<__nv_bfloat16, 64, kWaited>(name, warpgroups_per_sm, iterations);
+  if (n == 128) return make_wgmma<__nv_bfloat16, 128, kWaited>(name, warpgroups_per_sm, iterations);
+  return make_wgmma<__nv_bfloat16, 256, kWaited>(name, warpgroups_per_sm, iterations);
+}
+
+}  // namespace
+
+std::unique_ptr<Bench> wgmma_bench(Elem elem, int n, int warpgroups_per_sm, int iterations) {
+  return wgmma_bench_of<false>(elem, n, warpgroups_per_sm, iterations);
+}
+
+std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_sm, int iterations) {
+  return wgmma_bench_of<true>(elem, n, warpgroups_per_sm, iterations);
 }
 
 }  // namespace flashio::kernels::calibrate

@@ -119,6 +119,23 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
     CHECK(last(*curve) < 4096 * per_clock);
   }
   CHECK(last(c.wgmma_n256_fp16_flops_per_s) > last(c.mma_sync_fp16_flops_per_s));
+  // Waiting for every GEMM costs its latency: never faster than streaming (within the runs'
+  // spread), and still a tensor-core rate.
+  const std::pair<const std::optional<sim::RateCurve>*, const std::optional<sim::RateCurve>*> waited_pairs[] = {
+      {&c.wgmma_waited_n64_fp16_flops_per_s, &c.wgmma_n64_fp16_flops_per_s},
+      {&c.wgmma_waited_n128_fp16_flops_per_s, &c.wgmma_n128_fp16_flops_per_s},
+      {&c.wgmma_waited_n256_fp16_flops_per_s, &c.wgmma_n256_fp16_flops_per_s},
+      {&c.wgmma_waited_n64_bf16_flops_per_s, &c.wgmma_n64_bf16_flops_per_s},
+      {&c.wgmma_waited_n128_bf16_flops_per_s, &c.wgmma_n128_bf16_flops_per_s},
+      {&c.wgmma_waited_n256_bf16_flops_per_s, &c.wgmma_n256_bf16_flops_per_s}};
+  for (const auto& [waited, streaming] : waited_pairs) {
+    REQUIRE(*waited);
+    REQUIRE((*waited)->points().size() == (*streaming)->points().size());
+    for (size_t i = 0; i < (*waited)->points().size(); ++i) {
+      CHECK((*waited)->points()[i].second < 1.05 * (*streaming)->points()[i].second);
+      CHECK((*waited)->points()[i].second > 50e12);
+    }
+  }
 
   REQUIRE(c.exp2_per_s);
   CHECK(*c.exp2_per_s > 1e12);
@@ -126,6 +143,9 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
   REQUIRE(c.fma_flops_per_s);
   CHECK(*c.fma_flops_per_s > 20e12);
   CHECK(*c.fma_flops_per_s < 256 * per_clock);
+  REQUIRE(c.integer_ops_per_s);
+  CHECK(*c.integer_ops_per_s > 5e12);
+  CHECK(*c.integer_ops_per_s < 128 * per_clock);  // no more 32-bit results a clock than the SM's 128 lanes
   REQUIRE(c.shuffle_per_s);
   CHECK(*c.shuffle_per_s > 1e12);
   CHECK(*c.shuffle_per_s < 32 * per_clock);

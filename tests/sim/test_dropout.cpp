@@ -308,6 +308,45 @@ TEST_CASE("dropout: the time model puts the integer instructions and the extra F
   }
 }
 
+TEST_CASE("dropout: with a calibrated integer rate the integer instructions take their time at it, without one at "
+          "the fp32 rate",
+          "[dropout][time]") {
+  for (Pass pass : {Pass::fwd, Pass::bwd}) {
+    Config at_fp32 = test::tiled_config(Algo::flash2, pass, 3, 5, 1024, 64, 64, 64, false);
+    at_fp32.problem.dropout = 0.1;
+    REQUIRE_FALSE(at_fp32.hw.calibration.integer_ops_per_s);
+    const double fp32_lanes_per_s = *at_fp32.hw.calibration.fma_flops_per_s / 2;
+    Config at_half = at_fp32, at_equal = at_fp32;
+    at_half.hw.calibration.integer_ops_per_s = fp32_lanes_per_s / 2;  // sm_90's integer lanes: half the fp32 ones
+    at_equal.hw.calibration.integer_ops_per_s = fp32_lanes_per_s;
+    CAPTURE(to_string(pass));
+    const std::vector<KernelSchedule> k = build_schedule(at_fp32);
+    const PassTime a = model_time(at_fp32, k, {}, {}), h = model_time(at_half, k, {}, {}), e = model_time(at_equal, k, {}, {});
+    const std::vector<KernelCounts> counts = closed_form_counts(at_fp32);
+    for (size_t i = 0; i < a.kernels.size(); ++i) {
+      const KernelTime& x = a.kernels[i];
+      INFO(to_string(x.kind));
+      // The figure equal to the fp32 lanes' rate gives what its absence gives.
+      CHECK(e.kernels[i].fp32_ms == Approx(x.fp32_ms).epsilon(1e-12));
+      if (x.kind != KernelKind::flash2_fwd && x.kind != KernelKind::flash2_bwd) {
+        CHECK(h.kernels[i].fp32_ms == x.fp32_ms);
+        continue;
+      }
+      // At half the rate the integer instructions' share of the term doubles: the term grows by
+      // that share (the integer instructions per tile step × the steps, over the other FLOPs + them).
+      const bool fwd = pass == Pass::fwd;
+      const int64_t tile_tensor = fwd ? flops_model::flash2_fwd_tile(64, 64, 64, false).tensor
+                                      : flops_model::flash2_bwd_tile(64, 64, 64, false).tensor;
+      const int64_t tile_integer = fwd ? flops_model::dropout_fwd_tile_integer_ops(64, 64)
+                                       : flops_model::dropout_bwd_tile_integer_ops(64, 64);
+      const double integer = static_cast<double>(counts[i].counts.flops.tensor / tile_tensor * tile_integer);
+      const double share = integer / (static_cast<double>(counts[i].counts.flops.other) + integer);
+      CHECK(h.kernels[i].fp32_ms == Approx(x.fp32_ms * (1 + share)).epsilon(1e-9));
+      CHECK(h.kernels[i].time_ms >= x.time_ms);
+    }
+  }
+}
+
 TEST_CASE("dropout: the occupancy takes a kernel's dropout_registers where known, its registers where 0",
           "[dropout][occupancy]") {
   BuiltKernel k = built_kernels().front();

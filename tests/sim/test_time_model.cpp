@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include "sim/errors.h"
+#include "sim/hardware.h"
+#include "sim/kernel_choice.h"
 #include "sim/schedule.h"
 #include "sim/simulate.h"
 #include "sim/time_model.h"
@@ -380,4 +382,65 @@ TEST_CASE("a last partial wave's blocks share their SMs with fewer: 274 blocks a
   // A last wave of 200 blocks puts two on 68 SMs: the full wave's time again.
   k.blocks_per_head = 464;
   CHECK(model_time(c, {k}, std::vector<int64_t>{0}, std::vector<int64_t>{0}).time_ms == Approx(4 * alone_ms).epsilon(1e-6));
+}
+
+namespace {
+
+RateCurve halved(const RateCurve& curve) {
+  std::vector<std::pair<double, double>> points = curve.points();
+  for (auto& point : points) point.second /= 2;
+  return RateCurve(points);
+}
+
+// The h200 preset with waited wgmma curves at half the streaming ones (fp16).
+Hardware with_waited_at_half() {
+  Hardware hw = hardware_preset("h200");
+  Calibration& c = hw.calibration;
+  REQUIRE_FALSE(c.wgmma_waited_n64_fp16_flops_per_s);  // measured before the figure existed
+  c.wgmma_waited_n64_fp16_flops_per_s = halved(*c.wgmma_n64_fp16_flops_per_s);
+  c.wgmma_waited_n128_fp16_flops_per_s = halved(*c.wgmma_n128_fp16_flops_per_s);
+  c.wgmma_waited_n256_fp16_flops_per_s = halved(*c.wgmma_n256_fp16_flops_per_s);
+  return hw;
+}
+
+// The tensor time of each kernel of a configuration's pass.
+std::vector<double> tensor_ms(const Config& config) {
+  std::vector<double> out;
+  for (const KernelTime& k : model_time(config, build_schedule(config), {}, {}).kernels) out.push_back(k.tensor_ms);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the wgmma family's kernels, which wait for each GEMM, take their tensor term at the waited curve where "
+          "the calibration has it, and the warp-specialised forward keeps the streaming one") {
+  Problem p;
+  p.batch = 3, p.heads = 5, p.seqlen = 1000, p.headdim = 128;
+  const Hardware plain = hardware_preset("h200"), waited = with_waited_at_half();
+  const auto both = [&](Pass pass, TilingRequest choice) {
+    p.pass = pass;
+    return std::pair{make_config(Algo::flash2, p, plain, std::nullopt, choice),
+                     make_config(Algo::flash2, p, waited, std::nullopt, choice)};
+  };
+  // The default backward of a dense problem: the wgmma backward, at half the rate twice the time.
+  {
+    const auto [a, b] = both(Pass::bwd, {TilingSource::kernel});
+    REQUIRE(row_kernel_impl(a) == MmaKind::wgmma);
+    const std::vector<double> x = tensor_ms(a), y = tensor_ms(b);
+    const std::vector<KernelSchedule> kernels = build_schedule(a);
+    for (size_t k = 0; k < x.size(); ++k) {
+      INFO(to_string(kernels[k].kind));
+      if (kernels[k].kind == KernelKind::flash2_bwd) CHECK(y[k] == Approx(2 * x[k]).epsilon(1e-12));
+      else CHECK(y[k] == x[k]);
+    }
+  }
+  // The forward at 128 × 128: on wgmma twice the time, warp-specialised the same.
+  for (MmaKind family : {MmaKind::wgmma, MmaKind::wgmma_ws}) {
+    const auto [a, b] = both(Pass::fwd, {TilingSource::rule, 128, 128, family});
+    REQUIRE(row_kernel_impl(a) == family);
+    const std::vector<double> x = tensor_ms(a), y = tensor_ms(b);
+    REQUIRE(x.size() == 1);
+    CHECK(x[0] > 0);
+    CHECK(y[0] == Approx(family == MmaKind::wgmma ? 2 * x[0] : x[0]).epsilon(1e-12));
+  }
 }
