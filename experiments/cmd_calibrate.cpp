@@ -165,6 +165,24 @@ void measure_pipes(Calibrator& c, const cal::Device& device) {
   }
 }
 
+// The tensor cores and the SFU at once (docs/calibration.md, "Tensor cores and the SFU together"):
+// the SFU side's iterations scaled so that alone it takes as long as the tensor side alone, then
+// both together; the figure is the time of both over the sum of the two alone (0.5: they overlap
+// wholly, 1: one waits for the other).
+void measure_corun(Calibrator& c) {
+  const int mma_iterations = c.work(2048);
+  auto tensor = cal::tensor_exp_corun_bench(mma_iterations, 0);
+  const double tensor_s = c.median_run_s(*tensor);
+  const int probe_iterations = c.work(4096);
+  auto probe = cal::tensor_exp_corun_bench(0, probe_iterations);
+  const double probe_s = c.median_run_s(*probe);
+  const int exp_iterations = std::max(64, static_cast<int>(std::lround(probe_iterations * tensor_s / probe_s)));
+  auto sfu = cal::tensor_exp_corun_bench(0, exp_iterations);
+  const double sfu_s = c.median_run_s(*sfu);
+  auto both = cal::tensor_exp_corun_bench(mma_iterations, exp_iterations);
+  c.number("tensor_exp_corun_ratio", c.median_run_s(*both) / (tensor_s + sfu_s));
+}
+
 void measure_latencies(Calibrator& c, const cal::Device& device) {
   // Chases over 4 × the L2: a run's steps never meet a line the L2 still holds.
   const int64_t chase_bytes = power_of_two_at_least(4 * device.l2_bytes);
@@ -226,6 +244,7 @@ int run_calibrate(Invocation& inv) {
   measure_tensor(c);
   measure_memory(c, device);
   measure_pipes(c, device);
+  measure_corun(c);
   measure_latencies(c, device);
 
   std::vector<MeasuredFigure> figures = c.figures();

@@ -74,6 +74,10 @@ struct Calibration {
   std::optional<double> integer_ops_per_s;
   std::optional<double> shuffle_per_s;    // shfl.sync lane results
   std::optional<double> smem_bytes_per_s; // ldmatrix.x4 from shared memory into registers
+  // Two warpgroups streaming wgmma beside one running ex2.approx, one block per SM, each side's
+  // work alone taking as long as the other's: the time of both over the sum of the two alone
+  // (0.5: the pipes overlap wholly; 1: one waits for the other).
+  std::optional<double> tensor_exp_corun_ratio;
   std::optional<double> atomic_f32_per_s; // red.global.add.f32 to distinct addresses, into L2
 
   std::optional<double> cp_async_latency_ns;  // one cp.async of 16 B from DRAM until waited for

@@ -570,8 +570,13 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         // issues its GEMMs (matrix / C) and then computes its softmax ((exp + fp32) / C) while the
         // others' GEMMs run, so a step takes the longer of the tensor cores' whole work and one
         // warpgroup's GEMMs and softmax; C = 1: the phases in series.
+        // The tensor cores and the SFU, each a bound of its own, share the step as the calibrated
+        // co-run found them sharing (tensor_exp_corun_ratio r: both together take r × the sum of
+        // each alone; without the figure r = 0.5, the two wholly overlapped).
         const double turns = static_cast<double>(turn_taking_warpgroups(f.entry));
-        const double compute = turns > 1 ? std::max(matrix, (matrix + t.exp + t.fp32) / turns) : matrix + t.exp + t.fp32;
+        const double corun = cal.tensor_exp_corun_ratio ? *cal.tensor_exp_corun_ratio : 0.5;
+        const double pipes = std::max({matrix, t.exp, corun * (matrix + t.exp)});
+        const double compute = turns > 1 ? std::max(pipes, (matrix + t.exp + t.fp32) / turns) : matrix + t.exp + t.fp32;
         const double memory = std::max({t.dram, t.l2, t.atomics});
         // A single-stage kernel waits for its loads before it computes; its stores drain beside
         // the next step's work, so only the reads are in series, the whole traffic a floor.

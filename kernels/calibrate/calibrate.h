@@ -73,6 +73,11 @@ std::unique_ptr<Bench> wgmma_bench(Elem elem, int n, int warpgroups_per_sm, int 
 // is issued: a warpgroup that waits for every GEMM of 4 instructions (a 64 × N × 64 product).
 std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_sm, int iterations);
 
+// The tensor cores and the SFU at once: one block per SM of three warpgroups, two streaming
+// wgmma m64n128k16 fp16 (`mma_iterations` × 4 instructions each), one running 8 ex2.approx chains
+// per thread (`exp_iterations`, 0 or at least 64); either side may have no work. work(): 1.
+std::unique_ptr<Bench> tensor_exp_corun_bench(int mma_iterations, int exp_iterations);
+
 // Pipes, every SM full (as many 256-thread blocks as fit), `iterations` per thread.
 std::unique_ptr<Bench> exp2_bench(int iterations);     // work: ex2.approx results
 std::unique_ptr<Bench> fma_bench(int iterations);      // work: FLOPs (an FMA is 2)

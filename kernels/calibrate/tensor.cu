@@ -2,6 +2,7 @@
 // and of wgmma m64nNk16 on random operands, one block per SM with the asked-for warps or
 // warpgroups, and the SM clock they ran at. The instructions and fragment loaders are the
 // kernels' own (kernels/mma_tile.cuh, kernels/wgmma.cuh).
+#include <cmath>
 #include <string>
 
 #include "kernels/calibrate/common.cuh"
@@ -139,6 +140,69 @@ __global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
 #endif
 }
 
+// The tensor cores and the SFU at once (docs/calibration.md, "Tensor cores and the SFU
+// together"): one block per SM of three warpgroups, as the warp-specialised forward's consumers
+// are: warpgroups 0 and 1 stream wgmma m64n128k16 as wgmma_kernel does (one group in flight),
+// warpgroup 2 runs 8 ex2.approx chains per thread as the exp2 benchmark does (y ← 2^(−y)). Either
+// side may be given no iterations, so that the same kernel times each side alone and both.
+constexpr int kCorunN = 128;
+constexpr int kCorunThreads = 384;
+template <typename T>
+__global__ void __launch_bounds__(kCorunThreads, 1)
+    corun_kernel(int mma_iterations, int exp_iterations, double* tensor_checksum, double* exp_checksum) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int N = kCorunN;
+  extern __shared__ uint4 smem_raw[];
+  const uint32_t raw = tile::smem_addr(smem_raw);
+  T* sA = reinterpret_cast<T*>(reinterpret_cast<char*>(smem_raw) + (((raw + 1023) & ~1023u) - raw));
+  T* sB = sA + 64 * 64;
+  for (int e = threadIdx.x; e < 64 * 64; e += blockDim.x) sA[wg::AtomSwizzled<64>::at(e / 64, e % 64)] = operand<T>(kSeedA, e / 64, e % 64);
+  for (int e = threadIdx.x; e < N * 64; e += blockDim.x) sB[wg::AtomSwizzled<N>::at(e / 64, e % 64)] = operand<T>(kSeedB, e / 64, e % 64);
+  wg::fence_proxy_async();
+  __syncthreads();
+  float tensor_sum = 0.f, exp_sum = 0.f;
+  if (threadIdx.x < 256) {  // warpgroups 0 and 1: the tensor side
+    constexpr uint32_t kAtomBytes = 1024;
+    uint64_t a_desc[4], b_desc[4];
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      a_desc[kk] = wg::sw128_desc(sA + kk * 16, 16, kAtomBytes);
+      b_desc[kk] = wg::sw128_desc(sB + kk * 16, 16, kAtomBytes);
+    }
+    float d[N / 2];
+#pragma unroll
+    for (int e = 0; e < N / 2; ++e) d[e] = 0.f;
+#pragma unroll 2
+    for (int i = 0; i < mma_iterations; ++i) {
+      wg::fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) wg::wgmma_ss<T, N>(d, a_desc[kk], b_desc[kk], 1);
+      wg::commit();
+      wg::wait<1>();
+    }
+    wg::wait<0>();
+#pragma unroll
+    for (int e = 0; e < N / 2; ++e) tensor_sum += d[e];
+  } else {  // warpgroup 2: the SFU side
+    constexpr int kChains = 8;
+    float y[kChains];
+#pragma unroll
+    for (int j = 0; j < kChains; ++j) y[j] = 0.5f + 0.0625f * j;
+#pragma unroll 1
+    for (int i = 0; i < exp_iterations; ++i) {
+#pragma unroll
+      for (int j = 0; j < kChains; ++j) y[j] = tile::exp2_approx(-y[j]);
+    }
+    if (exp_iterations > 0)
+#pragma unroll
+      for (int j = 0; j < kChains; ++j) exp_sum += y[j];
+  }
+  detail::add_block_sum(tensor_checksum, static_cast<double>(tensor_sum));
+  __syncthreads();  // add_block_sum's shared partial sums, reused by the second sum
+  detail::add_block_sum(exp_checksum, static_cast<double>(exp_sum));
+#endif
+}
+
 // The checksum of fp32 sums of ~10⁴ positive products drifts by rounding: 2 % is far inside
 // what one dropped iteration in a hundred would move it, and far outside the rounding.
 constexpr double kTensorTolerance = 0.02;
@@ -178,6 +242,45 @@ class TensorBench : public Bench {
   double flops_per_run_, checksum_per_run_;  // per block (SM)
   DeviceArray<double> checksum_;
   DeviceArray<ClockSample> clocks_;
+  int smem_bytes_ = 0, grid_ = 0;
+  int64_t runs_ = 0;
+};
+
+// One configuration of corun_kernel: work() is 1 (the figure is a ratio of times).
+template <typename T>
+class CorunBench : public Bench {
+ public:
+  CorunBench(int mma_iterations, int exp_iterations)
+      : mma_iterations_(mma_iterations), exp_iterations_(exp_iterations), tensor_checksum_(1), exp_checksum_(1) {
+    smem_bytes_ = detail::smem_for_blocks_per_sm(reinterpret_cast<const void*>(&corun_kernel<T>), kCorunThreads, 1,
+                                                 (64 + kCorunN) * 64 * 2 + 1024, "tensor and SFU co-run");
+    grid_ = detail::sm_count();
+  }
+  void enqueue(cudaStream_t stream) override {
+    corun_kernel<T><<<grid_, kCorunThreads, smem_bytes_, stream>>>(mma_iterations_, exp_iterations_,
+                                                                  tensor_checksum_.get(), exp_checksum_.get());
+    FLASHIO_LAUNCH_CHECK("tensor and SFU co-run kernel");
+    ++runs_;
+  }
+  double work() const override { return 1; }
+  void check() override {
+    FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
+    // Two warpgroups' accumulators: iterations × Σ of A·Bᵀ each (as wgmma_kernel).
+    const double tensor = 2.0 * mma_iterations_ * product_sum<T>(64, kCorunN, 64) * grid_ * runs_;
+    detail::check_checksum("co-run tensor side", tensor_checksum_.first(), tensor, kTensorTolerance);
+    if (exp_iterations_ > 0) {
+      // 128 threads × 8 chains at the fixed point y* = 2^(−y*) (as the exp2 benchmark).
+      double y = 0.6;
+      for (int i = 0; i < 200; ++i) y = std::exp2(-y);
+      detail::check_checksum("co-run SFU side", exp_checksum_.first(), 128.0 * 8 * y * grid_ * runs_, 1e-3);
+    } else {
+      detail::check_checksum("co-run SFU side", exp_checksum_.first(), 0, 0);
+    }
+  }
+
+ private:
+  int mma_iterations_, exp_iterations_;
+  DeviceArray<double> tensor_checksum_, exp_checksum_;
   int smem_bytes_ = 0, grid_ = 0;
   int64_t runs_ = 0;
 };
@@ -242,6 +345,12 @@ std::unique_ptr<Bench> wgmma_bench(Elem elem, int n, int warpgroups_per_sm, int 
 
 std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_sm, int iterations) {
   return wgmma_bench_of<true>(elem, n, warpgroups_per_sm, iterations);
+}
+
+std::unique_ptr<Bench> tensor_exp_corun_bench(int mma_iterations, int exp_iterations) {
+  if (mma_iterations < 0 || exp_iterations < 0 || (exp_iterations > 0 && exp_iterations < 64))
+    throw std::invalid_argument("co-run benchmark: iterations >= 0, and the SFU side's 0 or >= 64 (its chains' fixed point)");
+  return std::make_unique<CorunBench<__half>>(mma_iterations, exp_iterations);
 }
 
 }  // namespace flashio::kernels::calibrate

@@ -143,6 +143,11 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
   REQUIRE(c.fma_flops_per_s);
   CHECK(*c.fma_flops_per_s > 20e12);
   CHECK(*c.fma_flops_per_s < 256 * per_clock);
+  // Both sides together take between the longer alone (half the sum of two equal sides) and the
+  // two one after the other, within the runs' spread.
+  REQUIRE(c.tensor_exp_corun_ratio);
+  CHECK(*c.tensor_exp_corun_ratio > 0.45);
+  CHECK(*c.tensor_exp_corun_ratio < 1.05);
   REQUIRE(c.integer_ops_per_s);
   CHECK(*c.integer_ops_per_s > 5e12);
   CHECK(*c.integer_ops_per_s < 128 * per_clock);  // no more 32-bit results a clock than the SM's 128 lanes

@@ -444,3 +444,32 @@ TEST_CASE("the wgmma family's kernels, which wait for each GEMM, take their tens
     CHECK(y[0] == Approx(family == MmaKind::wgmma ? 2 * x[0] : x[0]).epsilon(1e-12));
   }
 }
+
+TEST_CASE("the warp-specialised forward's tensor cores and SFU share a step as the calibrated co-run says: 0.5 "
+          "(or no figure) wholly overlapped, 1 one after the other, and kernels without turns unchanged") {
+  Problem p;
+  p.batch = 1, p.heads = 4, p.seqlen = 4096, p.headdim = 128, p.pass = Pass::fwd;
+  const auto time_at = [&](MmaKind family, std::optional<double> ratio) {
+    Hardware hw = hardware_preset("h200");
+    REQUIRE_FALSE(hw.calibration.tensor_exp_corun_ratio);  // measured before the figure existed
+    hw.calibration.tensor_exp_corun_ratio = ratio;
+    const Config c = make_config(Algo::flash2, p, hw, std::nullopt, {TilingSource::rule, 128, 128, family});
+    REQUIRE(row_kernel_impl(c) == family);
+    // No DRAM bytes (every read an L2 hit): the step's compute, not its memory, bounds it.
+    const std::vector<int64_t> none_from_dram{0};
+    const PassTime t = model_time(c, build_schedule(c), none_from_dram, none_from_dram);
+    REQUIRE(t.kernels.size() == 1);
+    return t.kernels.front();
+  };
+  const KernelTime none = time_at(MmaKind::wgmma_ws, std::nullopt), half = time_at(MmaKind::wgmma_ws, 0.5),
+                   serial = time_at(MmaKind::wgmma_ws, 1.0);
+  CHECK(half.time_ms == none.time_ms);
+  // One after the other, a step takes at least its tensor and exp terms together (per SM: the
+  // kernel's pipe times are over the slots working at once, so the sum bounds the block's).
+  CHECK(serial.time_ms > none.time_ms);
+  CHECK(serial.time_ms >= serial.tensor_ms + serial.exp_ms);
+  CHECK(serial.tensor_ms == none.tensor_ms);
+  CHECK(serial.exp_ms == none.exp_ms);
+  // The wgmma forward's phases already follow each other: the figure does not touch it.
+  CHECK(time_at(MmaKind::wgmma, 1.0).time_ms == time_at(MmaKind::wgmma, std::nullopt).time_ms);
+}
