@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/calibrate/common.cuh"
+#include "kernels/calibrate/exp2_chains.cuh"
 #include "kernels/mma_tile.cuh"
 
 namespace flashio::kernels::calibrate {
@@ -15,23 +16,11 @@ using detail::DeviceArray;
 
 constexpr int kThreads = 256;
 constexpr int kChains = 8;
+static_assert(kChains == detail::kExp2Chains, "one chain count for every pipe benchmark");
 
-// y ← 2^(−y), the softmax's ex2.approx (tile::exp2_approx; the negation is the MUFU's operand
-// modifier, so the chain is SFU work alone). From y in [0.5, 1) every chain converges to the
-// fixed point y* = 2^(−y*).
+// 8 chains y ← 2^(−y) per thread (kernels/calibrate/exp2_chains.cuh).
 __global__ void __launch_bounds__(kThreads) exp2_kernel(int iterations, double* checksum) {
-  float y[kChains];
-#pragma unroll
-  for (int j = 0; j < kChains; ++j) y[j] = 0.5f + 0.0625f * j;
-#pragma unroll 1
-  for (int i = 0; i < iterations; ++i) {
-#pragma unroll
-    for (int j = 0; j < kChains; ++j) y[j] = tile::exp2_approx(-y[j]);
-  }
-  float sum = 0.f;
-#pragma unroll
-  for (int j = 0; j < kChains; ++j) sum += y[j];
-  detail::add_block_sum(checksum, static_cast<double>(sum));
+  detail::add_block_sum(checksum, static_cast<double>(detail::exp2_chains(iterations)));
 }
 
 // y ← y·a + b_j (a = 0.75 and b_j = 0.25·(j + 1) passed at run time): chain j converges to
@@ -180,10 +169,8 @@ class PipeBench : public Bench {
     FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
     switch (kind_) {
       case Kind::exp2: {
-        // y* = 2^(−y*) = W(ln 2)/ln 2; ex2.approx's error (2 ulp) moves it far less than 0.1 %.
-        double y = 0.6;
-        for (int i = 0; i < 200; ++i) y = std::exp2(-y);
-        detail::check_checksum("exp2", real_.first(), threads() * kChains * y * runs_, 1e-3);
+        detail::check_checksum("exp2", real_.first(), threads() * detail::kExp2Chains * detail::exp2_fixed_point() * runs_,
+                               1e-3);
         break;
       }
       case Kind::fma:

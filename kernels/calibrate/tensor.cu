@@ -2,10 +2,10 @@
 // and of wgmma m64nNk16 on random operands, one block per SM with the asked-for warps or
 // warpgroups, and the SM clock they ran at. The instructions and fragment loaders are the
 // kernels' own (kernels/mma_tile.cuh, kernels/wgmma.cuh).
-#include <cmath>
 #include <string>
 
 #include "kernels/calibrate/common.cuh"
+#include "kernels/calibrate/exp2_chains.cuh"
 #include "kernels/mma_tile.cuh"
 #include "kernels/wgmma.cuh"
 
@@ -87,37 +87,38 @@ __global__ void __launch_bounds__(512, 1)
   detail::add_block_sum(checksum, static_cast<double>(sum));
 }
 
-// Every warpgroup: D (64 × N, fp32) += A (64 × 64) · Bᵀ (B: N × 64) as 4 wgmma m64nNk16 per
-// iteration, both operands K-major in 128-byte-swizzled shared memory read through the
-// kernels' descriptors; one commit group per iteration, one left in flight while the next is
-// issued (as a GEMM's main loop keeps the tensor cores fed), or, kWaited, each group waited for
-// before the next is issued (as an attention kernel waits for S before its softmax: the GEMM's
-// latency, not only its issue, in every iteration). All warpgroups read the same tiles.
-template <typename T, int N, int kMaxWarpgroups, bool kWaited>
-__global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
-    wgmma_kernel(int iterations, double* checksum, ClockSample* clocks, int slot) {
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  extern __shared__ uint4 smem_raw[];
+// The wgmma benchmarks' operands: A (64 × 64) at the returned address and B (N × 64) after it,
+// K-major in 128-byte-swizzled shared memory (1024-byte aligned), every thread of the block
+// filling them, made visible to wgmma (the async proxy).
+template <typename T, int N>
+__device__ __forceinline__ T* wgmma_operands(uint4* smem_raw) {
   const uint32_t raw = tile::smem_addr(smem_raw);
   T* sA = reinterpret_cast<T*>(reinterpret_cast<char*>(smem_raw) + (((raw + 1023) & ~1023u) - raw));
   T* sB = sA + 64 * 64;
   for (int e = threadIdx.x; e < 64 * 64; e += blockDim.x) sA[wg::AtomSwizzled<64>::at(e / 64, e % 64)] = operand<T>(kSeedA, e / 64, e % 64);
   for (int e = threadIdx.x; e < N * 64; e += blockDim.x) sB[wg::AtomSwizzled<N>::at(e / 64, e % 64)] = operand<T>(kSeedB, e / 64, e % 64);
-  wg::fence_proxy_async();  // the stores above, before wgmma (the async proxy) reads them
+  wg::fence_proxy_async();  // the stores above, before wgmma reads them
   __syncthreads();
+  return sA;
+}
+
+// One warpgroup: D (64 × N, fp32, zeroed here) += A (64 × 64) · Bᵀ (B: N × 64, after A) as 4
+// wgmma m64nNk16 per iteration through the kernels' descriptors; one commit group per iteration,
+// one left in flight while the next is issued (as a GEMM's main loop keeps the tensor cores fed),
+// or, kWaited, each group waited for before the next is issued (as an attention kernel waits for
+// S before its softmax: the GEMM's latency, not only its issue, in every iteration).
+template <typename T, int N, bool kWaited>
+__device__ __forceinline__ void wgmma_groups(const T* sA, int iterations, float (&d)[N / 2]) {
   constexpr uint32_t kAtomBytes = 1024;
+  const T* sB = sA + 64 * 64;
   uint64_t a_desc[4], b_desc[4];
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
     a_desc[kk] = wg::sw128_desc(sA + kk * 16, 16, kAtomBytes);
     b_desc[kk] = wg::sw128_desc(sB + kk * 16, 16, kAtomBytes);
   }
-  float d[N / 2];
 #pragma unroll
   for (int e = 0; e < N / 2; ++e) d[e] = 0.f;
-  const bool timer = blockIdx.x == 0 && threadIdx.x == 0;
-  unsigned long long c0 = 0, t0 = 0;
-  if (timer) t0 = detail::global_timer_ns(), c0 = clock64();
   // Unrolled twice: with the loop kept rolled, ptxas cannot see that only wgmma touches the
   // accumulators between a commit and its wait, and serialises every wgmma (its advisory C7514).
 #pragma unroll 2
@@ -132,70 +133,53 @@ __global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
       wg::wait<1>();
   }
   wg::wait<0>();
-  if (timer) record_clock(clocks, slot, c0, t0);
+}
+
+template <int N>
+__device__ __forceinline__ float sum_of(const float (&d)[N / 2]) {
   float sum = 0.f;
 #pragma unroll
   for (int e = 0; e < N / 2; ++e) sum += d[e];
-  detail::add_block_sum(checksum, static_cast<double>(sum));
+  return sum;
+}
+
+// Every warpgroup runs wgmma_groups on the same tiles.
+template <typename T, int N, int kMaxWarpgroups, bool kWaited>
+__global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
+    wgmma_kernel(int iterations, double* checksum, ClockSample* clocks, int slot) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint4 smem_raw[];
+  const T* sA = wgmma_operands<T, N>(smem_raw);
+  float d[N / 2];
+  const bool timer = blockIdx.x == 0 && threadIdx.x == 0;
+  unsigned long long c0 = 0, t0 = 0;
+  if (timer) t0 = detail::global_timer_ns(), c0 = clock64();
+  wgmma_groups<T, N, kWaited>(sA, iterations, d);
+  if (timer) record_clock(clocks, slot, c0, t0);
+  detail::add_block_sum(checksum, static_cast<double>(sum_of<N>(d)));
 #endif
 }
 
 // The tensor cores and the SFU at once (docs/calibration.md, "Tensor cores and the SFU
 // together"): one block per SM of three warpgroups, as the warp-specialised forward's consumers
-// are: warpgroups 0 and 1 stream wgmma m64n128k16 as wgmma_kernel does (one group in flight),
-// warpgroup 2 runs 8 ex2.approx chains per thread as the exp2 benchmark does (y ← 2^(−y)). Either
-// side may be given no iterations, so that the same kernel times each side alone and both.
+// are: warpgroups 0 and 1 stream wgmma m64n128k16 (wgmma_groups, one group in flight),
+// warpgroup 2 runs the exp2 benchmark's chains (kernels/calibrate/exp2_chains.cuh). Either side
+// may be given no iterations, so that the same kernel times each side alone and both.
 constexpr int kCorunN = 128;
 constexpr int kCorunThreads = 384;
 template <typename T>
 __global__ void __launch_bounds__(kCorunThreads, 1)
     corun_kernel(int mma_iterations, int exp_iterations, double* tensor_checksum, double* exp_checksum) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int N = kCorunN;
   extern __shared__ uint4 smem_raw[];
-  const uint32_t raw = tile::smem_addr(smem_raw);
-  T* sA = reinterpret_cast<T*>(reinterpret_cast<char*>(smem_raw) + (((raw + 1023) & ~1023u) - raw));
-  T* sB = sA + 64 * 64;
-  for (int e = threadIdx.x; e < 64 * 64; e += blockDim.x) sA[wg::AtomSwizzled<64>::at(e / 64, e % 64)] = operand<T>(kSeedA, e / 64, e % 64);
-  for (int e = threadIdx.x; e < N * 64; e += blockDim.x) sB[wg::AtomSwizzled<N>::at(e / 64, e % 64)] = operand<T>(kSeedB, e / 64, e % 64);
-  wg::fence_proxy_async();
-  __syncthreads();
+  const T* sA = wgmma_operands<T, kCorunN>(smem_raw);
   float tensor_sum = 0.f, exp_sum = 0.f;
   if (threadIdx.x < 256) {  // warpgroups 0 and 1: the tensor side
-    constexpr uint32_t kAtomBytes = 1024;
-    uint64_t a_desc[4], b_desc[4];
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      a_desc[kk] = wg::sw128_desc(sA + kk * 16, 16, kAtomBytes);
-      b_desc[kk] = wg::sw128_desc(sB + kk * 16, 16, kAtomBytes);
-    }
-    float d[N / 2];
-#pragma unroll
-    for (int e = 0; e < N / 2; ++e) d[e] = 0.f;
-#pragma unroll 2
-    for (int i = 0; i < mma_iterations; ++i) {
-      wg::fence();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) wg::wgmma_ss<T, N>(d, a_desc[kk], b_desc[kk], 1);
-      wg::commit();
-      wg::wait<1>();
-    }
-    wg::wait<0>();
-#pragma unroll
-    for (int e = 0; e < N / 2; ++e) tensor_sum += d[e];
-  } else {  // warpgroup 2: the SFU side
-    constexpr int kChains = 8;
-    float y[kChains];
-#pragma unroll
-    for (int j = 0; j < kChains; ++j) y[j] = 0.5f + 0.0625f * j;
-#pragma unroll 1
-    for (int i = 0; i < exp_iterations; ++i) {
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) y[j] = tile::exp2_approx(-y[j]);
-    }
-    if (exp_iterations > 0)
-#pragma unroll
-      for (int j = 0; j < kChains; ++j) exp_sum += y[j];
+    float d[kCorunN / 2];
+    wgmma_groups<T, kCorunN, false>(sA, mma_iterations, d);
+    tensor_sum = sum_of<kCorunN>(d);
+  } else if (exp_iterations > 0) {  // warpgroup 2: the SFU side
+    exp_sum = detail::exp2_chains(exp_iterations);
   }
   detail::add_block_sum(tensor_checksum, static_cast<double>(tensor_sum));
   __syncthreads();  // add_block_sum's shared partial sums, reused by the second sum
@@ -269,10 +253,9 @@ class CorunBench : public Bench {
     const double tensor = 2.0 * mma_iterations_ * product_sum<T>(64, kCorunN, 64) * grid_ * runs_;
     detail::check_checksum("co-run tensor side", tensor_checksum_.first(), tensor, kTensorTolerance);
     if (exp_iterations_ > 0) {
-      // 128 threads × 8 chains at the fixed point y* = 2^(−y*) (as the exp2 benchmark).
-      double y = 0.6;
-      for (int i = 0; i < 200; ++i) y = std::exp2(-y);
-      detail::check_checksum("co-run SFU side", exp_checksum_.first(), 128.0 * 8 * y * grid_ * runs_, 1e-3);
+      // 128 threads' chains at their fixed point (as the exp2 benchmark).
+      detail::check_checksum("co-run SFU side", exp_checksum_.first(),
+                             128.0 * detail::kExp2Chains * detail::exp2_fixed_point() * grid_ * runs_, 1e-3);
     } else {
       detail::check_checksum("co-run SFU side", exp_checksum_.first(), 0, 0);
     }

@@ -270,6 +270,21 @@ TEST_CASE("dropout: the keep decisions' integer instructions follow the rule (a 
   CHECK(flops_model::dropout_bwd_tile_integer_ops(1, 5) == 3 * 10 + 5 + 5 + 3);
 }
 
+namespace {
+
+// The keep decisions' integer instructions of flash2's `pass` (fwd or bwd) at d 64, 64 × 64 tiles,
+// dense: per tile step (its steps from the kernel's tensor FLOPs).
+double integer_ops_64x64(Pass pass, int64_t tensor_flops) {
+  const bool fwd = pass == Pass::fwd;
+  const int64_t tile_tensor = fwd ? flops_model::flash2_fwd_tile(64, 64, 64, false).tensor
+                                  : flops_model::flash2_bwd_tile(64, 64, 64, false).tensor;
+  const int64_t tile_integer = fwd ? flops_model::dropout_fwd_tile_integer_ops(64, 64)
+                                   : flops_model::dropout_bwd_tile_integer_ops(64, 64);
+  return static_cast<double>(tensor_flops / tile_tensor * tile_integer);
+}
+
+}  // namespace
+
 TEST_CASE("dropout: the time model puts the integer instructions and the extra FLOPs on the fp32 pipe, and "
           "nothing else changes",
           "[dropout][time]") {
@@ -293,13 +308,8 @@ TEST_CASE("dropout: the time model puts the integer instructions and the extra F
         CHECK(x.fp32_ms == y.fp32_ms);
         continue;
       }
-      // fp32 time ∝ other FLOPs + integer instructions; the tile steps from the tensor FLOPs.
-      const bool fwd = pass == Pass::fwd;
-      const int64_t tile_tensor = fwd ? flops_model::flash2_fwd_tile(64, 64, 64, false).tensor
-                                      : flops_model::flash2_bwd_tile(64, 64, 64, false).tensor;
-      const int64_t tile_integer = fwd ? flops_model::dropout_fwd_tile_integer_ops(64, 64)
-                                       : flops_model::dropout_bwd_tile_integer_ops(64, 64);
-      const double integer = static_cast<double>(ca[k].counts.flops.tensor / tile_tensor * tile_integer);
+      // fp32 time ∝ other FLOPs + integer instructions.
+      const double integer = integer_ops_64x64(pass, ca[k].counts.flops.tensor);
       const double ratio = (static_cast<double>(cb[k].counts.flops.other) + integer) /
                            static_cast<double>(ca[k].counts.flops.other);
       CHECK(y.fp32_ms / x.fp32_ms == Approx(ratio).epsilon(1e-9));
@@ -334,12 +344,7 @@ TEST_CASE("dropout: with a calibrated integer rate the integer instructions take
       }
       // At half the rate the integer instructions' share of the term doubles: the term grows by
       // that share (the integer instructions per tile step × the steps, over the other FLOPs + them).
-      const bool fwd = pass == Pass::fwd;
-      const int64_t tile_tensor = fwd ? flops_model::flash2_fwd_tile(64, 64, 64, false).tensor
-                                      : flops_model::flash2_bwd_tile(64, 64, 64, false).tensor;
-      const int64_t tile_integer = fwd ? flops_model::dropout_fwd_tile_integer_ops(64, 64)
-                                       : flops_model::dropout_bwd_tile_integer_ops(64, 64);
-      const double integer = static_cast<double>(counts[i].counts.flops.tensor / tile_tensor * tile_integer);
+      const double integer = integer_ops_64x64(pass, counts[i].counts.flops.tensor);
       const double share = integer / (static_cast<double>(counts[i].counts.flops.other) + integer);
       CHECK(h.kernels[i].fp32_ms == Approx(x.fp32_ms * (1 + share)).epsilon(1e-9));
       CHECK(h.kernels[i].time_ms >= x.time_ms);
