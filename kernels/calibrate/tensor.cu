@@ -195,11 +195,13 @@ using TensorKernel = void (*)(int, double*, ClockSample*, int);
 
 class TensorBench : public Bench {
  public:
+  // reports_clock: whether its clock samples count towards sm_clock_hz (the streaming benchmarks,
+  // whose tensor cores are busy throughout; not the waited ones, idle between GEMMs).
   TensorBench(std::string name, TensorKernel kernel, int threads, int min_smem, int iterations, double flops_per_run,
-              double checksum_per_run)
+              double checksum_per_run, bool reports_clock = true)
       : name_(std::move(name)), kernel_(kernel), threads_(threads), iterations_(iterations),
-        flops_per_run_(flops_per_run), checksum_per_run_(checksum_per_run), checksum_(1),
-        clocks_(detail::kClockSlots) {
+        flops_per_run_(flops_per_run), checksum_per_run_(checksum_per_run), reports_clock_(reports_clock),
+        checksum_(1), clocks_(detail::kClockSlots) {
     smem_bytes_ = detail::smem_for_blocks_per_sm(reinterpret_cast<const void*>(kernel_), threads, 1, min_smem, name_);
     grid_ = detail::sm_count();
   }
@@ -215,6 +217,7 @@ class TensorBench : public Bench {
     detail::check_checksum(name_, checksum_.first(), checksum_per_run_ * grid_ * runs_, kTensorTolerance);
   }
   std::vector<double> clock_samples_hz() override {
+    if (!reports_clock_) return {};
     FLASHIO_CUDA_CHECK(cudaDeviceSynchronize());
     return detail::clock_samples_hz(clocks_, runs_);
   }
@@ -224,6 +227,7 @@ class TensorBench : public Bench {
   TensorKernel kernel_;
   int threads_, iterations_;
   double flops_per_run_, checksum_per_run_;  // per block (SM)
+  bool reports_clock_;
   DeviceArray<double> checksum_;
   DeviceArray<ClockSample> clocks_;
   int smem_bytes_ = 0, grid_ = 0;
@@ -284,7 +288,7 @@ std::unique_ptr<Bench> make_wgmma(const std::string& name, int warpgroups, int i
   const double per_wg_checksum = double(iterations) * product_sum<T>(64, N, 64);
   return std::make_unique<TensorBench>(name, &wgmma_kernel<T, N, kMax, kWaited>, 128 * warpgroups, (64 + N) * 64 * 2 + 1024,
                                        iterations, warpgroups * per_wg_instructions * 2 * 64 * N * 16,
-                                       warpgroups * per_wg_checksum);
+                                       warpgroups * per_wg_checksum, /*reports_clock=*/!kWaited);
 }
 
 }  // namespace
