@@ -234,9 +234,11 @@ class TensorBench : public Bench {
   int64_t runs_ = 0;
 };
 
-// One configuration of corun_kernel: work() is 1 (the figure is a ratio of times).
-template <typename T>
+// One configuration of corun_kernel, fp16 (the kernels' softmax-beside-GEMM case): work() is 1
+// (the figure is a ratio of times).
 class CorunBench : public Bench {
+  using T = __half;
+
  public:
   CorunBench(int mma_iterations, int exp_iterations)
       : mma_iterations_(mma_iterations), exp_iterations_(exp_iterations), tensor_checksum_(1), exp_checksum_(1) {
@@ -337,7 +339,7 @@ std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_s
 std::unique_ptr<Bench> tensor_exp_corun_bench(int mma_iterations, int exp_iterations) {
   if (mma_iterations < 0 || exp_iterations < 0 || (exp_iterations > 0 && exp_iterations < 64))
     throw std::invalid_argument("co-run benchmark: iterations >= 0, and the SFU side's 0 or >= 64 (its chains' fixed point)");
-  return std::make_unique<CorunBench<__half>>(mma_iterations, exp_iterations);
+  return std::make_unique<CorunBench>(mma_iterations, exp_iterations);
 }
 
 }  // namespace flashio::kernels::calibrate

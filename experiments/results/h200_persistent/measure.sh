@@ -14,8 +14,9 @@
 #           forward+backward, on the speed shapes
 #   check:  the final binaries' correctness: [wgmma_ws], the every-tiling forward tests, then
 #           racecheck, synccheck and memcheck of [sanitize]; ncu of the default forward and backward
-#   speed:  the persistent blocks' tests (and, capped at two blocks, under the three sanitizers), BASE and NEW once on the speed shapes, NEW at 128 x 128 causal, the peers and our
-#           defaults forward and forward+backward, and `flashio validate` rows of the kernel
+#   speed:  the persistent blocks' tests (capped at two blocks first, the hang check, and under the
+#           three sanitizers), BASE and NEW once on the speed shapes, NEW at 128 x 128 causal, the
+#           peers and our defaults forward and forward+backward, `flashio validate` rows
 # Every step's limit is cut to the call's DEADLINE (kernels/tools/gpu_call.sh).
 # After each step OUT is packed into OUT.tgz, so that a call cut short still returns what it measured.
 # Run ab2 and land in calls of their own: together their steps' limits exceed one call's
@@ -23,26 +24,20 @@
 set -u
 BASE=$1
 PART=$4
-source kernels/tools/gpu_call.sh "$2" "$3"  # BIN (= NEW), OUT; bench, peers, validate, sanitize, pack
-bench_with() {  # dir, name, then flashio bench options
-  local dir=$1 name=$2; shift 2
-  local t; t=$(limit 150); [ "$t" = 0 ] && { echo "bench $name skipped: deadline" | tee -a "$OUT/bench.log"; return; }
-  timeout "$t" "$dir/flashio" bench --format csv --out "$OUT/$name.csv" "$@" >> "$OUT/bench.log" 2>&1
-  echo "bench $name rc=$?" | tee -a "$OUT/bench.log"
-  pack
-}
+source kernels/tools/gpu_call.sh "$2" "$3"  # BIN (= NEW), OUT; limited, bench(_from), peers, validate, tests, sanitize, pack
+# The every-tiling forward tests, and the persistent blocks capped at two (each taking several row tiles).
+EVERY_TILING="every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*"
+CAPPED="the warp-specialised forward's persistent blocks, two*"
 SHAPES4096="--algo flash2 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128"
 SHAPES1024="--algo flash2 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64"
 # [wgmma_ws] GPU tests of NEW, then the speed shapes with BASE and NEW alternating, twice.
 tests_and_ab() {
-  timeout "$(limit 150)" "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
-  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
-  pack
+  tests wgmma_ws 150 "[wgmma_ws]"
   for round in 1 2; do
-    bench_with "$BASE" base_n4096_$round $SHAPES4096
-    bench_with "$BIN" new_n4096_$round $SHAPES4096
-    bench_with "$BASE" base_n1024_$round $SHAPES1024
-    bench_with "$BIN" new_n1024_$round $SHAPES1024
+    bench_from "$BASE" base_n4096_$round $SHAPES4096
+    bench_from "$BIN" new_n4096_$round $SHAPES4096
+    bench_from "$BASE" base_n1024_$round $SHAPES1024
+    bench_from "$BIN" new_n1024_$round $SHAPES1024
   done
 }
 if [ "$PART" = ab ]; then
@@ -53,7 +48,7 @@ if [ "$PART" = ab ]; then
 fi
 if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own rows
   tests_and_ab
-  bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
+  bench_from "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
     --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
   peers peers_n4096 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   peers peers_n1024 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
@@ -63,10 +58,7 @@ if [ "$PART" = ab2 ]; then  # after warpgroups skip the key tiles past their own
   exit 0
 fi
 if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, the speed rows
-  timeout "$(limit 120)" "$BIN/test_kernels_gpu" "[wgmma_ws],every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
-    > "$OUT/tests.log" 2>&1
-  echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head
-  pack
+  tests tests 120 "[wgmma_ws],$EVERY_TILING"
   validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
   validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
   peers peers_n4096 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
@@ -76,16 +68,9 @@ if [ "$PART" = land ]; then  # the final binaries: their tests, the counters, th
   exit 0
 fi
 if [ "$PART" = check ]; then  # correctness of the final binaries: the tests, then the sanitizers
-  timeout "$(limit 150)" "$BIN/test_kernels_gpu" "[wgmma_ws]" > "$OUT/wgmma_ws.log" 2>&1
-  echo "[wgmma_ws] rc=$?"; grep -E "^(test cases|All tests)|FAILED|with expansion" "$OUT/wgmma_ws.log" | head -20
-  pack
-  timeout "$(limit 120)" "$BIN/test_kernels_gpu" "every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*" \
-    > "$OUT/tests.log" 2>&1
-  echo "tests rc=$?"; grep -E "^(test cases|All tests)|FAILED" "$OUT/tests.log" | head
-  pack
-  for tool in racecheck synccheck memcheck; do  # the persistent blocks capped at two, each taking several row tiles
-    sanitize $tool 60 "the warp-specialised forward's persistent blocks, two*" ${tool}_persistent
-  done
+  tests wgmma_ws 150 "[wgmma_ws]"
+  tests tests 120 "$EVERY_TILING"
+  for tool in racecheck synccheck memcheck; do sanitize $tool 60 "$CAPPED" ${tool}_persistent; done
   sanitize racecheck 150
   sanitize synccheck 100
   sanitize memcheck 100
@@ -94,8 +79,7 @@ if [ "$PART" = check ]; then  # correctness of the final binaries: the tests, th
   NCU_BIN=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for k in "flash2_fwd_ws_kernel fwd 64" "flash2_bwd_wgmma_kernel bwd 128"; do
     set -- $k
-    t=$(limit 100); [ "$t" = 0 ] && { echo "ncu $1 skipped: deadline"; continue; }
-    timeout "$t" "$NCU_BIN" --clock-control none -k "regex:$1" --launch-skip 3 --launch-count 1 \
+    limited 100 "ncu $1" "$NCU_BIN" --clock-control none -k "regex:$1" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
       --section InstructionStats --section Occupancy --section SourceCounters --print-details all \
       "$BIN/flashio" bench --algo flash2 --pass "$2" --batch 16 --heads 16 --seqlen 4096 --headdim "$3" \
@@ -108,37 +92,28 @@ fi
 if [ "$PART" = speed ]; then  # BASE against NEW once, 128 x 128 causal, the peers, our defaults, the counters
   # First the persistent blocks capped at two (small, quick: a hang shows at once), line-buffered
   # and timed, then under the three sanitizers, then the persistent tests at full size.
-  timeout "$(limit 40)" stdbuf -oL "$BIN/test_kernels_gpu" -d yes "the warp-specialised forward's persistent blocks, two*" \
-    > "$OUT/persistent_capped.log" 2>&1
-  rc=$?
-  echo "persistent capped rc=$rc"; grep -E "^(test cases|All tests)|FAILED|completed" "$OUT/persistent_capped.log" | head
-  pack
+  tests persistent_capped 40 "$CAPPED"
   if [ "$rc" = 124 ]; then  # cut short: which half hangs, without causal's skipped key tiles or with them
     for causal in 0 1; do
-      timeout 40 "$BIN/flashio" bench --algo flash2 --pass fwd --causal=$causal --batch 3 --heads 32 --seqlen 1025 \
+      limited 40 "hang bench" "$BIN/flashio" bench --algo flash2 --pass fwd --causal=$causal --batch 3 --heads 32 --seqlen 1025 \
         --headdim 64 --repeats 10 > "$OUT/hang_causal$causal.log" 2>&1
       echo "bench causal=$causal rc=$?"
     done
     pack
     exit 1
   fi
-  for tool in racecheck synccheck memcheck; do
-    sanitize $tool 60 "the warp-specialised forward's persistent blocks, two*" ${tool}_persistent
-  done
-  timeout "$(limit 150)" stdbuf -oL "$BIN/test_kernels_gpu" -d yes "the warp-specialised forward's persistent blocks take*" \
-    > "$OUT/persistent_test.log" 2>&1
-  echo "persistent test rc=$?"; grep -E "^(test cases|All tests)|FAILED|completed" "$OUT/persistent_test.log" | head
-  pack
+  for tool in racecheck synccheck memcheck; do sanitize $tool 60 "$CAPPED" ${tool}_persistent; done
+  tests persistent_test 150 "the warp-specialised forward's persistent blocks take*"
   # In the order of what landing needs most, each step cut to the call's deadline: N 4096 (BASE,
   # NEW forward and forward+backward, the peers), the counters, then N 1024, then 128 x 128 causal.
-  bench_with "$BASE" base_n4096 $SHAPES4096
-  bench_with "$BIN" new_n4096 ${SHAPES4096/--pass fwd/--pass fwd,fwdbwd}
+  bench_from "$BASE" base_n4096 $SHAPES4096
+  bench_from "$BIN" new_n4096 ${SHAPES4096/--pass fwd/--pass fwd,fwdbwd}
   peers peers_n4096 --pass fwd,fwdbwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128
   validate ws --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 2 --heads 16 --seqlen 1000,4096 --headdim 64,128
-  bench_with "$BASE" base_n1024 $SHAPES1024
-  bench_with "$BIN" new_n1024 ${SHAPES1024/--pass fwd/--pass fwd,fwdbwd}
+  bench_from "$BASE" base_n1024 $SHAPES1024
+  bench_from "$BIN" new_n1024 ${SHAPES1024/--pass fwd/--pass fwd,fwdbwd}
   peers peers_n1024 --pass fwd,fwdbwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64
-  bench_with "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
+  bench_from "$BIN" new_128x128_causal --algo flash2 --kernel wgmma_ws --pass fwd --causal=1 --batch 16,64 --heads 16 \
     --seqlen 4096,1024 --headdim 64 --block-r 128 --block-c 128
   validate ws_many --algo flash2 --kernel wgmma_ws --pass fwd --causal=0,1 --batch 8 --heads 12 --seqlen 1536 --headdim 64,128
   exit 0
