@@ -9,10 +9,12 @@
 #   peers NAME OPTS...     experiments/peers.py --backend flash,cudnn into OUT/NAME.csv (OUT/peers.log)
 #   validate NAME OPTS...  flashio validate into OUT/validate_NAME{,_measured,_predicted}.csv
 #   tests NAME SECONDS FILTER  test_kernels_gpu FILTER, line-buffered with each case's duration,
-#                          into OUT/NAME.log, its summary printed; its status in $rc
+#                          into OUT/NAME.log, its summary printed; its status in $rc (2 when FILTER
+#                          matches no test: Catch2's --warn NoTests; a comma in a test's name is
+#                          written \, since a bare comma separates filters)
 #   sanitize TOOL SECONDS [FILTER [NAME]]  compute-sanitizer --tool TOOL of test_kernels_gpu's
 #                          FILTER (default [sanitize]: every kernel once, a small causal shape) into
-#                          OUT/NAME.log (default TOOL), its summary printed
+#                          OUT/NAME.log (default TOOL), its summary printed (status 2: no test matched)
 # SAN is compute-sanitizer. BIN holds flashio, test_kernels_gpu and lib/libgomp.so.1.
 # DEADLINE (seconds since the calling script started, bash's SECONDS; default 540): no step runs
 # past it. `limited SECONDS LABEL COMMAND...` runs a step under `timeout`, its own limit cut to the
@@ -56,14 +58,14 @@ validate() {
 }
 tests() {
   local name=$1 seconds=$2 filter=$3
-  limited "$seconds" "tests $name" stdbuf -oL "$BIN/test_kernels_gpu" -d yes "$filter" > "$OUT/$name.log" 2>&1
+  limited "$seconds" "tests $name" stdbuf -oL "$BIN/test_kernels_gpu" -d yes --warn NoTests "$filter" > "$OUT/$name.log" 2>&1
   rc=$?
   echo "tests $name rc=$rc"; grep -E "^(test cases|All tests)|FAILED|with expansion|skipped: deadline" "$OUT/$name.log" | head -20
   pack
 }
 sanitize() {
   local tool=$1 seconds=$2 filter=${3:-[sanitize]} name=${4:-$1}
-  limited "$seconds" "$name" "$SAN" --tool "$tool" --error-exitcode 9 "$BIN/test_kernels_gpu" "$filter" > "$OUT/$name.log" 2>&1
+  limited "$seconds" "$name" "$SAN" --tool "$tool" --error-exitcode 9 "$BIN/test_kernels_gpu" --warn NoTests "$filter" > "$OUT/$name.log" 2>&1
   echo "$name rc=$?"; tail -2 "$OUT/$name.log"
   pack
 }

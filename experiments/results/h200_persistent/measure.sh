@@ -27,7 +27,7 @@ PART=$4
 source kernels/tools/gpu_call.sh "$2" "$3"  # BIN (= NEW), OUT; limited, bench(_from), peers, validate, tests, sanitize, pack
 # The every-tiling forward tests, and the persistent blocks capped at two (each taking several row tiles).
 EVERY_TILING="every registered forward tiling matches the reference at N = 1\, 17\, 97\, 200\, causal and not,every registered flash2 tiling handles stacked rows crossing heads*"
-CAPPED="the warp-specialised forward's persistent blocks, two*"
+CAPPED="the warp-specialised forward's persistent blocks\, two*"
 SHAPES4096="--algo flash2 --pass fwd --causal=0,1 --batch 16 --heads 16 --seqlen 4096 --headdim 64,128"
 SHAPES1024="--algo flash2 --pass fwd --causal=0,1 --batch 64 --heads 16 --seqlen 1024 --headdim 64"
 # [wgmma_ws] GPU tests of NEW, then the speed shapes with BASE and NEW alternating, twice.
