@@ -53,6 +53,42 @@ Hardware h100_sxm() {
   h.cuda_core_flops_per_s = 66.9e12;  // datasheet: FP32 67 TFLOPS
   // 16 SFU results per clock per SM (CUDA Guide, cc 9.0) × 132 SMs × 1.83 GHz boost.
   h.exp_per_s = 16.0 * 132 * 1.83e9;
+  // The time model's rates: `flashio calibrate` on a lent NVIDIA H100 80GB HBM3 (SXM), 2026-12-07
+  // (experiments/results/h100_calibration.hw, 4 significant digits here; each microbenchmark's
+  // method is docs/calibration.md's section of the same name). Curves as in the h200 preset below.
+  Calibration& c = h.calibration;
+  c.calibrated = "NVIDIA H100 80GB HBM3, 2026-12-07, flashio calibrate 0.1.0 (experiments/results/h100_calibration.hw)";
+  c.sm_clock_hz = 1.681e+09;
+  c.dram_read_bytes_per_s = RateCurve({{2048, 6.614e+11}, {4096, 1.277e+12}, {8192, 2.231e+12}, {16384, 3.012e+12}, {32768, 3.171e+12}, {65536, 3.179e+12}, {98304, 3.147e+12}, {131072, 3.17e+12}});
+  c.dram_write_bytes_per_s = RateCurve({{2048, 3.18e+12}, {4096, 3.169e+12}, {8192, 3.156e+12}, {16384, 3.195e+12}, {32768, 3.186e+12}, {65536, 3.087e+12}, {98304, 3.194e+12}, {131072, 3.19e+12}});
+  c.dram_copy_bytes_per_s = RateCurve({{2048, 1.025e+12}, {4096, 1.746e+12}, {8192, 2.483e+12}, {16384, 2.766e+12}, {32768, 2.882e+12}, {65536, 2.854e+12}, {98304, 2.887e+12}, {131072, 2.885e+12}});
+  c.l2_hit_bytes_per_s = RateCurve({{2048, 1.513e+12}, {4096, 2.988e+12}, {8192, 5.555e+12}, {16384, 7.716e+12}, {32768, 7.887e+12}, {65536, 8.133e+12}, {98304, 7.569e+12}, {131072, 7.831e+12}});
+  c.mma_sync_fp16_flops_per_s = RateCurve({{1, 1.152e+14}, {2, 2.312e+14}, {4, 4.631e+14}, {8, 6.249e+14}, {12, 6.48e+14}, {16, 6.477e+14}});
+  c.mma_sync_bf16_flops_per_s = RateCurve({{1, 1.166e+14}, {2, 2.338e+14}, {4, 4.688e+14}, {8, 6.293e+14}, {12, 6.532e+14}, {16, 6.549e+14}});
+  c.wgmma_n64_fp16_flops_per_s = RateCurve({{1, 9.528e+14}, {2, 9.745e+14}, {3, 8.596e+14}, {4, 8.298e+14}});
+  c.wgmma_n128_fp16_flops_per_s = RateCurve({{1, 8.49e+14}, {2, 8.612e+14}, {3, 8.627e+14}, {4, 8.624e+14}});
+  c.wgmma_n256_fp16_flops_per_s = RateCurve({{1, 8.579e+14}, {2, 8.855e+14}, {3, 8.839e+14}});
+  c.wgmma_n64_bf16_flops_per_s = RateCurve({{1, 8.862e+14}, {2, 9.068e+14}, {3, 8.998e+14}, {4, 8.917e+14}});
+  c.wgmma_n128_bf16_flops_per_s = RateCurve({{1, 9.055e+14}, {2, 9.213e+14}, {3, 9.27e+14}, {4, 9.365e+14}});
+  c.wgmma_n256_bf16_flops_per_s = RateCurve({{1, 9.262e+14}, {2, 9.545e+14}, {3, 9.561e+14}});
+  c.wgmma_waited_n64_fp16_flops_per_s = RateCurve({{1, 4.896e+14}, {2, 7.891e+14}, {3, 8.06e+14}, {4, 8.526e+14}});
+  c.wgmma_waited_n128_fp16_flops_per_s = RateCurve({{1, 6.363e+14}, {2, 8.335e+14}, {3, 8.789e+14}, {4, 8.849e+14}});
+  c.wgmma_waited_n256_fp16_flops_per_s = RateCurve({{1, 6.839e+14}, {2, 8.383e+14}, {3, 8.913e+14}});
+  c.wgmma_waited_n64_bf16_flops_per_s = RateCurve({{1, 5.233e+14}, {2, 8.319e+14}, {3, 8.851e+14}, {4, 8.959e+14}});
+  c.wgmma_waited_n128_bf16_flops_per_s = RateCurve({{1, 6.717e+14}, {2, 9.104e+14}, {3, 9.253e+14}, {4, 9.52e+14}});
+  c.wgmma_waited_n256_bf16_flops_per_s = RateCurve({{1, 7.257e+14}, {2, 8.925e+14}, {3, 9.102e+14}});
+  c.exp2_per_s = 4.157e+12;
+  c.fma_flops_per_s = 4.567e+13;
+  c.integer_ops_per_s = 2.181e+13;
+  c.shuffle_per_s = 8.176e+12;
+  c.smem_bytes_per_s = 3.343e+13;
+  c.tensor_exp_corun_ratio = 0.6507;
+  c.atomic_f32_per_s = 7.936e+11;
+  c.cp_async_latency_ns = 365.1;
+  c.tma_latency_ns = 388.8;
+  c.barrier_ns = RateCurve({{128, 15.77}, {256, 19.82}, {512, 28.18}});
+  c.kernel_overhead_us = 1.89;
+  c.wave_overhead_us = 0.1683;
   return h;
 }
 
@@ -65,6 +101,8 @@ Hardware h200() {
   h.smem_per_sm_bytes = 233472;
   h.l2_bytes = 62914560;
   h.hbm_bytes_per_s = 4.8e12;  // H200 datasheet: 4.8 TB/s HBM3e
+  // Its own calibration, none of the H100's: a figure the H200's run did not measure stays absent.
+  h.calibration = Calibration{};
   // The time model's rates: `flashio calibrate` on the lent H200, 2026-12-01
   // (experiments/results/h200_calibration.hw, 4 significant digits here; each microbenchmark's
   // method is docs/calibration.md's section of the same name). Curves: x is bytes in flight per

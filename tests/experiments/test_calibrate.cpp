@@ -7,10 +7,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_harness.h"
 #include "experiments/calibrated_hardware.h"
+#include "sim/calibration.h"
 #include "sim/errors.h"
 #include "sim/hardware.h"
 #ifdef FLASHIO_WITH_CUDA
@@ -196,3 +202,34 @@ TEST_CASE("without CUDA, calibrate says the build has none, exit 2") {
   CHECK(res.err.find("flashio was built without CUDA") != std::string::npos);
 }
 #endif
+
+TEST_CASE("each calibrated preset carries its committed calibration file's figures, to the 4 significant digits written "
+          "in sim/hardware.cpp, and no figure the file lacks") {
+  for (const auto& [preset, file] : std::vector<std::pair<std::string, std::string>>{
+           {"h200", "h200_calibration.hw"}, {"h100-sxm", "h100_calibration.hw"}}) {
+    INFO(preset << " against " << file);
+    std::ifstream in(std::string(FLASHIO_EXPERIMENTS_DIR) + "/results/" + file);
+    REQUIRE(in);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const sim::Calibration measured = sim::parse_hardware_text(text, file).calibration;
+    const sim::Calibration carried = sim::hardware_preset(preset).calibration;
+    const auto close = [](double a, double b) { return std::abs(a - b) <= 5e-4 * std::abs(b); };
+    for (const sim::CalibrationField& f : sim::calibration_fields()) {
+      INFO(f.key);
+      if (f.number) {
+        REQUIRE((carried.*(f.number)).has_value() == (measured.*(f.number)).has_value());
+        if ((measured.*(f.number)).has_value()) CHECK(close(*(carried.*(f.number)), *(measured.*(f.number))));
+      } else if (f.curve) {
+        REQUIRE((carried.*(f.curve)).has_value() == (measured.*(f.curve)).has_value());
+        if (!(measured.*(f.curve)).has_value()) continue;
+        const auto& a = (carried.*(f.curve))->points();
+        const auto& b = (measured.*(f.curve))->points();
+        REQUIRE(a.size() == b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+          CHECK(a[i].first == b[i].first);
+          CHECK(close(a[i].second, b[i].second));
+        }
+      }
+    }
+  }
+}

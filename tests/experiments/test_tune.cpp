@@ -50,7 +50,7 @@ TEST_CASE("tune refuses what it cannot rank with one line", "[tune]") {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"tune", "--algo", "standard"},
            {"tune", "--time", "roofline"},
-           {"tune", "--hw", "h100-sxm"},
+           {"tune", "--hw", "a100-40gb"},
            {"tune", "--kernels"}}) {
     const CliResult r = run_in_process(args);
     INFO(command_text(args) << ": " << r.err);

@@ -40,7 +40,7 @@ TEST_CASE("malformed curves are refused with a reason") {
 namespace {
 
 Hardware calibrated_hardware() {
-  Hardware h = hardware_preset("h100-sxm");
+  Hardware h = hardware_preset("a100-40gb");
   h.name = "calibrated, awkward";
   h.calibration.calibrated = "a test machine, 2026-12-01 # not a comment";
   h.calibration.sm_clock_hz = 1.755e9;
@@ -71,7 +71,7 @@ TEST_CASE("hardware_file_text reads back to the same hardware, calibration inclu
 }
 
 TEST_CASE("a malformed calibration figure is refused naming the file, the line and the key") {
-  const std::string base = hardware_file_text(hardware_preset("h100-sxm"));  // no calibration
+  const std::string base = hardware_file_text(hardware_preset("a100-40gb"));  // no calibration
   const auto refused = [&](const std::string& line, const std::string& says) {
     INFO(line);
     CHECK_THROWS_WITH(parse_hardware_text(base + line + "\n", "cal.hw"), Catch::Contains(says));

@@ -71,7 +71,7 @@ TEST_CASE("the best tiling (--tiling best): each pass runs the fastest built til
   const Config sparse = make_config(Algo::blocksparse, p, hardware_preset("h200"), std::nullopt, {TilingSource::best});
   CHECK(find_built(Algo::flash2, Pass::fwd, 128, DType::fp16, sparse.tiling) != nullptr);
   // Without a calibration the advisor names the figure it lacks.
-  CHECK_THROWS_WITH(make_config(Algo::flash2, p, hardware_preset("h100-sxm"), std::nullopt, {TilingSource::best}),
+  CHECK_THROWS_WITH(make_config(Algo::flash2, p, hardware_preset("a100-40gb"), std::nullopt, {TilingSource::best}),
                     Catch::Contains("a figure the time model needs"));
 }
 
