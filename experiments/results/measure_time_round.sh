@@ -27,6 +27,8 @@ date -u > "$OUT/started"
 . "$ROUND/sets.sh"
 for n in $SETS; do
   eval "\"$BIN/flashio\" bench \$$n --hw $HW --format csv --repeats 10" > "$OUT/bench_$n.csv" 2> "$OUT/bench_$n.err"
+  # PACK=FILE: OUT packed after each set, so that a call cut short returns the sets it measured.
+  if [ -n "${PACK:-}" ]; then tar czf "$PACK" -C "$(dirname "$OUT")" "$(basename "$OUT")"; fi
 done
 date -u > "$OUT/bench_ended"
 # SKIP_CHECKS=1: the bench only (a call that has other work; the checks below ran on these kernels before).
