@@ -198,6 +198,7 @@ class BlockWorkSink : public ScheduleSink {
   void compute(const Flops& f) override {
     work_.flops += f;
     if (f.tensor > 0) {
+      if (work_.tile_steps == 0) work_.first_step_read_bytes = step_bytes_;
       ++work_.tile_steps;
       work_.integer_ops = saturating_add(work_.integer_ops, step_integer_ops_);
       work_.step_read_bytes = std::max(work_.step_read_bytes, step_bytes_);
@@ -596,7 +597,17 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
           overlapped = std::max({compute, memory, own + reads / resident + cp_async_waits});
         }
-        t.total = overlapped + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
+        // A block alone on its SM computes nothing until its first tile step's operands are in:
+        // those loads (its reads before the steady state: the block's own tiles, Q forward, and the
+        // first step's) cannot overlap its compute, and no other block's work fills the wait. A
+        // multi-stage kernel streams everything after them beside its compute.
+        double prologue = 0;
+        if (f.stages >= 2 && resident_blocks == 1 && w.tile_steps > 0) {
+          const int64_t first_bytes = std::min(w.first_step_read_bytes, streamed_read_bytes);
+          prologue = static_cast<double>(first_bytes) * read_share / r.dram_read +
+                     static_cast<double>(first_bytes) * (1 - std::clamp(read_share, 0.0, 1.0)) / r.l2;
+        }
+        t.total = overlapped + prologue + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
         block_s[b] = t.total;
         if (!record) continue;
         const double heads = weight[b];

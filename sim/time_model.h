@@ -77,6 +77,7 @@ struct BlockWork {
   Flops flops;
   int64_t tile_steps = 0;       // tile steps (compute steps with tensor work): barriers, latency
   int64_t step_read_bytes = 0;  // bytes one tile step loads (bytes in flight per block)
+  int64_t first_step_read_bytes = 0;  // bytes read before the first tile step computes (its own and the block's tiles)
   int64_t dependent_load_rounds = 0;  // round trips to memory its steps wait for in turn (sim/kernel_catalog.h)
   int64_t dependent_read_bytes = 0;   // the bytes those round trips bring
   // Integer instructions beside the FLOPs (fused dropout's keep decisions, sim/flops_model.h), on
