@@ -582,9 +582,20 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         // A single-stage kernel waits for its loads before it computes; its stores drain beside
         // the next step's work, so only the reads are in series, the whole traffic a floor.
         const double reads = resident * std::max(dram_read / r.dram_read, static_cast<double>(streamed_read_bytes) / r.l2);
+        // A block alone on its SM computes nothing until its first tile step's operands are in:
+        // those loads (Q forward, and the first step's tiles) cannot overlap its compute, and no
+        // other block's work fills the wait; a multi-stage kernel streams everything after them
+        // beside its compute. They are part of its traffic, so a memory-bound block is no longer.
+        double first_loads = 0;
+        if (f.stages >= 2 && resident_blocks == 1 && w.tile_steps > 0) {
+          const double share = std::clamp(read_share, 0.0, 1.0);
+          const double bytes = static_cast<double>(std::min(w.first_step_read_bytes, streamed_read_bytes));
+          first_loads = bytes * share / r.dram_read + bytes * (1 - share) / r.l2;
+        }
         // A single-stage kernel's cp.async waits are in series with its step (below, beside the
         // other resident blocks' work); a multi-stage kernel's one wait is not.
-        double overlapped = f.stages >= 2 ? std::max(compute, memory) : std::max(compute + reads, memory) + cp_async_waits;
+        double overlapped = f.stages >= 2 ? std::max(compute + first_loads, memory)
+                                          : std::max(compute + reads, memory) + cp_async_waits;
         if (f.stages < 2 && resident_blocks > 1) {
           // One block's own path: its compute at the rates its own warps reach (the tensor curve
           // at its warps; a warp's exp and fp32 work runs on its own sub-partition's units, so a
@@ -597,17 +608,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;
           overlapped = std::max({compute, memory, own + reads / resident + cp_async_waits});
         }
-        // A block alone on its SM computes nothing until its first tile step's operands are in:
-        // those loads (its reads before the steady state: the block's own tiles, Q forward, and the
-        // first step's) cannot overlap its compute, and no other block's work fills the wait. A
-        // multi-stage kernel streams everything after them beside its compute.
-        double prologue = 0;
-        if (f.stages >= 2 && resident_blocks == 1 && w.tile_steps > 0) {
-          const int64_t first_bytes = std::min(w.first_step_read_bytes, streamed_read_bytes);
-          prologue = static_cast<double>(first_bytes) * read_share / r.dram_read +
-                     static_cast<double>(first_bytes) * (1 - std::clamp(read_share, 0.0, 1.0)) / r.l2;
-        }
-        t.total = overlapped + prologue + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
+        t.total = overlapped + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
         block_s[b] = t.total;
         if (!record) continue;
         const double heads = weight[b];

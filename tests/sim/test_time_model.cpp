@@ -158,6 +158,19 @@ TEST_CASE("the tensor and exp phases follow each other, in a block and across re
                                        std::vector<int64_t>{0});
   CHECK(streamed.time_ms == Approx(one.time_ms + 2 * first_step_ms).epsilon(1e-6));
   CHECK(streamed.kernels[0].bound_by != Pipe::dram);
+  // Ten times the bytes (6.6 ms a wave, past compute): the first step's loads are part of the
+  // stream the block waits for, not added to it.
+  KernelSchedule heavy = fwd;
+  heavy.emit_block = [step](int64_t, int64_t, ScheduleSink& s) {
+    for (int j = 0; j < 10; ++j) {
+      s.transfer({Tensor::Q, Dir::read, 0, 0, 1, 0, 7'500'000});
+      s.compute(step);
+    }
+  };
+  const PassTime bound = model_time(config_on(hw), {heavy}, std::vector<int64_t>{static_cast<int64_t>(10 * bytes)},
+                                    std::vector<int64_t>{0});
+  CHECK(bound.time_ms == Approx(10 * bytes / 3e12 * 1e3).epsilon(1e-6));
+  CHECK(bound.kernels[0].bound_by == Pipe::dram);
   // Two blocks an SM: each one's first loads run beside the other's compute, nothing waits.
   hw.max_threads_per_sm = 256;
   const PassTime shared = model_time(config_on(hw), {fwd}, std::vector<int64_t>{static_cast<int64_t>(bytes)},
