@@ -4,8 +4,8 @@
 # presets before the GPU call, since the lent machine may be an H200 or an H100: for each preset P
 # (h200, h100-sxm) `flashio simulate $S --hw P --format csv` with --count cache --kernels
 # (pred_P_S.csv), --count formula (formula_P_S.csv), --count formula --time roofline (roof_P_S.csv),
-# by the binaries of commit 82eec56's code (the model frozen there; a first set of predictions, by
-# 9a8ac9b's model, was replaced before any row was measured). The call measures
+# by the binaries of commit b43ec39's code (the model frozen there; earlier sets of predictions, by
+# 9a8ac9b's and 82eec56's models, were replaced before any row was measured). The call measures
 # with `--hw` set to the preset of the GPU it finds (measure_time_round.sh), and the rows are
 # compared with that preset's predictions only.
 H1="--algo flash1,flash2 --pass fwd,bwd --headdim 64,128 --causal=0,1 --batch 6 --heads 28 --seqlen 2304 --dtype fp16 --block-r 32,64,128,192 --block-c 32,64,128"
