@@ -168,19 +168,24 @@ void measure_pipes(Calibrator& c, const cal::Device& device) {
 // The tensor cores and the SFU at once (docs/calibration.md, "Tensor cores and the SFU together"):
 // the SFU side's iterations scaled so that alone it takes as long as the tensor side alone, then
 // both together; the figure is the time of both over the sum of the two alone (0.5: they overlap
-// wholly, 1: one waits for the other).
+// wholly, 1: one waits for the other). Once with ex2.approx alone on the SFU side
+// (tensor_exp_corun_ratio), once with a softmax's instructions per score (tensor_softmax_corun_ratio).
 void measure_corun(Calibrator& c) {
   const int mma_iterations = c.work(2048);
-  auto tensor = cal::tensor_exp_corun_bench(mma_iterations, 0);
+  const auto ratio = [&](cal::CorunSide side, double tensor_s) {
+    const int probe_iterations = c.work(4096);
+    auto probe = cal::tensor_corun_bench(side, 0, probe_iterations);
+    const double probe_s = c.median_run_s(*probe);
+    const int exp_iterations = std::max(64, static_cast<int>(std::lround(probe_iterations * tensor_s / probe_s)));
+    auto sfu = cal::tensor_corun_bench(side, 0, exp_iterations);
+    const double sfu_s = c.median_run_s(*sfu);
+    auto both = cal::tensor_corun_bench(side, mma_iterations, exp_iterations);
+    return c.median_run_s(*both) / (tensor_s + sfu_s);
+  };
+  auto tensor = cal::tensor_corun_bench(cal::CorunSide::exp, mma_iterations, 0);
   const double tensor_s = c.median_run_s(*tensor);
-  const int probe_iterations = c.work(4096);
-  auto probe = cal::tensor_exp_corun_bench(0, probe_iterations);
-  const double probe_s = c.median_run_s(*probe);
-  const int exp_iterations = std::max(64, static_cast<int>(std::lround(probe_iterations * tensor_s / probe_s)));
-  auto sfu = cal::tensor_exp_corun_bench(0, exp_iterations);
-  const double sfu_s = c.median_run_s(*sfu);
-  auto both = cal::tensor_exp_corun_bench(mma_iterations, exp_iterations);
-  c.number("tensor_exp_corun_ratio", c.median_run_s(*both) / (tensor_s + sfu_s));
+  c.number("tensor_exp_corun_ratio", ratio(cal::CorunSide::exp, tensor_s));
+  c.number("tensor_softmax_corun_ratio", ratio(cal::CorunSide::softmax, tensor_s));
 }
 
 void measure_latencies(Calibrator& c, const cal::Device& device) {

@@ -103,6 +103,7 @@ const std::vector<CalibrationField>& calibration_fields() {
       {"shuffle_per_s", &C::shuffle_per_s},
       {"smem_bytes_per_s", &C::smem_bytes_per_s},
       {"tensor_exp_corun_ratio", &C::tensor_exp_corun_ratio},
+      {"tensor_softmax_corun_ratio", &C::tensor_softmax_corun_ratio},
       {"atomic_f32_per_s", &C::atomic_f32_per_s},
       {"cp_async_latency_ns", &C::cp_async_latency_ns},
       {"tma_latency_ns", &C::tma_latency_ns},

@@ -78,6 +78,9 @@ struct Calibration {
   // work alone taking as long as the other's: the time of both over the sum of the two alone
   // (0.5: the pipes overlap wholly; 1: one waits for the other).
   std::optional<double> tensor_exp_corun_ratio;
+  // The same with a softmax's instructions per score on the third warpgroup (FFMA, ex2.approx,
+  // FMNMX, FADD: its scaling, exponential, row maximum and row sum) instead of ex2.approx alone.
+  std::optional<double> tensor_softmax_corun_ratio;
   std::optional<double> atomic_f32_per_s; // red.global.add.f32 to distinct addresses, into L2
 
   std::optional<double> cp_async_latency_ns;  // one cp.async of 16 B from DRAM until waited for

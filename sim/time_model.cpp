@@ -571,12 +571,19 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         // issues its GEMMs (matrix / C) and then computes its softmax ((exp + fp32) / C) while the
         // others' GEMMs run, so a step takes the longer of the tensor cores' whole work and one
         // warpgroup's GEMMs and softmax; C = 1: the phases in series.
-        // The tensor cores and the SFU, each a bound of its own, share the step as the calibrated
-        // co-run found them sharing (tensor_exp_corun_ratio r: both together take r × the sum of
-        // each alone; without the figure r = 0.5, the two wholly overlapped).
+        // The tensor cores and the softmax's pipes, each a bound of its own, share the step as the
+        // calibrated co-run found them sharing: both together take r × the sum of each alone, the
+        // softmax's alone being its slower pipe, the SFU's or the CUDA cores' (they run beside each
+        // other in its instruction stream). r is tensor_softmax_corun_ratio (the softmax's
+        // instructions per score beside the GEMMs), else tensor_exp_corun_ratio (its exponentials
+        // alone), else 0.5 (the two wholly overlapped; docs/time_model.md, "The warp-specialised
+        // forward").
         const double turns = static_cast<double>(turn_taking_warpgroups(f.entry));
-        const double corun = cal.tensor_exp_corun_ratio ? *cal.tensor_exp_corun_ratio : 0.5;
-        const double pipes = std::max({matrix, t.exp, corun * (matrix + t.exp)});
+        const double corun = cal.tensor_softmax_corun_ratio ? *cal.tensor_softmax_corun_ratio
+                             : cal.tensor_exp_corun_ratio   ? *cal.tensor_exp_corun_ratio
+                                                            : 0.5;
+        const double softmax_alone = cal.tensor_softmax_corun_ratio ? std::max(t.exp, t.fp32) : t.exp;
+        const double pipes = std::max({matrix, t.exp, corun * (matrix + softmax_alone)});
         const double compute = turns > 1 ? std::max(pipes, (matrix + t.exp + t.fp32) / turns) : matrix + t.exp + t.fp32;
         const double memory = std::max({t.dram, t.l2, t.atomics});
         // A single-stage kernel waits for its loads before it computes; its stores drain beside

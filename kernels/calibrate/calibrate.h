@@ -74,9 +74,12 @@ std::unique_ptr<Bench> wgmma_bench(Elem elem, int n, int warpgroups_per_sm, int 
 std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_sm, int iterations);
 
 // The tensor cores and the SFU at once: one block per SM of three warpgroups, two streaming
-// wgmma m64n128k16 fp16 (`mma_iterations` × 4 instructions each), one running 8 ex2.approx chains
-// per thread (`exp_iterations`, 0 or at least 64); either side may have no work. work(): 1.
-std::unique_ptr<Bench> tensor_exp_corun_bench(int mma_iterations, int exp_iterations);
+// wgmma m64n128k16 fp16 (`mma_iterations` × 4 instructions each), one running 8 chains per thread
+// (`exp_iterations`, 0 or at least 64) of ex2.approx alone (CorunSide::exp) or of a softmax's
+// instructions per score, FFMA, ex2.approx, FMNMX and FADD (CorunSide::softmax); either side may
+// have no work. work(): 1.
+enum class CorunSide { exp, softmax };
+std::unique_ptr<Bench> tensor_corun_bench(CorunSide side, int mma_iterations, int exp_iterations);
 
 // Pipes, every SM full (as many 256-thread blocks as fit), `iterations` per thread.
 std::unique_ptr<Bench> exp2_bench(int iterations);     // work: ex2.approx results

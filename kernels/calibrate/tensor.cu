@@ -163,27 +163,36 @@ __global__ void __launch_bounds__(128 * kMaxWarpgroups, 1)
 // The tensor cores and the SFU at once (docs/calibration.md, "Tensor cores and the SFU
 // together"): one block per SM of three warpgroups, as the warp-specialised forward's consumers
 // are: warpgroups 0 and 1 stream wgmma m64n128k16 (wgmma_groups, one group in flight),
-// warpgroup 2 runs the exp2 benchmark's chains (kernels/calibrate/exp2_chains.cuh). Either side
-// may be given no iterations, so that the same kernel times each side alone and both.
+// warpgroup 2 runs the exp2 benchmark's chains (kernels/calibrate/exp2_chains.cuh), or with
+// kSoftmax the softmax's instructions per score around each exponential (softmax_chains). Either
+// side may be given no iterations, so that the same kernel times each side alone and both.
 constexpr int kCorunN = 128;
 constexpr int kCorunThreads = 384;
-template <typename T>
+template <typename T, bool kSoftmax>
 __global__ void __launch_bounds__(kCorunThreads, 1)
-    corun_kernel(int mma_iterations, int exp_iterations, double* tensor_checksum, double* exp_checksum) {
+    corun_kernel(int mma_iterations, int exp_iterations, float scale, float shift, double* tensor_checksum,
+                 double* exp_checksum, double* sums_checksum) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint4 smem_raw[];
   const T* sA = wgmma_operands<T, kCorunN>(smem_raw);
-  float tensor_sum = 0.f, exp_sum = 0.f;
+  float tensor_sum = 0.f, exp_sum = 0.f, sums = 0.f;
   if (threadIdx.x < 256) {  // warpgroups 0 and 1: the tensor side
     float d[kCorunN / 2];
     wgmma_groups<T, kCorunN, false>(sA, mma_iterations, d);
     tensor_sum = sum_of<kCorunN>(d);
   } else if (exp_iterations > 0) {  // warpgroup 2: the SFU side
-    exp_sum = detail::exp2_chains(exp_iterations);
+    if constexpr (kSoftmax)
+      detail::softmax_chains(exp_iterations, scale, shift, exp_sum, sums);
+    else
+      exp_sum = detail::exp2_chains(exp_iterations);
   }
   detail::add_block_sum(tensor_checksum, static_cast<double>(tensor_sum));
-  __syncthreads();  // add_block_sum's shared partial sums, reused by the second sum
+  __syncthreads();  // add_block_sum's shared partial sums, reused by the next sum
   detail::add_block_sum(exp_checksum, static_cast<double>(exp_sum));
+  if constexpr (kSoftmax) {
+    __syncthreads();
+    detail::add_block_sum(sums_checksum, static_cast<double>(sums));
+  }
 #endif
 }
 
@@ -240,15 +249,24 @@ class CorunBench : public Bench {
   using T = __half;
 
  public:
-  CorunBench(int mma_iterations, int exp_iterations)
-      : mma_iterations_(mma_iterations), exp_iterations_(exp_iterations), tensor_checksum_(1), exp_checksum_(1) {
-    smem_bytes_ = detail::smem_for_blocks_per_sm(reinterpret_cast<const void*>(&corun_kernel<T>), kCorunThreads, 1,
-                                                 (64 + kCorunN) * 64 * 2 + 1024, "tensor and SFU co-run");
+  CorunBench(CorunSide side, int mma_iterations, int exp_iterations)
+      : side_(side), mma_iterations_(mma_iterations), exp_iterations_(exp_iterations), tensor_checksum_(1),
+        exp_checksum_(1), sums_checksum_(1) {
+    smem_bytes_ = detail::smem_for_blocks_per_sm(kernel(), kCorunThreads, 1, (64 + kCorunN) * 64 * 2 + 1024,
+                                                 "tensor and SFU co-run");
     grid_ = detail::sm_count();
   }
   void enqueue(cudaStream_t stream) override {
-    corun_kernel<T><<<grid_, kCorunThreads, smem_bytes_, stream>>>(mma_iterations_, exp_iterations_,
-                                                                  tensor_checksum_.get(), exp_checksum_.get());
+    // scale 1 and shift 0, unknown to the compiler: the softmax side's FFMA stays.
+    const auto args = [&](auto kernel) {
+      kernel<<<grid_, kCorunThreads, smem_bytes_, stream>>>(mma_iterations_, exp_iterations_, 1.0f, 0.0f,
+                                                            tensor_checksum_.get(), exp_checksum_.get(),
+                                                            sums_checksum_.get());
+    };
+    if (side_ == CorunSide::softmax)
+      args(&corun_kernel<T, true>);
+    else
+      args(&corun_kernel<T, false>);
     FLASHIO_LAUNCH_CHECK("tensor and SFU co-run kernel");
     ++runs_;
   }
@@ -258,18 +276,31 @@ class CorunBench : public Bench {
     // Two warpgroups' accumulators: iterations × Σ of A·Bᵀ each (as wgmma_kernel).
     const double tensor = 2.0 * mma_iterations_ * product_sum<T>(64, kCorunN, 64) * grid_ * runs_;
     detail::check_checksum("co-run tensor side", tensor_checksum_.first(), tensor, kTensorTolerance);
+    // 128 threads' chains, each at its fixed point (as the exp2 benchmark).
+    const double chains = 128.0 * detail::kExp2Chains * grid_ * runs_;
+    const double y_end = detail::exp2_fixed_point();
     if (exp_iterations_ > 0) {
-      // 128 threads' chains at their fixed point (as the exp2 benchmark).
-      detail::check_checksum("co-run SFU side", exp_checksum_.first(),
-                             128.0 * detail::kExp2Chains * detail::exp2_fixed_point() * grid_ * runs_, 1e-3);
+      detail::check_checksum("co-run SFU side", exp_checksum_.first(), chains * y_end, 1e-3);
     } else {
       detail::check_checksum("co-run SFU side", exp_checksum_.first(), 0, 0);
+    }
+    if (side_ == CorunSide::softmax && exp_iterations_ > 0) {
+      // Each chain's running sum is iterations × y* but for the steps before it settles (a
+      // contraction by ln 2 · y* ≈ 0.44 a step from a start within 0.5 of y*: under 1 in all),
+      // its maximum between y* and 1: the sum of both within 2 of iterations × y* + 1 per chain.
+      const double want = chains * (exp_iterations_ * y_end + 1.0);
+      detail::check_checksum("co-run softmax side's sums", sums_checksum_.first(), want, 2.0 * chains / want);
     }
   }
 
  private:
+  const void* kernel() const {
+    return side_ == CorunSide::softmax ? reinterpret_cast<const void*>(&corun_kernel<T, true>)
+                                       : reinterpret_cast<const void*>(&corun_kernel<T, false>);
+  }
+  CorunSide side_;
   int mma_iterations_, exp_iterations_;
-  DeviceArray<double> tensor_checksum_, exp_checksum_;
+  DeviceArray<double> tensor_checksum_, exp_checksum_, sums_checksum_;
   int smem_bytes_ = 0, grid_ = 0;
   int64_t runs_ = 0;
 };
@@ -336,10 +367,10 @@ std::unique_ptr<Bench> wgmma_waited_bench(Elem elem, int n, int warpgroups_per_s
   return wgmma_bench_of<true>(elem, n, warpgroups_per_sm, iterations);
 }
 
-std::unique_ptr<Bench> tensor_exp_corun_bench(int mma_iterations, int exp_iterations) {
+std::unique_ptr<Bench> tensor_corun_bench(CorunSide side, int mma_iterations, int exp_iterations) {
   if (mma_iterations < 0 || exp_iterations < 0 || (exp_iterations > 0 && exp_iterations < 64))
     throw std::invalid_argument("co-run benchmark: iterations >= 0, and the SFU side's 0 or >= 64 (its chains' fixed point)");
-  return std::make_unique<CorunBench>(mma_iterations, exp_iterations);
+  return std::make_unique<CorunBench>(side, mma_iterations, exp_iterations);
 }
 
 }  // namespace flashio::kernels::calibrate

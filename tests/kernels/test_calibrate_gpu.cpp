@@ -148,6 +148,9 @@ TEST_CASE("calibrate's figures are physically sane for a Hopper GPU", "[calibrat
   REQUIRE(c.tensor_exp_corun_ratio);
   CHECK(*c.tensor_exp_corun_ratio > 0.45);
   CHECK(*c.tensor_exp_corun_ratio < 1.05);
+  REQUIRE(c.tensor_softmax_corun_ratio);
+  CHECK(*c.tensor_softmax_corun_ratio > 0.45);
+  CHECK(*c.tensor_softmax_corun_ratio < 1.05);
   REQUIRE(c.integer_ops_per_s);
   CHECK(*c.integer_ops_per_s > 5e12);
   CHECK(*c.integer_ops_per_s < 128 * per_clock);  // no more 32-bit results a clock than the SM's 128 lanes

@@ -504,3 +504,39 @@ TEST_CASE("the warp-specialised forward's tensor cores and SFU share a step as t
   // The wgmma forward's phases already follow each other: the figure does not touch it.
   CHECK(time_at(MmaKind::wgmma, 1.0).time_ms == time_at(MmaKind::wgmma, std::nullopt).time_ms);
 }
+
+TEST_CASE("the softmax's co-run figure, where a calibration has it, replaces the exponentials' alone in the "
+          "warp-specialised forward's step, with the softmax's slower pipe as its side; other kernels unchanged") {
+  Problem p;
+  p.batch = 3, p.heads = 5, p.seqlen = 3000, p.headdim = 64, p.pass = Pass::fwd;
+  const auto time_at = [&](MmaKind family, std::optional<double> exp_ratio, std::optional<double> softmax_ratio) {
+    Hardware hw = hardware_preset("h200");
+    REQUIRE_FALSE(hw.calibration.tensor_softmax_corun_ratio);  // measured before the figure existed
+    hw.calibration.tensor_exp_corun_ratio = exp_ratio;
+    hw.calibration.tensor_softmax_corun_ratio = softmax_ratio;
+    // Each family at a tiling built for it at d = 64 (sim/kernel_catalog.cpp).
+    const int64_t block_r = family == MmaKind::wgmma_ws ? 192 : 128, block_c = family == MmaKind::wgmma ? 64 : 128;
+    const Config c = make_config(Algo::flash2, p, hw, std::nullopt, {TilingSource::rule, block_r, block_c, family});
+    REQUIRE(row_kernel_impl(c) == family);
+    const std::vector<int64_t> none_from_dram{0};  // every read an L2 hit: compute bounds the step
+    const PassTime t = model_time(c, build_schedule(c), none_from_dram, none_from_dram);
+    REQUIRE(t.kernels.size() == 1);
+    return t.kernels.front();
+  };
+  const KernelTime exp_only = time_at(MmaKind::wgmma_ws, 0.7, std::nullopt);
+  // The softmax's figure wins over the exponentials' (the same value: the same time here, where
+  // the SFU is the softmax's slower pipe).
+  const KernelTime both = time_at(MmaKind::wgmma_ws, 0.5, 0.7);
+  CHECK(exp_only.exp_ms > exp_only.fp32_ms);
+  CHECK(both.time_ms == Approx(exp_only.time_ms).epsilon(1e-12));
+  // It moves the step as the exponentials' figure does: more sharing, a longer step; one after
+  // the other, at least the tensor term and the softmax's slower pipe together.
+  const KernelTime serial = time_at(MmaKind::wgmma_ws, std::nullopt, 1.0);
+  CHECK(serial.time_ms > time_at(MmaKind::wgmma_ws, std::nullopt, 0.6).time_ms);
+  CHECK(serial.time_ms >= serial.tensor_ms + std::max(serial.exp_ms, serial.fp32_ms));
+  CHECK(serial.tensor_ms == exp_only.tensor_ms);
+  // Kernels whose phases follow each other do not take it.
+  CHECK(time_at(MmaKind::wgmma, std::nullopt, 1.0).time_ms == time_at(MmaKind::wgmma, std::nullopt, std::nullopt).time_ms);
+  CHECK(time_at(MmaKind::mma_sync, std::nullopt, 1.0).time_ms ==
+        time_at(MmaKind::mma_sync, std::nullopt, std::nullopt).time_ms);
+}
