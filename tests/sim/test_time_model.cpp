@@ -506,7 +506,7 @@ TEST_CASE("the warp-specialised forward's tensor cores and SFU share a step as t
 }
 
 TEST_CASE("the softmax's co-run figure, where a calibration has it, replaces the exponentials' alone in the "
-          "warp-specialised forward's step, with the softmax's slower pipe as its side; other kernels unchanged") {
+          "warp-specialised forward's step, with the softmax's slower pipe as its side, and leaves other kernels unchanged") {
   Problem p;
   p.batch = 3, p.heads = 5, p.seqlen = 3000, p.headdim = 64, p.pass = Pass::fwd;
   const auto time_at = [&](MmaKind family, std::optional<double> exp_ratio, std::optional<double> softmax_ratio) {
