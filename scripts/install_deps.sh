@@ -14,15 +14,21 @@ apt-get install -y -qq --no-install-recommends \
   fonts-dejavu-core \
   clang libclang-rt-14-dev llvm python3-pip >/dev/null
 
-# cuobjdump, which the kernel catalog's register check runs on the built kernels
-# (tests/kernels/test_catalog_resources.cpp, docs/kernels.md "Catalog"), is not part of the
-# preinstalled toolkit: the PyPI wheel's binary goes into the toolkit's bin/, where CMake's
-# CUDAToolkit finds it. A newer cuobjdump reads the CUDA 13.0 kernels; 13.2.51 is the oldest
-# 13.x wheel.
-if [ -x /usr/local/cuda/bin/nvcc ] && [ ! -x /usr/local/cuda/bin/cuobjdump ]; then
-  cuobjdump_dir=$(mktemp -d)
-  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
-    --target "$cuobjdump_dir" nvidia-cuda-cuobjdump==13.2.51
-  install -m 755 "$cuobjdump_dir/nvidia/cu13/bin/cuobjdump" /usr/local/cuda/bin/cuobjdump
-  rm -rf "$cuobjdump_dir"
-fi
+# Two CUDA tools the preinstalled toolkit lacks, from their PyPI wheels into the toolkit's bin/,
+# where CMake's CUDAToolkit finds them (13.2.51, the oldest 13.x wheels, read the CUDA 13.0 kernels):
+# - cuobjdump, which the kernel catalog's register check runs on the built kernels
+#   (tests/kernels/test_catalog_resources.cpp, docs/kernels.md "Catalog");
+# - nvdisasm, which cuobjdump runs to print SASS: the catalog's step-loop check reads each
+#   kernel's instructions with it (tests/kernels/test_step_loops.cpp, docs/time_model.md "Issue slots").
+install_cuda_tool() {
+  local tool=$1 dir
+  if [ -x /usr/local/cuda/bin/nvcc ] && [ ! -x "/usr/local/cuda/bin/$tool" ]; then
+    dir=$(mktemp -d)
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+      --target "$dir" "nvidia-cuda-$tool==13.2.51"
+    install -m 755 "$dir/nvidia/cu13/bin/$tool" "/usr/local/cuda/bin/$tool"
+    rm -rf "$dir"
+  fi
+}
+install_cuda_tool cuobjdump
+install_cuda_tool nvdisasm

@@ -84,9 +84,16 @@ struct BuiltKernel {
   // The kernel runs dense attention only (kernels::KernelEntry::dense_only; causal or not,
   // grouped-query heads, Nq != Nk, a window's right side): a configuration with any of the padding
   // mask, dropout, a window's left side, splits, a paged cache, key lengths, varlen or a block mask
-  // (runs_only_dense, sim/kernel_choice.h) runs another entry of the tiling, or none. Last, so that
-  // the entries written before it stay valid aggregates.
+  // (runs_only_dense, sim/kernel_choice.h) runs another entry of the tiling, or none.
   bool dense_only = false;
+  // The instructions a warp issues in one pass of the main kernel's tile-step loop, read off its
+  // SASS (one head's rows instance; the innermost loop, closed by a backward branch, that holds a
+  // matrix instruction, HMMA or HGMMA: each instruction once, so a loop with special-case paths,
+  // the first, last or diagonal tile's, counts them all), and of those the matrix instructions
+  // (HMMA, HGMMA, LDSM, wgmma's fences). The time model's issue slots (docs/time_model.md, "Issue
+  // slots"); tests/kernels/test_step_loops.cpp reads them again from the built library. 0: not
+  // read (no issue term). Last, so that the entries written before them stay valid aggregates.
+  int64_t step_instructions = 0, step_matrix_instructions = 0;
 };
 
 // Round trips to memory that a tile step of a built kernel waits for in turn: loads the kernel

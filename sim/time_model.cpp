@@ -37,6 +37,7 @@ std::string to_string(Pipe p) {
     case Pipe::smem: return "smem";
     case Pipe::exp: return "exp";
     case Pipe::fp32: return "fp32";
+    case Pipe::issue: return "issue";
     case Pipe::sync: return "sync";
     case Pipe::latency: return "latency";
     case Pipe::launch: return "launch";
@@ -275,7 +276,7 @@ struct Rates {  // per SM, per second, at the kernel's occupancy
 };
 
 struct BlockTerms {
-  double dram = 0, l2 = 0, atomics = 0, tensor = 0, smem = 0, exp = 0, fp32 = 0, sync = 0, latency = 0;
+  double dram = 0, l2 = 0, atomics = 0, tensor = 0, smem = 0, exp = 0, fp32 = 0, issue = 0, sync = 0, latency = 0;
   double total = 0;
 };
 
@@ -567,6 +568,21 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
         }
         const double matrix = fragments_overlap_mma(f.entry) ? std::max(t.tensor, t.smem) : t.tensor + t.smem;
+        // Issue slots (docs/time_model.md, "Issue slots"): each of the SM's four schedulers issues
+        // one warp instruction a cycle, at the calibrated clock. A step of the block is at least
+        // its warps' instructions of the step loop (BuiltKernel::step_instructions, read off the
+        // SASS) over the schedulers, shared with the other resident blocks' (issue_all). The wgmma
+        // family's warps wait for each GEMM before the work that uses it (wgmma.wait_group), so
+        // there the instructions beyond the matrix ones issue after the block's GEMMs, one warp a
+        // scheduler at least (own_issue, below).
+        double issue_all = 0, own_issue = 0;
+        if (f.entry.step_instructions > 0 && cal.sm_clock_hz && w.tile_steps > 0) {
+          const double computing = static_cast<double>(computing_warps(f.entry));
+          const double cycles = static_cast<double>(w.tile_steps) / *cal.sm_clock_hz;
+          issue_all = cycles * static_cast<double>(f.entry.step_instructions) * std::max(1.0, resident * computing / 4.0);
+          own_issue = cycles * static_cast<double>(f.entry.step_instructions - f.entry.step_matrix_instructions) *
+                      std::max(1.0, computing / 4.0);
+        }
         // C consumer warpgroups taking turns at the tensor cores (turn_taking_warpgroups): each
         // issues its GEMMs (matrix / C) and then computes its softmax ((exp + fp32) / C) while the
         // others' GEMMs run, so a step takes the longer of the tensor cores' whole work and one
@@ -583,8 +599,17 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                              : cal.tensor_exp_corun_ratio   ? *cal.tensor_exp_corun_ratio
                                                             : 0.5;
         const double softmax_alone = cal.tensor_softmax_corun_ratio ? std::max(t.exp, t.fp32) : t.exp;
-        const double pipes = std::max({matrix, t.exp, corun * (matrix + softmax_alone)});
-        const double compute = turns > 1 ? std::max(pipes, (matrix + t.exp + t.fp32) / turns) : matrix + t.exp + t.fp32;
+        const double pipes = std::max({matrix, t.exp, corun * (matrix + softmax_alone), issue_all});
+        t.issue = std::max(issue_all, f.mma == MmaKind::wgmma ? own_issue : 0.0);
+        double compute =
+            turns > 1 ? std::max(pipes, (matrix + t.exp + t.fp32) / turns) : std::max(matrix + t.exp + t.fp32, issue_all);
+        if (f.mma == MmaKind::wgmma && own_issue > 0) {
+          // One block's own path: its GEMMs at the rate its own warpgroups reach, then its other
+          // instructions, no faster than its CUDA-core and SFU work.
+          const double own_tensor =
+              w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
+          compute = std::max(compute, own_tensor + std::max((t.exp + t.fp32) / resident, own_issue));
+        }
         const double memory = std::max({t.dram, t.l2, t.atomics});
         // A single-stage kernel waits for its loads before it computes; its stores drain beside
         // the next step's work, so only the reads are in series, the whole traffic a floor.
@@ -621,7 +646,8 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         const double heads = weight[b];
         sum.dram += t.dram * heads, sum.l2 += t.l2 * heads, sum.atomics += t.atomics * heads;
         sum.tensor += t.tensor * heads, sum.smem += t.smem * heads, sum.exp += t.exp * heads;
-        sum.fp32 += t.fp32 * heads, sum.sync += t.sync * heads, sum.latency += t.latency * heads;
+        sum.fp32 += t.fp32 * heads, sum.issue += t.issue * heads, sum.sync += t.sync * heads,
+            sum.latency += t.latency * heads;
         // What bounds the block: the largest of its terms (the memory terms only where they are
         // not hidden behind compute).
         const bool memory_counts = f.stages < 2 ? reads > 0 || memory > compute + reads : memory > compute;
@@ -629,7 +655,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
             {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
             {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
             {t.smem, &BlockTerms::smem},
-            {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.sync, &BlockTerms::sync},
+            {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.issue, &BlockTerms::issue}, {t.sync, &BlockTerms::sync},
             {t.latency, &BlockTerms::latency}};
         binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
                     return a.first < b.first;
@@ -680,10 +706,11 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     const double scale = 1.0 / static_cast<double>(std::min(slots, grid)) * 1e3;
     kt.dram_ms = sum.dram * scale, kt.l2_ms = sum.l2 * scale, kt.atomics_ms = sum.atomics * scale;
     kt.tensor_ms = sum.tensor * scale, kt.smem_ms = sum.smem * scale, kt.exp_ms = sum.exp * scale, kt.fp32_ms = sum.fp32 * scale;
+    kt.issue_ms = sum.issue * scale;
     kt.sync_ms = sum.sync * scale, kt.latency_ms = sum.latency * scale;
     const std::pair<double, Pipe> terms[] = {
         {binding.dram, Pipe::dram},     {binding.l2, Pipe::l2},   {binding.atomics, Pipe::atomics},
-        {binding.tensor, Pipe::tensor}, {binding.smem, Pipe::smem}, {binding.exp, Pipe::exp}, {binding.fp32, Pipe::fp32},
+        {binding.tensor, Pipe::tensor}, {binding.smem, Pipe::smem}, {binding.exp, Pipe::exp}, {binding.fp32, Pipe::fp32}, {binding.issue, Pipe::issue},
         {binding.sync, Pipe::sync},     {binding.latency, Pipe::latency},
         {kt.launch_ms / scale, Pipe::launch}};
     kt.bound_by = std::max_element(std::begin(terms), std::end(terms))->second;

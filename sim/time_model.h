@@ -28,7 +28,8 @@ std::optional<TimeMethod> parse_time_method(std::string_view text);
 
 // What bounds a kernel's time (the `bound_by` of `flashio tune`): the pipe or cost whose term
 // is the largest in its thread blocks' time, or the fixed costs of the launch.
-enum class Pipe { dram, l2, atomics, tensor, smem, exp, fp32, sync, latency, launch };
+// issue: the schedulers' issue slots (docs/time_model.md, "Issue slots").
+enum class Pipe { dram, l2, atomics, tensor, smem, exp, fp32, issue, sync, latency, launch };
 std::string to_string(Pipe pipe);
 
 struct KernelTime {
@@ -39,7 +40,7 @@ struct KernelTime {
   int64_t waves = 0;          // ⌈grid / (SMs × blocks_per_sm)⌉
   // The whole kernel's work on each pipe at the rates of its occupancy, in ms: what the block
   // times are made of (not additive: overlapped terms run side by side).
-  double dram_ms = 0, l2_ms = 0, atomics_ms = 0, tensor_ms = 0, smem_ms = 0, exp_ms = 0, fp32_ms = 0;
+  double dram_ms = 0, l2_ms = 0, atomics_ms = 0, tensor_ms = 0, smem_ms = 0, exp_ms = 0, fp32_ms = 0, issue_ms = 0;
   double sync_ms = 0, latency_ms = 0, launch_ms = 0;
 };
 

@@ -540,3 +540,42 @@ TEST_CASE("the softmax's co-run figure, where a calibration has it, replaces the
   CHECK(time_at(MmaKind::mma_sync, std::nullopt, 1.0).time_ms ==
         time_at(MmaKind::mma_sync, std::nullopt, std::nullopt).time_ms);
 }
+
+TEST_CASE("issue slots: the wgmma backward's step is its GEMMs and then its other step-loop instructions, one a cycle "
+          "a scheduler at the calibrated clock, and a kernel whose pipes take longer than its issue is unchanged") {
+  Problem p;
+  p.batch = 2, p.heads = 7, p.seqlen = 1500, p.pass = Pass::bwd;
+  const auto time_at = [&](int64_t headdim, TilingRequest tiling, MmaKind family, std::optional<double> clock_hz) {
+    Problem q = p;
+    q.headdim = headdim;
+    Hardware hw = hardware_preset("h200");
+    hw.calibration.sm_clock_hz = clock_hz;
+    const Config c = make_config(Algo::flash2, q, hw, std::nullopt, tiling);
+    const BuiltKernel* built = built_kernel(c, KernelKind::flash2_bwd);
+    REQUIRE(built != nullptr);
+    CHECK(built->mma == family);
+    const PassTime t = model_time(c, build_schedule(c), {}, {});
+    for (const KernelTime& k : t.kernels)
+      if (k.kind == KernelKind::flash2_bwd) return k;
+    FAIL("no flash2_bwd kernel");
+    return KernelTime{};
+  };
+  const double clock = *hardware_preset("h200").calibration.sm_clock_hz;
+  // The default backward at d = 128: the wgmma kernel at 64 × 128.
+  const TilingRequest wgmma{TilingSource::kernel};
+  const KernelTime none = time_at(128, wgmma, MmaKind::wgmma, std::nullopt),
+                   at = time_at(128, wgmma, MmaKind::wgmma, clock), slower = time_at(128, wgmma, MmaKind::wgmma, clock / 2);
+  CHECK(none.issue_ms == 0);
+  CHECK(at.issue_ms > 0);
+  CHECK(at.bound_by == Pipe::issue);
+  CHECK(at.time_ms > none.time_ms);
+  CHECK(slower.time_ms > at.time_ms);
+  // Issue after the GEMMs: the kernel takes at least its tensor term and its issue term together.
+  CHECK(at.time_ms >= at.tensor_ms + at.issue_ms);
+  // flash2's mma.sync backward at 128 × 128, d = 64: its pipes, in series, outlast its issue.
+  const TilingRequest mma{TilingSource::rule, 128, 128};
+  const KernelTime mma_none = time_at(64, mma, MmaKind::mma_sync, std::nullopt),
+                   mma_at = time_at(64, mma, MmaKind::mma_sync, clock);
+  CHECK(mma_at.issue_ms > 0);
+  CHECK(mma_at.time_ms == mma_none.time_ms);
+}
