@@ -599,16 +599,20 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
                              : cal.tensor_exp_corun_ratio   ? *cal.tensor_exp_corun_ratio
                                                             : 0.5;
         const double softmax_alone = cal.tensor_softmax_corun_ratio ? std::max(t.exp, t.fp32) : t.exp;
-        const double pipes = std::max({matrix, t.exp, corun * (matrix + softmax_alone), issue_all});
-        t.issue = std::max(issue_all, f.mma == MmaKind::wgmma ? own_issue : 0.0);
-        double compute =
-            turns > 1 ? std::max(pipes, (matrix + t.exp + t.fp32) / turns) : std::max(matrix + t.exp + t.fp32, issue_all);
+        const double pipes = std::max({matrix, t.exp, corun * (matrix + softmax_alone)});
+        const double without_issue = turns > 1 ? std::max(pipes, (matrix + t.exp + t.fp32) / turns) : matrix + t.exp + t.fp32;
+        double compute = std::max(without_issue, issue_all);
+        bool issue_binds = issue_all > without_issue;
+        t.issue = issue_all;
         if (f.mma == MmaKind::wgmma && own_issue > 0) {
           // One block's own path: its GEMMs at the rate its own warpgroups reach, then its other
           // instructions, no faster than its CUDA-core and SFU work.
           const double own_tensor =
               w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
-          compute = std::max(compute, own_tensor + std::max((t.exp + t.fp32) / resident, own_issue));
+          const double own = own_tensor + std::max((t.exp + t.fp32) / resident, own_issue);
+          issue_binds = issue_binds || (own > compute && own_issue > (t.exp + t.fp32) / resident);
+          compute = std::max(compute, own);
+          t.issue = std::max(t.issue, own_issue);
         }
         const double memory = std::max({t.dram, t.l2, t.atomics});
         // A single-stage kernel waits for its loads before it computes; its stores drain beside
@@ -655,7 +659,9 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
             {memory_counts ? t.dram : 0, &BlockTerms::dram}, {memory_counts ? t.l2 : 0, &BlockTerms::l2},
             {memory_counts ? t.atomics : 0, &BlockTerms::atomics}, {t.tensor, &BlockTerms::tensor},
             {t.smem, &BlockTerms::smem},
-            {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32}, {t.issue, &BlockTerms::issue}, {t.sync, &BlockTerms::sync},
+            {t.exp, &BlockTerms::exp}, {t.fp32, &BlockTerms::fp32},
+            // The issue slots only where they lengthen the step (a floor that does not bind is no bound).
+            {issue_binds ? t.issue : 0, &BlockTerms::issue}, {t.sync, &BlockTerms::sync},
             {t.latency, &BlockTerms::latency}};
         binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
                     return a.first < b.first;
