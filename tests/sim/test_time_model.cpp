@@ -578,4 +578,6 @@ TEST_CASE("issue slots: the wgmma backward's step is its GEMMs and then its othe
                    mma_at = time_at(64, mma, MmaKind::mma_sync, clock);
   CHECK(mma_at.issue_ms > 0);
   CHECK(mma_at.time_ms == mma_none.time_ms);
+  CHECK(mma_at.bound_by == mma_none.bound_by);  // a floor that does not bind names no bound
+  CHECK(mma_at.bound_by != Pipe::issue);
 }
