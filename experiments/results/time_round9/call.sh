@@ -10,8 +10,13 @@
 #      and not (causal ran no faster there), and the wgmma backward at d 128.
 # Usage, from the repository root on the GPU machine, BIN holding flashio, test_calibrate_gpu and
 # lib/libgomp.so.1 (docs/gpu.md, "How a GPU run is done"):
-#   DEADLINE=540 experiments/results/time_round9/call.sh BIN OUT_DIR
+#   DEADLINE=540 PACK=$OUT/r9.tgz experiments/results/time_round9/call.sh BIN /tmp/r9
 # OUT_DIR (outside the call's $OUT) is packed into PACK (default OUT_DIR.tgz) after every step.
+# BIN is made here: build (README), then mkdir -p .gpu/bin/lib; cp build/experiments/flashio
+# build/tests/kernels/test_calibrate_gpu .gpu/bin; cp /usr/lib/x86_64-linux-gnu/libgomp.so.1
+# .gpu/bin/lib (about 45 MB, under the 64 MiB a call carries), and the call carries .gpu.
+# The round's two sets of predictions (../pred_*, b43ec39's model; issue/, the model with issue
+# slots) are valid while kernels/ is unchanged since they were made.
 # Then here: experiments/results/join_time_round.py (docs/time_model.md, "Ninth round").
 set -u
 if [ $# -ne 2 ] || [ ! -x "$1/flashio" ]; then
