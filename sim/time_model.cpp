@@ -227,17 +227,23 @@ constexpr int64_t kSampledBlocks = 1024;
 // Blocks list-scheduled exactly; beyond, the first whole heads are and the rest scale.
 constexpr int64_t kMaxScheduledBlocks = int64_t{1} << 16;
 
-// Work of each block of grid head `grid_head` (and of every head of its run, sim/schedule.h).
-std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry,
-                                 int64_t grid_head, int64_t step_integer_ops) {
+// Work of the blocks of grid head `grid_head` (and of every head of its run, sim/schedule.h):
+// work[i] stands for blocks i·stride to min((i + 1)·stride, blocks) − 1, so that a head of
+// millions of blocks (standard's row kernels at N = 10^7) keeps only its sampled ones in memory.
+struct HeadWork {
+  std::vector<BlockWork> work;
+  int64_t stride = 1;
+};
+HeadWork head_work(const Problem& problem, const KernelSchedule& k, const BuiltKernel* entry, int64_t grid_head,
+                   int64_t step_integer_ops) {
   const int64_t blocks = k.blocks_per_head;
-  std::vector<BlockWork> work(static_cast<size_t>(blocks));
+  HeadWork head;
   const int64_t per_block = std::max<int64_t>(k.transfers_per_block, 1);
   if (per_block > kMaxWalkedTransfers && k.head_counts) {
     // One block emits more than the whole walk may (flash1 at large N with small tiles: its one
     // block per head visits Tr·Tc tiles): the first kMaxWalkedTransfers transfers of block 0
     // stand for it, scaled to the head's closed-form tensor FLOPs per block (its tile steps are
-    // alike; docs/time_model.md, "Cost of the model").
+    // alike; docs/time_model.md, "Cost of the model"), and for every block of the head.
     BlockWork w;
     BlockWorkSink sink(problem, entry, w, step_integer_ops);
     sink.set_budget(kMaxWalkedTransfers);
@@ -253,21 +259,22 @@ std::vector<BlockWork> head_work(const Problem& problem, const KernelSchedule& k
     w.flops.tensor = scaled(w.flops.tensor), w.flops.exp = scaled(w.flops.exp), w.flops.other = scaled(w.flops.other);
     w.tile_steps = scaled(w.tile_steps), w.integer_ops = scaled(w.integer_ops);
     w.dependent_load_rounds = scaled(w.dependent_load_rounds), w.dependent_read_bytes = scaled(w.dependent_read_bytes);
-    work.assign(static_cast<size_t>(blocks), w);
-    return work;
+    head.work.push_back(w);
+    head.stride = std::max<int64_t>(blocks, 1);
+    return head;
   }
   const bool exact = saturating_mul(blocks, per_block) <= kMaxWalkedTransfers;
   // Sampled: at most kSampledBlocks blocks, and no more than kMaxWalkedTransfers transfers in
   // all (at the tile grid's limit one block emits millions).
   const int64_t sampled = std::max<int64_t>(1, std::min(kSampledBlocks, kMaxWalkedTransfers / per_block));
-  const int64_t stride = exact ? 1 : std::max<int64_t>(1, (blocks + sampled - 1) / sampled);
-  for (int64_t b = 0; b < blocks; b += stride) {
-    BlockWorkSink sink(problem, entry, work[static_cast<size_t>(b)], step_integer_ops);
+  head.stride = exact ? 1 : std::max<int64_t>(1, (blocks + sampled - 1) / sampled);
+  for (int64_t b = 0; b < blocks; b += head.stride) {
+    BlockWork& w = head.work.emplace_back();
+    BlockWorkSink sink(problem, entry, w, step_integer_ops);
     k.emit_block(grid_head, b, sink);
     sink.finish();
-    for (int64_t o = b + 1; o < std::min(blocks, b + stride); ++o) work[static_cast<size_t>(o)] = work[static_cast<size_t>(b)];
   }
-  return work;
+  return head;
 }
 
 struct Rates {  // per SM, per second, at the kernel's occupancy
@@ -378,10 +385,12 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     // A library GEMM is modelled from its totals (below): its closed form, not a walk of its
     // tiles (at N = 65,536 a head has 2.6 × 10^5 of them).
     // One head's blocks of each run of alike heads, one run after another (run r's blocks at
-    // run_first_block[r]); weight[b]: the heads of block b's run, which its terms stand for.
+    // run_first_block[r], each standing for run_stride[r] blocks of its head, HeadWork);
+    // weight[b]: the blocks its terms stand for, over all heads of its run.
     std::vector<BlockWork> work;
     std::vector<double> weight;
     std::vector<size_t> run_first_block;
+    std::vector<int64_t> run_stride;
     const std::vector<HeadRun> runs = k.runs();
     if (library_gemm && k.head_counts) {
       const Counts all = k.all_heads_counts();
@@ -394,10 +403,15 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
     } else {
       for (const HeadRun& run : runs) {
         run_first_block.push_back(work.size());
-        const std::vector<BlockWork> head = head_work(config.problem, k, library_gemm ? nullptr : &f.entry, run.first,
-                                                      step_integer_ops(config, k.kind));
-        work.insert(work.end(), head.begin(), head.end());
-        weight.insert(weight.end(), head.size(), static_cast<double>(run.count));
+        const HeadWork head = head_work(config.problem, k, library_gemm ? nullptr : &f.entry, run.first,
+                                        step_integer_ops(config, k.kind));
+        run_stride.push_back(head.stride);
+        for (size_t i = 0; i < head.work.size(); ++i) {
+          const int64_t first = static_cast<int64_t>(i) * head.stride;
+          const int64_t stands_for = std::min(head.stride, k.blocks_per_head - first);
+          work.push_back(head.work[i]);
+          weight.push_back(static_cast<double>(run.count) * static_cast<double>(std::max<int64_t>(stands_for, 1)));
+        }
       }
     }
     // The kernel's io (from its blocks) and its DRAM bytes: the share of each block's bytes
@@ -647,11 +661,11 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         t.total = overlapped + t.sync + (f.stages >= 2 ? t.latency : dependent_s);
         block_s[b] = t.total;
         if (!record) continue;
-        const double heads = weight[b];
-        sum.dram += t.dram * heads, sum.l2 += t.l2 * heads, sum.atomics += t.atomics * heads;
-        sum.tensor += t.tensor * heads, sum.smem += t.smem * heads, sum.exp += t.exp * heads;
-        sum.fp32 += t.fp32 * heads, sum.issue += t.issue * heads, sum.sync += t.sync * heads,
-            sum.latency += t.latency * heads;
+        const double stands_for = weight[b];  // the blocks of all its run's heads that block b stands for
+        sum.dram += t.dram * stands_for, sum.l2 += t.l2 * stands_for, sum.atomics += t.atomics * stands_for;
+        sum.tensor += t.tensor * stands_for, sum.smem += t.smem * stands_for, sum.exp += t.exp * stands_for;
+        sum.fp32 += t.fp32 * stands_for, sum.issue += t.issue * stands_for, sum.sync += t.sync * stands_for,
+            sum.latency += t.latency * stands_for;
         // What bounds the block: the largest of its terms (the memory terms only where they are
         // not hidden behind compute).
         const bool memory_counts = f.stages < 2 ? reads > 0 || memory > compute + reads : memory > compute;
@@ -665,7 +679,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
             {t.latency, &BlockTerms::latency}};
         binding.*(std::max_element(std::begin(terms), std::end(terms), [](const auto& a, const auto& b) {
                     return a.first < b.first;
-                  })->second) += t.total * heads;
+                  })->second) += t.total * stands_for;
       }
       return block_s;
     };
@@ -697,7 +711,7 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         for (int64_t b = 0; b < per_head; ++b) {
           const double start = free_at.top();
           free_at.pop();
-          const double end = start + block_s[run_first_block[run] + static_cast<size_t>(b)];
+          const double end = start + block_s[run_first_block[run] + static_cast<size_t>(b / run_stride[run])];
           makespan = std::max(makespan, end);
           free_at.push(end);
         }

@@ -581,3 +581,16 @@ TEST_CASE("issue slots: the wgmma backward's step is its GEMMs and then its othe
   CHECK(mma_at.bound_by == mma_none.bound_by);  // a floor that does not bind names no bound
   CHECK(mma_at.bound_by != Pipe::issue);
 }
+
+TEST_CASE("a head of ten million blocks keeps only its sampled blocks: standard attention at N = 10,020,480 is "
+          "timed at once, with every row kernel's time finite and positive") {
+  Problem p;
+  p.batch = 3, p.heads = 3, p.seqlen = 10020480, p.headdim = 96, p.pass = Pass::fwd;
+  const Config c = make_config(Algo::standard, p, hardware_preset("h200"));
+  const PassTime t = model_time(c, build_schedule(c), {}, {});
+  REQUIRE_FALSE(t.kernels.empty());
+  for (const KernelTime& k : t.kernels) {
+    CHECK(std::isfinite(k.time_ms));
+    CHECK(k.time_ms > 0);
+  }
+}
