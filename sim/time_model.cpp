@@ -582,6 +582,10 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           t.smem = resident * smem_bytes / (*cal.smem_bytes_per_s * per_sm);
         }
         const double matrix = fragments_overlap_mma(f.entry) ? std::max(t.tensor, t.smem) : t.tensor + t.smem;
+        // One block's GEMMs at the tensor rate its own warps reach (the curve at one block's
+        // warps): the matrix part of a block's own path, below.
+        const double own_tensor =
+            w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
         // Issue slots (docs/time_model.md, "Issue slots"): each of the SM's four schedulers issues
         // one warp instruction a cycle, at the calibrated clock. A step of the block is at least
         // its warps' instructions of the step loop (BuiltKernel::step_instructions, read off the
@@ -621,8 +625,6 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
         if (f.mma == MmaKind::wgmma && own_issue > 0) {
           // One block's own path: its GEMMs at the rate its own warpgroups reach, then its other
           // instructions, no faster than its CUDA-core and SFU work.
-          const double own_tensor =
-              w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
           const double own = own_tensor + std::max((t.exp + t.fp32) / resident, own_issue);
           issue_binds = issue_binds || (own > compute && own_issue > (t.exp + t.fp32) / resident);
           compute = std::max(compute, own);
@@ -651,8 +653,6 @@ PassTime model_time(const Config& config, const std::vector<KernelSchedule>& ker
           // at its warps; a warp's exp and fp32 work runs on its own sub-partition's units, so a
           // block of w < 4 warps has w / 4 of the SM's), its share of the reads, its waits.
           const double own_fraction = std::min(1.0, static_cast<double>(warps_per_block) / 4.0);
-          const double own_tensor =
-              w.flops.tensor > 0 ? static_cast<double>(w.flops.tensor) / (tensor_rate_one_block * per_sm) : 0;
           const double own_smem = t.smem / resident;
           const double own_matrix = fragments_overlap_mma(f.entry) ? std::max(own_tensor, own_smem) : own_tensor + own_smem;
           const double own = own_matrix + (t.exp + t.fp32) / resident / own_fraction;

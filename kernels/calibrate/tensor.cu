@@ -258,15 +258,15 @@ class CorunBench : public Bench {
   }
   void enqueue(cudaStream_t stream) override {
     // scale 1 and shift 0, unknown to the compiler: the softmax side's FFMA stays.
-    const auto args = [&](auto kernel) {
+    const auto launch = [&](auto kernel) {
       kernel<<<grid_, kCorunThreads, smem_bytes_, stream>>>(mma_iterations_, exp_iterations_, 1.0f, 0.0f,
                                                             tensor_checksum_.get(), exp_checksum_.get(),
                                                             sums_checksum_.get());
     };
     if (side_ == CorunSide::softmax)
-      args(&corun_kernel<T, true>);
+      launch(&corun_kernel<T, true>);
     else
-      args(&corun_kernel<T, false>);
+      launch(&corun_kernel<T, false>);
     FLASHIO_LAUNCH_CHECK("tensor and SFU co-run kernel");
     ++runs_;
   }

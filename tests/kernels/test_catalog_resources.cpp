@@ -3,14 +3,11 @@
 // `cuobjdump --dump-resource-usage` reads from the built libflashio_kernels.a, and the kernels
 // declare no static shared memory beyond what the catalog says. Needs the CUDA build (the
 // library) and the toolkit's cuobjdump, not a GPU (docs/kernels.md, "Catalog").
-#include <cxxabi.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -18,8 +15,11 @@
 
 #include "kernels/standard_attention.h"
 #include "sim/kernel_catalog.h"
+#include "tests/kernels/compiled_kernels.h"
 
 namespace fs = flashio::sim;
+using flashio::test::demangle;
+using flashio::test::main_function;
 
 namespace {
 
@@ -46,13 +46,6 @@ struct Resources {
 // dropout = true: the instances for fused dropout and key padding (kDropout), flash1's and
 // flash2's, forward and backward (flash2's: stacked rows; its forward's a paged, i.e. KV-cache, one).
 using Instance = std::tuple<std::string, fs::DType, int64_t, int64_t, int64_t, bool, bool, bool, bool, bool, bool>;
-
-std::string demangle(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                   &std::free);
-  return status == 0 && text ? std::string(text.get()) : mangled;
-}
 
 // Runs cuobjdump on the library and keeps the flashio::kernels flash instances and standard's
 // softmax (key: "softmax_kernel", T; the other standard kernels and the
@@ -127,18 +120,6 @@ std::map<Instance, Resources> compiled_kernels() {
     function.clear();
   }
   return kernels;
-}
-
-// The __global__ function template that the entry's main kernel instantiates (kernels/*.cuh).
-std::string main_function(const fs::BuiltKernel& k) {
-  if (k.algo == fs::Algo::flash1) return k.pass == fs::Pass::fwd ? "flash1_fwd_kernel" : "flash1_bwd_kernel";
-  if (k.pass == fs::Pass::bwd) return k.mma == fs::MmaKind::wgmma ? "flash2_bwd_wgmma_kernel" : "flash2_bwd_kernel";
-  switch (k.mma) {
-    case fs::MmaKind::wgmma: return "flash2_fwd_wgmma_kernel";
-    case fs::MmaKind::wgmma_ws: return "flash2_fwd_ws_kernel";
-    case fs::MmaKind::mma_sync: break;
-  }
-  return "flash2_fwd_kernel";
 }
 
 std::string name_of(const fs::BuiltKernel& k) {

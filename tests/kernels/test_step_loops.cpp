@@ -5,20 +5,18 @@
 // counted once each, and of those the matrix ones (HMMA, HGMMA, LDSM, WARPGROUP). The time
 // model's issue slots take them (docs/time_model.md, "Issue slots"). Needs the CUDA build and the
 // toolkit's cuobjdump with nvdisasm beside it (scripts/install_deps.sh), not a GPU.
-#include <cxxabi.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "sim/kernel_catalog.h"
+#include "tests/kernels/compiled_kernels.h"
 
 namespace fs = flashio::sim;
 
@@ -33,13 +31,6 @@ struct Instruction {
 struct StepLoop {
   int64_t instructions = 0, matrix_instructions = 0;
 };
-
-std::string demangled(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                   &std::free);
-  return status == 0 && text ? std::string(text.get()) : mangled;
-}
 
 // "        /*0ce0*/                   @!P0 BRA 0xc50 ;  /* 0x... */" -> address, opcode, target.
 std::optional<Instruction> instruction_of(const std::string& line) {
@@ -135,7 +126,7 @@ std::map<std::string, StepLoop> compiled_step_loops() {
       finish();
       std::string mangled = line.substr(function + 11);
       mangled.erase(mangled.find_last_not_of(" \t\r\n") + 1);
-      key_of_function = instance_key(demangled(mangled)).value_or("");
+      key_of_function = instance_key(flashio::test::demangle(mangled)).value_or("");
       continue;
     }
     if (key_of_function.empty()) continue;
@@ -150,17 +141,7 @@ std::map<std::string, StepLoop> compiled_step_loops() {
 }
 
 std::string catalog_key(const fs::BuiltKernel& k) {
-  std::string family;
-  if (k.algo == fs::Algo::flash1) {
-    family = k.pass == fs::Pass::fwd ? "flash1_fwd_kernel" : "flash1_bwd_kernel";
-  } else if (k.pass == fs::Pass::bwd) {
-    family = k.mma == fs::MmaKind::wgmma ? "flash2_bwd_wgmma_kernel" : "flash2_bwd_kernel";
-  } else {
-    family = k.mma == fs::MmaKind::wgmma      ? "flash2_fwd_wgmma_kernel"
-             : k.mma == fs::MmaKind::wgmma_ws ? "flash2_fwd_ws_kernel"
-                                              : "flash2_fwd_kernel";
-  }
-  return family + " " + fs::to_string(k.dtype) + " " + std::to_string(k.headdim) + " " +
+  return flashio::test::main_function(k) + " " + fs::to_string(k.dtype) + " " + std::to_string(k.headdim) + " " +
          std::to_string(k.tiling.block_r) + "x" + std::to_string(k.tiling.block_c);
 }
 
